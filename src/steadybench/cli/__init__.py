@@ -1,0 +1,90 @@
+"""The ``steadybench`` command.
+
+Sub-commands live in modules of this package; each module exposes ``commands``, a list of
+click commands, and is listed in :data:`COMMAND_MODULES`. Errors the user can fix are printed
+as one line, ``error: <message>``, with a non-zero exit status; ``--debug`` shows tracebacks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import traceback
+
+import click
+
+from .. import __version__
+from ..errors import SteadybenchError
+
+#: modules of this package that define sub-commands, in the order ``--help`` lists them
+COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "report", "system")
+
+#: exit status after Ctrl-C (128 + SIGINT), as shells use
+EXIT_INTERRUPTED = 130
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C arrived; the partial results were written before this was raised."""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "--version", prog_name="steadybench")
+@click.option("--debug", is_flag=True, help="Show tracebacks of errors.")
+@click.option("--root", type=click.Path(file_okay=False), envvar="STEADYBENCH_ROOT",
+              default="/", show_default=True,
+              help="Filesystem root for reading and tuning the machine (sys/proc); a fake tree "
+                   "in tests. Also STEADYBENCH_ROOT.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool, root: str) -> None:
+    """steadybench: benchmarks whose numbers can be trusted."""
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+    if not os.path.isdir(root):
+        raise SteadybenchError(f"--root {root}: not a directory")
+    ctx.obj["root"] = root
+
+
+def _register() -> None:
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__name__}.{name}":
+                continue  # that command is not part of this build
+            raise
+        for command in getattr(module, "commands", []):
+            cli.add_command(command)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI and turn errors into one line and an exit status."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in args
+    try:
+        result = cli.main(args=args, prog_name="steadybench", standalone_mode=False)
+    except (Interrupted, KeyboardInterrupt, click.exceptions.Abort):
+        print("interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.ClickException as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"error: {exc.format_message()}", file=sys.stderr)
+        code = exc.exit_code
+    except SteadybenchError as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"error: {exc}", file=sys.stderr)
+        code = exc.exit_code
+    except BrokenPipeError:
+        code = 1
+    else:
+        code = result if isinstance(result, int) else 0
+    if argv is None:
+        sys.exit(code)
+    return code

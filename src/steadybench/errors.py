@@ -1,0 +1,40 @@
+"""The project's own exception types.
+
+User mistakes (a bad option, an unreadable file, malformed program output, an impossible
+setting) raise :class:`SteadybenchError` or a subclass. The command line prints such an error as
+one line, ``error: <message>``, and exits non-zero; ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+
+class SteadybenchError(Exception):
+    """Base class of every error caused by input the user can fix."""
+
+    exit_code = 2
+
+
+class ConfigurationError(SteadybenchError):
+    """An option, parameter or benchmark definition is invalid."""
+
+
+class DefinitionError(SteadybenchError):
+    """A benchmark file cannot be loaded or defines no benchmarks."""
+
+
+class ResultsFormatError(SteadybenchError):
+    """A results or sample file cannot be read or has the wrong format or schema."""
+
+
+class MeasurementError(SteadybenchError):
+    """A measurement could not produce a trustworthy number (for example a failed fit)."""
+
+
+class SystemControlError(SteadybenchError):
+    """Reading or changing machine settings failed."""
+
+
+class BenchmarkFailed(SteadybenchError):
+    """One or more benchmarks failed; the results of the others were still written."""
+
+    exit_code = 1

@@ -1,0 +1,67 @@
+"""Reading and writing steadybench results files (JSON, schema in ``docs/results-schema.md``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import ResultsFormatError
+from ..fileio import atomic_write_text
+from ..model.results import SCHEMA_VERSION, Results
+
+
+def _finite(obj: Any) -> Any:
+    """Replace NaN and infinities (not valid JSON) by None, recursively."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):  # numpy scalars
+        return _finite(obj.item())
+    return obj
+
+
+def results_to_json(results: Results, indent: int | None = 1) -> str:
+    return json.dumps(_finite(results.to_dict()), indent=indent, allow_nan=False) + "\n"
+
+
+def write_results(results: Results, path: str | os.PathLike[str]) -> Path:
+    """Write results as JSON, atomically."""
+    return atomic_write_text(path, results_to_json(results))
+
+
+def results_from_data(data: Any, source: str = "<data>") -> Results:
+    """Build Results from parsed JSON, checking that it is a steadybench file we can read."""
+    if not isinstance(data, dict) or "benchmarks" not in data or "schema_version" not in data:
+        raise ResultsFormatError(f"{source}: not a steadybench results file "
+                                 "(no 'schema_version' and 'benchmarks')")
+    version = data["schema_version"]
+    if not isinstance(version, int) or version > SCHEMA_VERSION or version < 1:
+        raise ResultsFormatError(f"{source}: results schema version {version!r} is not supported "
+                                 f"(this steadybench reads versions 1 to {SCHEMA_VERSION})")
+    try:
+        return Results.from_dict(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ResultsFormatError(f"{source}: malformed results file ({type(exc).__name__}: {exc})") \
+            from exc
+
+
+def load_results(path: str | os.PathLike[str]) -> Results:
+    """Read a steadybench JSON results file; one clear error for anything else."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ResultsFormatError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultsFormatError(f"{p}: cannot read ({exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsFormatError(f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    return results_from_data(data, str(p))

@@ -1,0 +1,33 @@
+"""Filters and analyzers over Results (Rancid §V-A, ResultsProcessor)."""
+
+from .base import (
+    Analyzer,
+    CiMeanAnalyzer,
+    CiMedianAnalyzer,
+    CovAnalyzer,
+    HistogramAnalyzer,
+    InvalidRunsRemover,
+    MaxAnalyzer,
+    MeanAnalyzer,
+    MedianAnalyzer,
+    MinAnalyzer,
+    PercentilesAnalyzer,
+    Processor,
+    QuartilesAnalyzer,
+    ResultsRemover,
+    StdevAnalyzer,
+    SumAnalyzer,
+    SummaryAnalyzer,
+    TukeyOutlierFilter,
+    WarmupFilter,
+    WindowFilter,
+    finalize_case,
+)
+
+__all__ = [
+    "Analyzer", "CiMeanAnalyzer", "CiMedianAnalyzer", "CovAnalyzer", "HistogramAnalyzer",
+    "InvalidRunsRemover", "MaxAnalyzer", "MeanAnalyzer", "MedianAnalyzer", "MinAnalyzer",
+    "PercentilesAnalyzer", "Processor", "QuartilesAnalyzer", "ResultsRemover", "StdevAnalyzer",
+    "SumAnalyzer", "SummaryAnalyzer", "TukeyOutlierFilter", "WarmupFilter", "WindowFilter",
+    "finalize_case",
+]

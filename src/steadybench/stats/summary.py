@@ -1,0 +1,145 @@
+"""Descriptive statistics and confidence intervals of one sample.
+
+Undefined statistics are ``None``, never a made-up number: the mean of no values, the standard
+deviation of one value, the coefficient of variation of a zero mean, a confidence interval that
+needs more samples than there are.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+from ..errors import ConfigurationError
+from .streaming import StreamingStats
+
+
+def check_confidence(confidence: float) -> float:
+    """Return ``confidence`` if it is a level strictly between 0 and 1, else raise."""
+    if not (isinstance(confidence, int | float) and 0.0 < float(confidence) < 1.0):
+        raise ConfigurationError(f"confidence must be between 0 and 1 (exclusive), got {confidence}")
+    return float(confidence)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A confidence interval: ``low``, ``high`` and the ``confidence`` level it holds at."""
+
+    low: float
+    high: float
+    confidence: float
+    method: str
+
+    def to_dict(self) -> dict[str, float | str]:
+        return {"low": self.low, "high": self.high, "confidence": self.confidence, "method": self.method}
+
+    def relative_half_width(self, centre: float) -> float | None:
+        if centre == 0:
+            return None
+        return (self.high - self.low) / 2.0 / abs(centre)
+
+
+def as_array(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)
+    return arr[~np.isnan(arr)]
+
+
+def ci_mean(values: Sequence[float] | np.ndarray, confidence: float = 0.95) -> Interval | None:
+    """Two-sided Student-t interval of the mean: x̄ ± t(1−α/2, n−1)·s/√n. None for n < 2."""
+    check_confidence(confidence)
+    arr = as_array(values)
+    if arr.size < 2:
+        return None
+    return ci_mean_from_moments(float(arr.mean()), float(arr.std(ddof=1)), int(arr.size), confidence)
+
+
+def ci_mean_from_moments(mean: float, stdev: float, n: int, confidence: float) -> Interval | None:
+    """The Student-t interval from a mean, a sample standard deviation and a count."""
+    if n < 2:
+        return None
+    half = float(sps.t.ppf(0.5 + confidence / 2.0, n - 1)) * stdev / math.sqrt(n)
+    return Interval(mean - half, mean + half, confidence, "student-t")
+
+
+def median_rank_bounds(n: int, confidence: float) -> tuple[int, int, float] | None:
+    """1-based ranks (j, k) with P(X(j) ≤ median ≤ X(k)) ≥ confidence, and the exact coverage.
+
+    Distribution-free: the number of values below the median is Binomial(n, ½), so
+    ``[X(j), X(n+1−j)]`` covers it with probability 1 − 2·P(B ≤ j−1). The largest such j is taken
+    (the narrowest interval that still holds the level). None when even [min, max] is too short.
+    """
+    j = int(sps.binom.ppf((1.0 - confidence) / 2.0, n, 0.5))
+    # ppf gives the smallest j with cdf(j) ≥ α/2; walk to the largest j whose coverage holds.
+    j = max(j + 1, 1)
+    while j >= 1 and 1.0 - 2.0 * float(sps.binom.cdf(j - 1, n, 0.5)) < confidence:
+        j -= 1
+    if j < 1:
+        return None
+    coverage = 1.0 - 2.0 * float(sps.binom.cdf(j - 1, n, 0.5))
+    return j, n + 1 - j, coverage
+
+
+def ci_median(values: Sequence[float] | np.ndarray, confidence: float = 0.95) -> Interval | None:
+    """Distribution-free interval of the median from order statistics (see median_rank_bounds)."""
+    check_confidence(confidence)
+    arr = np.sort(as_array(values))
+    bounds = median_rank_bounds(arr.size, confidence) if arr.size else None
+    if bounds is None:
+        return None
+    j, k, _coverage = bounds
+    return Interval(float(arr[j - 1]), float(arr[k - 1]), confidence, "order-statistics")
+
+
+def cov(mean: float | None, stdev: float | None) -> float | None:
+    """Coefficient of variation s/x̄ (Rancid §III, footnote 3); None when undefined."""
+    if mean is None or stdev is None or mean == 0:
+        return None
+    return stdev / abs(mean)
+
+
+STAT_KEYS = ("mean", "median", "stdev", "min", "max", "q1", "q3", "iqr", "cov")
+
+
+def describe(values: Sequence[float] | np.ndarray) -> dict[str, float | None]:
+    """mean, median, stdev, min, max, q1, q3, iqr and cov of the values (NaN ignored).
+
+    Quartiles use linear interpolation between order statistics (Hyndman–Fan type 7, numpy's
+    default).
+    """
+    arr = as_array(values)
+    if arr.size == 0:
+        return dict.fromkeys(STAT_KEYS)
+    lo, hi = float(arr.min()), float(arr.max())
+    if lo == hi:  # identical values: exact, without rounding noise in the mean or spread
+        mean = lo
+        stdev = 0.0 if arr.size > 1 else None
+        q1 = median = q3 = lo
+    else:
+        mean = float(arr.mean())
+        stdev = float(arr.std(ddof=1))
+        q1, median, q3 = (float(v) for v in np.percentile(arr, [25, 50, 75]))
+    return {
+        "mean": mean,
+        "median": median,
+        "stdev": stdev,
+        "min": lo,
+        "max": hi,
+        "q1": q1,
+        "q3": q3,
+        "iqr": q3 - q1,
+        "cov": cov(mean, stdev),
+    }
+
+
+def describe_stream(stream: StreamingStats) -> dict[str, float | None]:
+    """What a streaming accumulator knows; order statistics are undefined (None)."""
+    out: dict[str, float | None] = dict.fromkeys(STAT_KEYS)
+    if stream.n == 0:
+        return out
+    out.update(mean=stream.mean, stdev=stream.stdev, min=stream.min, max=stream.max)
+    out["cov"] = cov(stream.mean, stream.stdev)
+    return out
