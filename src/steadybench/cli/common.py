@@ -63,7 +63,9 @@ def stop_condition_from(opts: dict[str, Any]) -> StopCondition:
 
 
 def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--json, --xml, --csv, --markdown: files the results are written to."""
+    """--json, --xml, --csv, --markdown, --report: files the results are written to."""
+    fn = click.option("--report", "report_path", type=click.Path(dir_okay=False),
+                      help="Write a self-contained HTML report to this file.")(fn)
     for fmt in ("markdown", "csv", "xml", "json"):
         fn = click.option(f"--{fmt}", f"{fmt}_path", type=click.Path(dir_okay=False),
                           help=f"Write the results as {fmt.upper() if fmt != 'markdown' else 'Markdown'}"
@@ -80,6 +82,10 @@ def write_outputs(results: Results, opts: dict[str, Any]) -> list[Path]:
         path = opts.get(f"{fmt}_path")
         if path:
             written.append(writer(results, path))
+    if opts.get("report_path"):
+        from ..output.report import write_report
+
+        written.append(write_report([results], opts["report_path"]))
     return written
 
 
