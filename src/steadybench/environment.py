@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import socket
@@ -27,8 +28,9 @@ def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
-def clock_properties(clock: Callable[[], int] = time.perf_counter_ns,
-                     reads: int = 20_000) -> dict[str, Any]:
+def clock_properties(
+    clock: Callable[[], int] = time.perf_counter_ns, reads: int = 20_000
+) -> dict[str, Any]:
     """Resolution and cost of one read of ``clock``, measured.
 
     The read cost is the median gap between back-to-back reads taken in blocks; the resolution
@@ -46,13 +48,20 @@ def clock_properties(clock: Callable[[], int] = time.perf_counter_ns,
     name = getattr(clock, "__name__", type(clock).__name__)
     info["name"] = name
     if name.endswith("_ns") and hasattr(time, "get_clock_info"):
-        base = {"perf_counter_ns": "perf_counter", "monotonic_ns": "monotonic",
-                "process_time_ns": "process_time", "thread_time_ns": "thread_time",
-                "time_ns": "time"}.get(name)
+        base = {
+            "perf_counter_ns": "perf_counter",
+            "monotonic_ns": "monotonic",
+            "process_time_ns": "process_time",
+            "thread_time_ns": "thread_time",
+            "time_ns": "time",
+        }.get(name)
         if base:
             ci = time.get_clock_info(base)
-            info.update(implementation=ci.implementation, declared_resolution_s=ci.resolution,
-                        monotonic=ci.monotonic)
+            info.update(
+                implementation=ci.implementation,
+                declared_resolution_s=ci.resolution,
+                monotonic=ci.monotonic,
+            )
     return info
 
 
@@ -78,9 +87,7 @@ def capture_environment(clock: Callable[[], int] | None = None) -> dict[str, Any
         "hostname": socket.gethostname(),
         "time": now_iso(),
     }
-    try:
+    with contextlib.suppress(AttributeError, OSError):
         env["cpu_affinity"] = sorted(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        pass
     env["clock"] = clock_properties(clock or time.perf_counter_ns)
     return env

@@ -24,8 +24,15 @@ class SimulatedClock:
         seed: seed of the noise generator; the same seed gives the same readings.
     """
 
-    def __init__(self, read_cost_ns: int = 0, jitter_ns: float = 0.0, spike_prob: float = 0.0,
-                 spike_ns: int = 0, seed: int = 0, start_ns: int = 1_000_000_000) -> None:
+    def __init__(
+        self,
+        read_cost_ns: int = 0,
+        jitter_ns: float = 0.0,
+        spike_prob: float = 0.0,
+        spike_ns: int = 0,
+        seed: int = 0,
+        start_ns: int = 1_000_000_000,
+    ) -> None:
         if read_cost_ns < 0 or jitter_ns < 0 or spike_ns < 0 or not 0 <= spike_prob <= 1:
             raise ValueError("SimulatedClock: costs, jitter and spikes must be non-negative")
         self.read_cost_ns = int(read_cost_ns)

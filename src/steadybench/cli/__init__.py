@@ -31,10 +31,15 @@ class Interrupted(KeyboardInterrupt):
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "--version", prog_name="steadybench")
 @click.option("--debug", is_flag=True, help="Show tracebacks of errors.")
-@click.option("--root", type=click.Path(file_okay=False), envvar="STEADYBENCH_ROOT",
-              default="/", show_default=True,
-              help="Filesystem root for reading and tuning the machine (sys/proc); a fake tree "
-                   "in tests. Also STEADYBENCH_ROOT.")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False),
+    envvar="STEADYBENCH_ROOT",
+    default="/",
+    show_default=True,
+    help="Filesystem root for reading and tuning the machine (sys/proc); a fake tree "
+    "in tests. Also STEADYBENCH_ROOT.",
+)
 @click.pass_context
 def cli(ctx: click.Context, debug: bool, root: str) -> None:
     """steadybench: benchmarks whose numbers can be trusted."""

@@ -27,24 +27,60 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--runs, --warmup, --max-time, --target-cov, --window, --target-ci, --confidence,
     --time-limit: the stop condition of the foundation (Rancid §IV-B)."""
     options = [
-        click.option("--runs", "-n", type=int, callback=_positive(int),
-                     help="Measured runs after the warm-up (exactly this many unless runs fail)."),
-        click.option("--warmup", type=click.IntRange(min=0), default=None,
-                     help="Warm-up runs, made first and left out of the statistics."),
-        click.option("--max-time", type=float, callback=_positive(float),
-                     help="Stop after this many seconds per benchmark."),
-        click.option("--target-cov", type=float, callback=_positive(float),
-                     help="Stop when the coefficient of variation of the last --window runs is "
-                          "at most this (e.g. 0.02)."),
-        click.option("--window", type=click.IntRange(min=2), default=20, show_default=True,
-                     help="Sliding window of runs for --target-cov."),
-        click.option("--target-ci", type=float, callback=_positive(float),
-                     help="Stop when the CI of the mean is within ± this fraction of the mean."),
-        click.option("--confidence", type=float, default=0.95, show_default=True,
-                     help="Confidence level of intervals and of --target-ci."),
-        click.option("--time-limit", type=float, default=600.0, show_default=True,
-                     callback=_positive(float),
-                     help="Hard limit in seconds per benchmark, whatever the stop condition."),
+        click.option(
+            "--runs",
+            "-n",
+            type=int,
+            callback=_positive(int),
+            help="Measured runs after the warm-up (exactly this many unless runs fail).",
+        ),
+        click.option(
+            "--warmup",
+            type=click.IntRange(min=0),
+            default=None,
+            help="Warm-up runs, made first and left out of the statistics.",
+        ),
+        click.option(
+            "--max-time",
+            type=float,
+            callback=_positive(float),
+            help="Stop after this many seconds per benchmark.",
+        ),
+        click.option(
+            "--target-cov",
+            type=float,
+            callback=_positive(float),
+            help="Stop when the coefficient of variation of the last --window runs is "
+            "at most this (e.g. 0.02).",
+        ),
+        click.option(
+            "--window",
+            type=click.IntRange(min=2),
+            default=20,
+            show_default=True,
+            help="Sliding window of runs for --target-cov.",
+        ),
+        click.option(
+            "--target-ci",
+            type=float,
+            callback=_positive(float),
+            help="Stop when the CI of the mean is within ± this fraction of the mean.",
+        ),
+        click.option(
+            "--confidence",
+            type=float,
+            default=0.95,
+            show_default=True,
+            help="Confidence level of intervals and of --target-ci.",
+        ),
+        click.option(
+            "--time-limit",
+            type=float,
+            default=600.0,
+            show_default=True,
+            callback=_positive(float),
+            help="Hard limit in seconds per benchmark, whatever the stop condition.",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -57,19 +93,31 @@ def stop_condition_from(opts: dict[str, Any]) -> StopCondition:
     if not 0 < confidence < 1:
         raise ConfigurationError(f"--confidence must be between 0 and 1, got {confidence}")
     return build_stop_condition(
-        runs=opts.get("runs"), max_time=opts.get("max_time"), target_cov=opts.get("target_cov"),
-        window=opts.get("window", 20), target_ci=opts.get("target_ci"), confidence=confidence,
+        runs=opts.get("runs"),
+        max_time=opts.get("max_time"),
+        target_cov=opts.get("target_cov"),
+        window=opts.get("window", 20),
+        target_ci=opts.get("target_ci"),
+        confidence=confidence,
     )
 
 
 def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--json, --xml, --csv, --markdown, --report: files the results are written to."""
-    fn = click.option("--report", "report_path", type=click.Path(dir_okay=False),
-                      help="Write a self-contained HTML report to this file.")(fn)
+    fn = click.option(
+        "--report",
+        "report_path",
+        type=click.Path(dir_okay=False),
+        help="Write a self-contained HTML report to this file.",
+    )(fn)
     for fmt in ("markdown", "csv", "xml", "json"):
-        fn = click.option(f"--{fmt}", f"{fmt}_path", type=click.Path(dir_okay=False),
-                          help=f"Write the results as {fmt.upper() if fmt != 'markdown' else 'Markdown'}"
-                               " to this file.")(fn)
+        fn = click.option(
+            f"--{fmt}",
+            f"{fmt}_path",
+            type=click.Path(dir_okay=False),
+            help=f"Write the results as {fmt.upper() if fmt != 'markdown' else 'Markdown'}"
+            " to this file.",
+        )(fn)
     return fn
 
 

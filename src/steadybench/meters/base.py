@@ -131,8 +131,13 @@ class FileValueMeter(Meter):
     An unreadable file gives no value for that run rather than failing the benchmark.
     """
 
-    def __init__(self, path: str | os.PathLike[str], name: str | None = None,
-                 unit: str = "", scale: float = 1.0) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        name: str | None = None,
+        unit: str = "",
+        scale: float = 1.0,
+    ) -> None:
         self.path = Path(path)
         self.name = name or self.path.name
         self.unit = unit
@@ -151,8 +156,9 @@ class CallableMeter(Meter):
     """A user-defined reading: ``read()`` is called after each run (or, with ``delta=True``,
     before and after, and the difference is recorded)."""
 
-    def __init__(self, name: str, read: Callable[[], float], unit: str = "",
-                 delta: bool = False) -> None:
+    def __init__(
+        self, name: str, read: Callable[[], float], unit: str = "", delta: bool = False
+    ) -> None:
         if not callable(read):
             raise ConfigurationError(f"meter {name!r}: read must be callable")
         self.name = name

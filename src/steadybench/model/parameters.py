@@ -61,7 +61,9 @@ class Parameters(Mapping[str, Any]):
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
-        return f"Parameters({inner})" if self._name is None else f"Parameters({self._name!r}, {inner})"
+        return (
+            f"Parameters({inner})" if self._name is None else f"Parameters({self._name!r}, {inner})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self._values)

@@ -132,7 +132,8 @@ class CaseResult:
         if column is None:
             return []
         return [
-            v for v, s in zip(column, self.status)
+            v
+            for v, s in zip(column, self.status)
             if (status is None or s == status) and not math.isnan(v)
         ]
 

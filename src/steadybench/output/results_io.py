@@ -38,17 +38,21 @@ def write_results(results: Results, path: str | os.PathLike[str]) -> Path:
 def results_from_data(data: Any, source: str = "<data>") -> Results:
     """Build Results from parsed JSON, checking that it is a steadybench file we can read."""
     if not isinstance(data, dict) or "benchmarks" not in data or "schema_version" not in data:
-        raise ResultsFormatError(f"{source}: not a steadybench results file "
-                                 "(no 'schema_version' and 'benchmarks')")
+        raise ResultsFormatError(
+            f"{source}: not a steadybench results file (no 'schema_version' and 'benchmarks')"
+        )
     version = data["schema_version"]
     if not isinstance(version, int) or version > SCHEMA_VERSION or version < 1:
-        raise ResultsFormatError(f"{source}: results schema version {version!r} is not supported "
-                                 f"(this steadybench reads versions 1 to {SCHEMA_VERSION})")
+        raise ResultsFormatError(
+            f"{source}: results schema version {version!r} is not supported "
+            f"(this steadybench reads versions 1 to {SCHEMA_VERSION})"
+        )
     try:
         return Results.from_dict(data)
     except (KeyError, TypeError, ValueError) as exc:
-        raise ResultsFormatError(f"{source}: malformed results file ({type(exc).__name__}: {exc})") \
-            from exc
+        raise ResultsFormatError(
+            f"{source}: malformed results file ({type(exc).__name__}: {exc})"
+        ) from exc
 
 
 def load_results(path: str | os.PathLike[str]) -> Results:

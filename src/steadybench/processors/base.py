@@ -42,9 +42,7 @@ def _needs_samples(case: CaseResult, who: str) -> bool:
 
 def _refresh_stream(case: CaseResult) -> None:
     """Rebuild the streaming accumulators from the ok runs after a filter changed statuses."""
-    case.stream = {
-        name: StreamingStats().extend(case.values(name)) for name in case.metrics
-    }
+    case.stream = {name: StreamingStats().extend(case.values(name)) for name in case.metrics}
 
 
 # ---------------------------------------------------------------------------- filters
@@ -68,7 +66,10 @@ class WarmupFilter(Processor):
 
 
 class WindowFilter(Processor):
-    """Keep only the last ``n`` ok runs; earlier ones become ``removed`` (WindowIterationsFilter)."""
+    """Keep only the last ``n`` ok runs; earlier ones become ``removed``.
+
+    Rancid's WindowIterationsFilter.
+    """
 
     def __init__(self, n: int) -> None:
         self.n = int(n)
@@ -94,7 +95,8 @@ class InvalidRunsRemover(Processor):
             return
         success = case.metrics.get("success")
         keep = [
-            i for i, s in enumerate(case.status)
+            i
+            for i, s in enumerate(case.status)
             if s != "failed" and not (success is not None and success[i] == 0.0)
         ]
         case.status = [case.status[i] for i in keep]
@@ -143,8 +145,13 @@ class TukeyOutlierFilter(Processor):
                 flagged += 1
                 if self.action == "remove":
                     case.status[i] = RUN_REMOVED
-        case.analyses["outliers"] = {"k": self.k, "low": low, "high": high, "count": flagged,
-                                     "action": self.action}
+        case.analyses["outliers"] = {
+            "k": self.k,
+            "low": low,
+            "high": high,
+            "count": flagged,
+            "action": self.action,
+        }
         if self.action == "remove":
             _refresh_stream(case)
 
@@ -157,8 +164,13 @@ class Analyzer(Processor):
     also works when raw samples were not kept; otherwise the value is None there.
     """
 
-    def __init__(self, key: str, fn: Callable[[list[float]], Any], metric: str = PRIMARY_METRIC,
-                 stream_fn: Callable[[StreamingStats], Any] | None = None) -> None:
+    def __init__(
+        self,
+        key: str,
+        fn: Callable[[list[float]], Any],
+        metric: str = PRIMARY_METRIC,
+        stream_fn: Callable[[StreamingStats], Any] | None = None,
+    ) -> None:
         self.key, self.fn, self.metric, self.stream_fn = key, fn, metric, stream_fn
 
     def process_case(self, case: CaseResult) -> None:
@@ -215,12 +227,16 @@ def QuartilesAnalyzer(metric: str = PRIMARY_METRIC) -> Analyzer:  # noqa: N802
     return Analyzer("quartiles", quartiles, metric)
 
 
-def PercentilesAnalyzer(percentiles: Sequence[float] = (1, 5, 50, 95, 99),  # noqa: N802
-                        metric: str = PRIMARY_METRIC) -> Analyzer:
+def PercentilesAnalyzer(
+    percentiles: Sequence[float] = (1, 5, 50, 95, 99),  # noqa: N802
+    metric: str = PRIMARY_METRIC,
+) -> Analyzer:
     import numpy as np
 
     def pct(values: list[float]) -> dict[str, float]:
-        return {f"p{p:g}": float(v) for p, v in zip(percentiles, np.percentile(values, percentiles))}
+        return {
+            f"p{p:g}": float(v) for p, v in zip(percentiles, np.percentile(values, percentiles))
+        }
 
     return Analyzer("percentiles", pct, metric)
 
@@ -280,7 +296,8 @@ class SummaryAnalyzer(Processor):
             case.stats = st.describe_stream(stream)
             interval = (
                 st.ci_mean_from_moments(stream.mean, stream.stdev, stream.n, self.confidence)
-                if stream.stdev is not None else None
+                if stream.stdev is not None
+                else None
             )
         case.ci = interval.to_dict() if interval else None
         n = case.n
@@ -290,8 +307,12 @@ class SummaryAnalyzer(Processor):
             case.warnings.append("one run only: spread and confidence interval are undefined")
 
 
-def finalize_case(case: CaseResult, processors: Sequence[Processor] = (), method: Any = None,
-                  confidence: float = 0.95) -> CaseResult:
+def finalize_case(
+    case: CaseResult,
+    processors: Sequence[Processor] = (),
+    method: Any = None,
+    confidence: float = 0.95,
+) -> CaseResult:
     """Run ``processors``, then the summary, then the method's estimate: the standard ending of
     every case, whoever produced it (the runner, ``exec``, ``iters``...)."""
     for processor in processors:

@@ -132,8 +132,14 @@ class WarmUpAction(Action):
     warm-up with a warning; the timeout passing also gives a warning.
     """
 
-    def __init__(self, reading: Reading, target: float, timeout: float = 10.0,
-                 workload: Callable[[], Any] | None = None, name: str = "reading") -> None:
+    def __init__(
+        self,
+        reading: Reading,
+        target: float,
+        timeout: float = 10.0,
+        workload: Callable[[], Any] | None = None,
+        name: str = "reading",
+    ) -> None:
         if timeout <= 0:
             raise ConfigurationError(f"warm-up timeout must be positive, got {timeout}")
         self.reading = reading
@@ -155,8 +161,10 @@ class WarmUpAction(Action):
                 ctx.notes["warmup_rounds"] = rounds
                 return
             if ctx.now() - start >= self.timeout:
-                ctx.warn(f"warm-up: {self.name} reached {value:g}, not {self.target:g}, "
-                         f"within {self.timeout:g} s")
+                ctx.warn(
+                    f"warm-up: {self.name} reached {value:g}, not {self.target:g}, "
+                    f"within {self.timeout:g} s"
+                )
                 return
             work()
             rounds += 1
@@ -173,11 +181,20 @@ class CoolDownAction(Action):
     missing or unreadable sensor is reported once and never waited on.
     """
 
-    def __init__(self, reading: Reading, threshold: float, base: float | None = None,
-                 timeout: float = 60.0, poll: float = 0.5, name: str = "sensor") -> None:
+    def __init__(
+        self,
+        reading: Reading,
+        threshold: float,
+        base: float | None = None,
+        timeout: float = 60.0,
+        poll: float = 0.5,
+        name: str = "sensor",
+    ) -> None:
         base = threshold if base is None else base
         if base > threshold:
-            raise ConfigurationError(f"cool-down base {base:g} is above the threshold {threshold:g}")
+            raise ConfigurationError(
+                f"cool-down base {base:g} is above the threshold {threshold:g}"
+            )
         if timeout <= 0 or poll <= 0:
             raise ConfigurationError("cool-down timeout and poll interval must be positive")
         self.reading = reading
@@ -198,8 +215,10 @@ class CoolDownAction(Action):
         start = ctx.now()
         while value > self.base:  # type: ignore[operator]
             if ctx.now() - start >= self.timeout:
-                ctx.warn(f"cool-down: {self.name} still {value:g} after {self.timeout:g} s "
-                         f"(wanted <= {self.base:g})")
+                ctx.warn(
+                    f"cool-down: {self.name} still {value:g} after {self.timeout:g} s "
+                    f"(wanted <= {self.base:g})"
+                )
                 break
             ctx.sleep(self.poll)
             value, error = _read(self.reading)
@@ -267,9 +286,12 @@ class CompositeAction(Action):
 class ConditionalAction(Action):
     """Run ``action`` when ``predicate(ctx)`` holds, else ``otherwise`` if given."""
 
-    def __init__(self, predicate: Callable[[RunContext], bool],
-                 action: Action | Callable[[RunContext], None],
-                 otherwise: Action | Callable[[RunContext], None] | None = None) -> None:
+    def __init__(
+        self,
+        predicate: Callable[[RunContext], bool],
+        action: Action | Callable[[RunContext], None],
+        otherwise: Action | Callable[[RunContext], None] | None = None,
+    ) -> None:
         self.predicate = predicate
         self.action = as_action(action)
         self.otherwise = as_action(otherwise) if otherwise is not None else None

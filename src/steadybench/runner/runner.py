@@ -77,6 +77,7 @@ class Runner:
         self.max_runs = int(max_runs)
         self.max_failures = int(max_failures)
         self.actions: dict[Stage, list[Action]] = {stage: [] for stage in Stage}
+        self.last_case: CaseResult | None = None
 
     @property
     def clock(self) -> Callable[[], int]:
@@ -99,6 +100,7 @@ class Runner:
             method=self.method.name,
             keep_samples=self.keep_samples,
         )
+        self.last_case = case  # what the manager keeps if Ctrl-C ends this case
         case.units[PRIMARY_METRIC] = "s"
         for meter in meters:
             case.units[meter.name] = meter.unit

@@ -102,7 +102,9 @@ class CovWindow(StopCondition):
 
     def __init__(self, target: float, window: int = 20) -> None:
         if not target > 0:
-            raise ConfigurationError(f"target coefficient of variation must be positive, got {target}")
+            raise ConfigurationError(
+                f"target coefficient of variation must be positive, got {target}"
+            )
         if int(window) < 2:
             raise ConfigurationError(f"window must hold at least 2 runs, got {window}")
         self.target = float(target)
@@ -133,7 +135,9 @@ class CiHalfWidth(StopCondition):
 
     def __init__(self, target: float, confidence: float = 0.95, min_runs: int = 3) -> None:
         if not target > 0:
-            raise ConfigurationError(f"target relative CI half-width must be positive, got {target}")
+            raise ConfigurationError(
+                f"target relative CI half-width must be positive, got {target}"
+            )
         self.target = float(target)
         self.confidence = check_confidence(confidence)
         self.min_runs = max(2, int(min_runs))

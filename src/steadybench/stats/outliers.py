@@ -7,7 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def tukey_fences(values: Sequence[float] | np.ndarray, k: float = 1.5) -> tuple[float, float] | None:
+def tukey_fences(
+    values: Sequence[float] | np.ndarray, k: float = 1.5
+) -> tuple[float, float] | None:
     """(Q1 − k·IQR, Q3 + k·IQR); None for fewer than 4 values. k=1.5 "outside", 3 "far out"."""
     arr = np.asarray(values, dtype=float)
     arr = arr[~np.isnan(arr)]

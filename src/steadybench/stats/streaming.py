@@ -84,4 +84,6 @@ class StreamingStats:
         n = int(data["n"])
         if n == 0:
             return cls()
-        return cls(n, float(data["mean"]), float(data["m2"]), float(data["min"]), float(data["max"]))
+        return cls(
+            n, float(data["mean"]), float(data["m2"]), float(data["min"]), float(data["max"])
+        )

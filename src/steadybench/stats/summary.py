@@ -21,7 +21,9 @@ from .streaming import StreamingStats
 def check_confidence(confidence: float) -> float:
     """Return ``confidence`` if it is a level strictly between 0 and 1, else raise."""
     if not (isinstance(confidence, int | float) and 0.0 < float(confidence) < 1.0):
-        raise ConfigurationError(f"confidence must be between 0 and 1 (exclusive), got {confidence}")
+        raise ConfigurationError(
+            f"confidence must be between 0 and 1 (exclusive), got {confidence}"
+        )
     return float(confidence)
 
 
@@ -35,7 +37,12 @@ class Interval:
     method: str
 
     def to_dict(self) -> dict[str, float | str]:
-        return {"low": self.low, "high": self.high, "confidence": self.confidence, "method": self.method}
+        return {
+            "low": self.low,
+            "high": self.high,
+            "confidence": self.confidence,
+            "method": self.method,
+        }
 
     def relative_half_width(self, centre: float) -> float | None:
         if centre == 0:
@@ -54,7 +61,9 @@ def ci_mean(values: Sequence[float] | np.ndarray, confidence: float = 0.95) -> I
     arr = as_array(values)
     if arr.size < 2:
         return None
-    return ci_mean_from_moments(float(arr.mean()), float(arr.std(ddof=1)), int(arr.size), confidence)
+    return ci_mean_from_moments(
+        float(arr.mean()), float(arr.std(ddof=1)), int(arr.size), confidence
+    )
 
 
 def ci_mean_from_moments(mean: float, stdev: float, n: int, confidence: float) -> Interval | None:

@@ -1,0 +1,53 @@
+"""``steadybench demo``: run the built-in suite and write every output format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import demo_suite
+from .run import run_definitions
+
+
+@click.command("demo")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default="steadybench-demo",
+    show_default=True,
+    help="Folder for the result files.",
+)
+@click.option(
+    "--max-time", type=float, default=2.0, show_default=True, help="Seconds per benchmark at most."
+)
+def demo_cmd(out: str, max_time: float) -> None:
+    """Run a built-in suite of Python workloads and write results.json/.xml/.csv/.md."""
+    folder = Path(out)
+    opts: dict[str, Any] = {
+        "runs": 30,
+        "warmup": 5,
+        "target_cov": 0.03,
+        "window": 20,
+        "max_time": max_time,
+        "confidence": 0.95,
+        "time_limit": 30.0,
+        "json_path": folder / "results.json",
+        "xml_path": folder / "results.xml",
+        "csv_path": folder / "results.csv",
+        "markdown_path": folder / "results.md",
+        "command_line": f"steadybench demo --out {out}",
+    }
+    try:
+        import steadybench.output.report  # noqa: F401  (the HTML report, when available)
+
+        opts["report_path"] = folder / "report.html"
+    except ImportError:
+        pass
+    run_definitions(demo_suite.__file__, opts, title="steadybench demo")
+    written = [p for k, p in opts.items() if k.endswith("_path")]
+    click.echo("wrote " + ", ".join(str(p) for p in written), err=True)
+
+
+commands = [demo_cmd]

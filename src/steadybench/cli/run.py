@@ -1,0 +1,142 @@
+"""``steadybench run FILE.py``: run the benchmarks a Python file defines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..definitions import BenchmarkSpec, build_benchmarks, load_file, matches
+from ..errors import BenchmarkFailed, ConfigurationError
+from ..manager import Manager, PartialResults
+from ..model.results import Results
+from ..output.loggers import ConsoleLogger
+from ..processors.base import TukeyOutlierFilter
+from ..runner.runner import Runner
+from . import Interrupted
+from .common import output_options, stop_condition_from, stop_options, write_outputs
+
+
+def parse_key_values(items: tuple[str, ...], option: str) -> dict[str, Any]:
+    """``("m=20", "threshold=3.5")`` → ``{"m": 20, "threshold": 3.5}`` (numbers converted)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ConfigurationError(f"{option} {item!r}: expected NAME=VALUE")
+        value: Any = raw
+        for convert in (int, float):
+            try:
+                value = convert(raw)
+                break
+            except ValueError:
+                continue
+        out[key.strip().replace("-", "_")] = value
+    return out
+
+
+def make_runner_factory(opts: dict[str, Any]):
+    """A function giving each benchmark spec its Runner from the command-line options."""
+    stop = stop_condition_from(opts)
+    cli_method_options = parse_key_values(opts.get("method_option") or (), "--method-option")
+
+    def runner_for(spec: BenchmarkSpec | None) -> Runner:
+        method_name = opts.get("method") or (spec.method if spec else None) or "direct"
+        options = {**(spec.method_options if spec else {}), **cli_method_options}
+        return Runner(
+            stop,
+            warmup=opts.get("warmup") or 0,
+            method=build_method(method_name, options),
+            keep_samples=not opts.get("stream"),
+            time_limit=opts["time_limit"],
+        )
+
+    return runner_for
+
+
+def build_method(name: str, options: dict[str, Any]):
+    """The measurement method called ``name`` with ``options``."""
+    try:
+        from ..methods import make_method
+    except ImportError:
+        if name != "direct" or options:
+            raise ConfigurationError(f"unknown method {name!r} (available: direct)") from None
+        from ..methods.base import DirectMethod
+
+        return DirectMethod()
+    return make_method(name, **options)
+
+
+def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -> Results:
+    """Load ``file``, run its benchmarks with the options, write the outputs, return Results."""
+    definitions = load_file(file)
+    pattern = opts.get("select")
+    runner_for = make_runner_factory(opts)
+    benchmarks = build_benchmarks(definitions.specs, runner_for, pattern)
+    benchmarks += [b for b in definitions.benchmarks if matches(pattern, b.title)]
+    if not benchmarks:
+        raise ConfigurationError(
+            f"-k {pattern!r} selects no benchmark (defined: {', '.join(definitions.names())})"
+        )
+    action = "remove" if opts.get("remove_outliers") else "mark"
+    manager = Manager(
+        title or Path(file).stem,
+        benchmarks=benchmarks,
+        processors=[TukeyOutlierFilter(action=action)],
+        loggers=[] if opts.get("quiet") else [ConsoleLogger()],
+        confidence=opts.get("confidence", 0.95),
+    )
+    manager.context["command"] = opts.get("command_line")
+    try:
+        results = manager.run()
+    except PartialResults as partial:
+        write_outputs(partial.results, opts)
+        raise Interrupted() from None
+    write_outputs(results, opts)
+    failed = results.failed
+    if failed:
+        names = ", ".join(c.label for c in failed)
+        raise BenchmarkFailed(f"{len(failed)} benchmark(s) failed: {names} ({failed[0].errors[0]})")
+    return results
+
+
+@click.command("run")
+@click.argument("file", type=click.Path(dir_okay=False))
+@stop_options
+@click.option(
+    "--stream",
+    is_flag=True,
+    help="Keep streaming statistics only (O(1) memory; no raw samples, no medians).",
+)
+@click.option(
+    "-k",
+    "select",
+    metavar="PATTERN",
+    help="Run only benchmarks whose name contains PATTERN or matches it as a glob.",
+)
+@click.option(
+    "--method",
+    default=None,
+    help="Measurement method: direct, batch, differential, linefit, initsplit.",
+)
+@click.option(
+    "--method-option",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Option of the measurement method (repeatable), e.g. m=20.",
+)
+@click.option(
+    "--remove-outliers",
+    is_flag=True,
+    help="Remove Tukey outliers from the statistics (default: only mark them).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@output_options
+def run_cmd(file: str, **opts: Any) -> None:
+    """Run the benchmarks defined in FILE (a Python file)."""
+    opts["command_line"] = click.get_current_context().command_path + " " + file
+    run_definitions(file, opts)
+
+
+commands = [run_cmd]

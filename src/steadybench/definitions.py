@@ -1,0 +1,176 @@
+"""The short form: ``@steadybench.benchmark`` and loading benchmark files.
+
+A benchmark file is a Python file. Functions decorated with :func:`benchmark` are set-up
+factories: called once per parameter set with the parameters as keyword arguments, they return
+the zero-argument callable that is measured. Module-level :class:`~steadybench.Benchmark`
+objects (the object API) in the same file are found too.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.util
+import itertools
+import os
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigurationError, DefinitionError
+from .model.benchmark import Benchmark
+from .model.implementation import FunctionImplementation
+from .model.parameters import parameter_grid
+
+#: keyword arguments of :func:`benchmark` that are options, not parameters
+RESERVED = ("name", "group", "params", "method", "method_options", "error_policy")
+
+
+@dataclass
+class BenchmarkSpec:
+    """One decorated function: what to measure, its parameter grid and its options."""
+
+    factory: Callable[..., Callable[[], Any]]
+    name: str
+    group: str | None = None
+    grid: dict[str, Any] = field(default_factory=dict)
+    method: str | None = None
+    method_options: dict[str, Any] = field(default_factory=dict)
+    error_policy: str = "stop"
+
+    @property
+    def title(self) -> str:
+        """The benchmark's name: its group, or its own name."""
+        return self.group or self.name
+
+
+_registry: list[BenchmarkSpec] = []
+
+
+def benchmark(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    group: str | None = None,
+    params: dict[str, Any] | None = None,
+    method: str | None = None,
+    method_options: dict[str, Any] | None = None,
+    error_policy: str = "stop",
+    **grid: Any,
+) -> Any:
+    """Declare a benchmark (the short form).
+
+    ``@benchmark(n=[1_000, 10_000])`` runs the function once per value of ``n``; lists give every
+    combination of several parameters. ``params={...}`` does the same for parameter names that
+    clash with the options (``name``, ``group``, ``params``, ``method``, ``method_options``,
+    ``error_policy``). Functions with the same ``group`` become implementations of one benchmark,
+    compared side by side. ``method`` picks the measurement method (see docs/methods.md).
+    """
+    if error_policy not in ("stop", "continue"):
+        raise ConfigurationError(f"error_policy must be 'stop' or 'continue', not {error_policy!r}")
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        if not callable(func):
+            raise ConfigurationError("@benchmark must decorate a function")
+        spec = BenchmarkSpec(
+            factory=func,
+            name=name or func.__name__,
+            group=group,
+            grid={**(params or {}), **grid},
+            method=method,
+            method_options=dict(method_options or {}),
+            error_policy=error_policy,
+        )
+        _registry.append(spec)
+        func.__steadybench__ = spec  # type: ignore[attr-defined]
+        return func
+
+    return decorate(fn) if fn is not None else decorate
+
+
+@dataclass
+class Definitions:
+    """What a benchmark file defines."""
+
+    path: Path
+    specs: list[BenchmarkSpec]
+    benchmarks: list[Benchmark]
+
+    def names(self) -> list[str]:
+        return list(
+            dict.fromkeys([s.title for s in self.specs] + [b.title for b in self.benchmarks])
+        )
+
+
+_counter = itertools.count()
+
+
+def load_file(path: str | os.PathLike[str]) -> Definitions:
+    """Import a benchmark file and collect its definitions; one clear error if that fails."""
+    p = Path(path)
+    if not p.exists():
+        raise DefinitionError(f"{p}: no such file")
+    if not p.is_file():
+        raise DefinitionError(f"{p}: not a file")
+    if p.suffix != ".py":
+        raise DefinitionError(f"{p}: not a Python file (expected a .py file)")
+    module_name = f"_steadybench_file_{next(_counter)}"
+    spec = importlib.util.spec_from_file_location(module_name, p)
+    if spec is None or spec.loader is None:
+        raise DefinitionError(f"{p}: cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    global _registry
+    saved, _registry = _registry, []
+    sys.path.insert(0, str(p.resolve().parent))
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise DefinitionError(f"{p}:{exc.lineno}: syntax error: {exc.msg}") from exc
+    except ConfigurationError as exc:
+        raise DefinitionError(f"{p}: {exc}") from exc
+    except Exception as exc:
+        raise DefinitionError(f"{p}: error while loading: {type(exc).__name__}: {exc}") from exc
+    finally:
+        found, _registry = _registry, saved
+        sys.path.remove(str(p.resolve().parent))
+    objects = [v for v in vars(module).values() if isinstance(v, Benchmark)]
+    if not found and not objects:
+        raise DefinitionError(
+            f"{p}: defines no benchmarks (decorate a function with "
+            "@steadybench.benchmark or define a Benchmark object)"
+        )
+    return Definitions(p, found, objects)
+
+
+def matches(pattern: str | None, *names: str) -> bool:
+    """``-k`` selection: a substring or a shell-style pattern of any of the names."""
+    if not pattern:
+        return True
+    return any(pattern in n or fnmatch.fnmatchcase(n, pattern) for n in names)
+
+
+def build_benchmarks(
+    specs: Iterable[BenchmarkSpec],
+    runner_for: Callable[[BenchmarkSpec], Any],
+    pattern: str | None = None,
+) -> list[Benchmark]:
+    """Turn specs into Benchmarks (grouped by title), with a runner made for each spec."""
+    grouped: dict[str, Benchmark] = {}
+    grids: dict[str, dict[str, Any]] = {}
+    for spec in specs:
+        if not matches(pattern, spec.title, spec.name):
+            continue
+        bench = grouped.get(spec.title)
+        if bench is None:
+            bench = grouped[spec.title] = Benchmark(spec.title)
+            bench.parameters = parameter_grid(spec.grid) if spec.grid else []
+            grids[spec.title] = spec.grid
+        elif grids[spec.title] != spec.grid:
+            raise DefinitionError(
+                f"benchmark group {spec.title!r}: all implementations must have the same parameters"
+            )
+        impl = FunctionImplementation(spec.factory, spec.name, spec.error_policy)
+        bench.add_configuration(runner_for(spec), impl)
+    return list(grouped.values())

@@ -1,0 +1,195 @@
+"""Results files: JSON (lossless), XML, CSV (one summary row per case) and Markdown.
+
+Every writer takes the whole Results and a path and writes atomically. JSON is the format that
+reads back without loss (``load_results``); the others are for people and spreadsheets.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..fileio import atomic_write_text
+from ..model.results import Results
+from ..stats.summary import STAT_KEYS
+from .format import UNDEFINED, ci_text, format_params, format_percent, format_seconds
+from .results_io import _finite, write_results
+
+Writer = Callable[[Results, "str | os.PathLike[str]"], Path]
+
+
+def _xml_value(parent: ET.Element, tag: str, value: Any) -> None:
+    """Append ``value`` under ``parent``: dicts as children, lists as <item>s, scalars as text."""
+    element = ET.SubElement(parent, tag)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            child_tag = key if str(key).isidentifier() else "entry"
+            _xml_value(element, child_tag, item)
+            if child_tag == "entry":
+                element[-1].set("key", str(key))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _xml_value(element, "item", item)
+    elif value is None:
+        element.set("undefined", "true")
+    else:
+        element.text = str(value)
+
+
+def results_to_xml(results: Results) -> str:
+    data = _finite(results.to_dict())
+    root = ET.Element(
+        "results",
+        {
+            "schema_version": str(data["schema_version"]),
+            "suite": data["suite"],
+            "created": data["created"],
+            "interrupted": str(data["interrupted"]).lower(),
+        },
+    )
+    _xml_value(root, "environment", data["environment"])
+    _xml_value(root, "context", data["context"])
+    for bench in data["benchmarks"]:
+        element = ET.SubElement(
+            root,
+            "benchmark",
+            {
+                "name": bench["name"],
+                "implementation": bench["implementation"],
+                "method": bench["method"],
+                "unit": bench["unit"],
+                "n": str(bench["n"]),
+                "status": bench["status"],
+            },
+        )
+        params = ET.SubElement(element, "params")
+        for key, value in bench["params"].items():
+            ET.SubElement(params, "param", {"name": str(key), "value": str(value)})
+        stats = ET.SubElement(element, "stats")
+        for key, value in bench["stats"].items():
+            if value is not None:
+                stats.set(key, repr(value))
+        if bench["ci"]:
+            ET.SubElement(element, "ci", {k: str(v) for k, v in bench["ci"].items()})
+        ET.SubElement(element, "stop_reason").text = bench["stop_reason"]
+        for tag in ("warnings", "errors"):
+            group = ET.SubElement(element, tag)
+            for message in bench[tag]:
+                ET.SubElement(group, tag[:-1]).text = message
+        if bench.get("samples") is not None:
+            ET.SubElement(element, "samples").text = " ".join(repr(v) for v in bench["samples"])
+        if bench.get("estimate"):
+            _xml_value(element, "estimate", bench["estimate"])
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+CSV_COLUMNS = [
+    "benchmark",
+    "implementation",
+    "params",
+    "method",
+    "n",
+    "status",
+    *[f"{k}_s" if k != "cov" else k for k in STAT_KEYS],
+    "ci_low_s",
+    "ci_high_s",
+    "confidence",
+    "stop_reason",
+    "warnings",
+]
+
+
+def results_to_csv(results: Results) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for case in results.cases:
+        ci = case.ci or {}
+        writer.writerow(
+            [
+                case.benchmark,
+                case.implementation,
+                format_params(case.params),
+                case.method,
+                case.n,
+                case.state,
+                *(("" if case.stats.get(k) is None else repr(case.stats[k])) for k in STAT_KEYS),
+                *("" if ci.get(k) is None else repr(ci[k]) for k in ("low", "high", "confidence")),
+                case.stop_reason,
+                " | ".join(case.warnings + case.errors),
+            ]
+        )
+    return out.getvalue()
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def results_to_markdown(results: Results) -> str:
+    lines = [f"# {_md(results.suite)}", ""]
+    env = results.environment
+    if env:
+        py = env.get("python", {})
+        lines += [
+            f"- Python {py.get('version', '?')} ({py.get('implementation', '?')}), "
+            f"{_md(env.get('platform', '?'))}",
+            f"- CPU: {_md(env.get('cpu_model', '?'))}, {env.get('cpu_count', '?')} cores; "
+            f"host {_md(env.get('hostname', '?'))}; {env.get('time', '')}",
+            "",
+        ]
+    if results.interrupted:
+        lines += ["**Interrupted: partial results.**", ""]
+    lines += [
+        "| benchmark | implementation | params | n | mean | median | CI (mean) | CoV | "
+        "min | max | stop reason |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for case in results.cases:
+        s = case.stats
+        reason = f"FAILED: {case.errors[0]}" if case.errors else case.stop_reason
+        lines.append(
+            "| "
+            + " | ".join(
+                _md(x)
+                for x in (
+                    case.benchmark,
+                    case.implementation,
+                    format_params(case.params) or UNDEFINED,
+                    case.n,
+                    format_seconds(s.get("mean")),
+                    format_seconds(s.get("median")),
+                    ci_text(case.ci),
+                    format_percent(s.get("cov")),
+                    format_seconds(s.get("min")),
+                    format_seconds(s.get("max")),
+                    reason,
+                )
+            )
+            + " |"
+        )
+    notes = [(case.label, w) for case in results.cases for w in case.warnings]
+    if notes:
+        lines += ["", "## Warnings", ""] + [f"- {_md(label)}: {_md(w)}" for label, w in notes]
+    return "\n".join(lines) + "\n"
+
+
+def _text_writer(render: Callable[[Results], str]) -> Writer:
+    def write(results: Results, path: str | os.PathLike[str]) -> Path:
+        return atomic_write_text(path, render(results))
+
+    return write
+
+
+WRITERS: dict[str, Writer] = {
+    "json": write_results,
+    "xml": _text_writer(results_to_xml),
+    "csv": _text_writer(results_to_csv),
+    "markdown": _text_writer(results_to_markdown),
+}

@@ -1,0 +1,50 @@
+"""Formatting numbers for people: times with units, undefined values as a dash."""
+
+from __future__ import annotations
+
+import math
+
+UNDEFINED = "—"
+
+_TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+def format_seconds(value: float | None, digits: int = 3) -> str:
+    """``2.345e-06`` → ``"2.35 µs"``; None or NaN → ``"—"``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return UNDEFINED
+    magnitude = abs(value)
+    for scale, unit in _TIME_UNITS:
+        if magnitude >= scale or scale == 1e-9:
+            if magnitude >= 1000 and unit == "s":
+                break
+            return f"{value / scale:.{digits}g} {unit}"
+    return f"{value:.{digits}g} s"
+
+
+def format_percent(value: float | None, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return UNDEFINED
+    return f"{value * 100:.{digits}f}%"
+
+
+def format_params(params: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in params.items())
+
+
+def format_value(value: float | None, unit: str) -> str:
+    if unit == "s":
+        return format_seconds(value)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return UNDEFINED
+    return f"{value:.4g}{(' ' + unit) if unit else ''}"
+
+
+def ci_text(ci: dict | None) -> str:
+    """'± 1.23%' relative half-width, or the dash when undefined."""
+    if not ci or ci.get("low") is None or ci.get("high") is None:
+        return UNDEFINED
+    centre = (ci["low"] + ci["high"]) / 2
+    if centre == 0:
+        return UNDEFINED
+    return f"± {(ci['high'] - ci['low']) / 2 / abs(centre):.2%}"

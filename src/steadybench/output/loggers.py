@@ -1,0 +1,177 @@
+"""Loggers (Rancid's ResultsLogger, §V-A): output results as they are produced.
+
+A logger is told when the session starts, when each case starts and ends, how a running case
+progresses, when a benchmark is complete and when everything is finished. The console logger
+shows a live rich progress bar per case and a summary table at the end; the file loggers write
+JSON, XML, CSV or Markdown at the end (atomically, and also after Ctrl-C, with what was done).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+
+from ..model.results import CaseResult, Results
+from .format import ci_text, format_params, format_percent, format_seconds
+
+
+class Logger:
+    """Base class; every hook is optional."""
+
+    def start(self, results: Results, total_cases: int) -> None:
+        """The session starts; ``total_cases`` cases will run."""
+
+    def case_start(self, benchmark: str, implementation: str, params: dict[str, Any]) -> None:
+        """A case starts."""
+
+    def progress(self, case: CaseResult, state: Any) -> None:
+        """A running case made progress (called at most about ten times a second)."""
+
+    def case_end(self, case: CaseResult) -> None:
+        """A case finished and its online processors ran."""
+
+    def benchmark_end(self, benchmark: str, cases: Sequence[CaseResult]) -> None:
+        """All cases of a benchmark finished and the global processors ran."""
+
+    def finish(self, results: Results) -> None:
+        """Everything finished (or was interrupted: ``results.interrupted``)."""
+
+
+class FileLogger(Logger):
+    """Writes the whole Results to ``path`` at the end with ``writer`` (see output.files)."""
+
+    def __init__(self, path: str | os.PathLike[str], fmt: str) -> None:
+        from .files import WRITERS
+
+        if fmt not in WRITERS:
+            raise ValueError(f"unknown format {fmt!r}; known: {', '.join(WRITERS)}")
+        self.path = path
+        self.fmt = fmt
+
+    def finish(self, results: Results) -> None:
+        from .files import WRITERS
+
+        WRITERS[self.fmt](results, self.path)
+
+
+def JsonLogger(path: str | os.PathLike[str]) -> FileLogger:  # noqa: N802 - reads like a class
+    return FileLogger(path, "json")
+
+
+def XmlLogger(path: str | os.PathLike[str]) -> FileLogger:  # noqa: N802
+    return FileLogger(path, "xml")
+
+
+def CsvLogger(path: str | os.PathLike[str]) -> FileLogger:  # noqa: N802
+    return FileLogger(path, "csv")
+
+
+def MarkdownLogger(path: str | os.PathLike[str]) -> FileLogger:  # noqa: N802
+    return FileLogger(path, "markdown")
+
+
+def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Table:
+    """The human-readable summary: one row per case."""
+    table = Table(title=title, header_style="bold", title_justify="left")
+    table.add_column("benchmark", overflow="fold", ratio=1)
+    for name in ("n", "mean", "median", "CI (mean)", "CoV", "min"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("status", overflow="fold")
+    for case in cases:
+        stats = case.stats
+        reason = "ok"
+        if case.errors:
+            reason = f"[red]FAILED[/red] {escape(case.errors[0])}"
+        elif case.interrupted:
+            reason = "[yellow]interrupted[/yellow]"
+        elif case.stop_reason.startswith("hard limit"):
+            reason = f"[yellow]{escape(case.stop_reason)}[/yellow]"
+        table.add_row(
+            escape(case.label),
+            str(case.n),
+            format_seconds(stats.get("mean")),
+            format_seconds(stats.get("median")),
+            ci_text(case.ci),
+            format_percent(stats.get("cov")),
+            format_seconds(stats.get("min")),
+            reason,
+        )
+    return table
+
+
+class ConsoleLogger(Logger):
+    """Live view: a progress bar per case, then a summary table and the warnings."""
+
+    def __init__(self, console: Console | None = None, live: bool = True) -> None:
+        if console is None:
+            console = Console(stderr=True)
+            if not console.is_terminal:  # a log file or CI: no need to squeeze into 80 columns
+                console.width = max(console.width, 120)
+        self.console = console
+        self.live = live and self.console.is_terminal
+        self._progress: Progress | None = None
+        self._task: Any = None
+
+    def start(self, results: Results, total_cases: int) -> None:
+        self.console.print(f"[bold]{results.suite}[/bold]: {total_cases} case(s)")
+        if self.live:
+            self._progress = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.fields[runs]} runs"),
+                TimeElapsedColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self._progress.start()
+
+    def case_start(self, benchmark: str, implementation: str, params: dict[str, Any]) -> None:
+        label = benchmark if implementation == benchmark else f"{benchmark} / {implementation}"
+        if params:
+            label += f" [{format_params(params)}]"
+        if self._progress is not None:
+            self._task = self._progress.add_task(escape(label), total=None, runs=0)
+        else:
+            self._label = label
+
+    def progress(self, case: CaseResult, state: Any) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, runs=state.runs)
+
+    def case_end(self, case: CaseResult) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.remove_task(self._task)
+            self._task = None
+        status = f"[red]failed: {escape(case.errors[0])}[/red]" if case.errors else "done"
+        self.console.print(
+            f"  {escape(case.label)}: {status}, n={case.n}, "
+            f"mean {format_seconds(case.stats.get('mean'))} "
+            f"{ci_text(case.ci)}  [dim]({escape(case.stop_reason)})[/dim]"
+        )
+
+    def finish(self, results: Results) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+        if results.cases:
+            self.console.print(summary_table(results.cases))
+        for case in results.cases:
+            for warning in case.warnings:
+                self.console.print(
+                    f"[yellow]warning[/yellow] {escape(case.label)}: {escape(warning)}"
+                )
+        if results.interrupted:
+            self.console.print("[yellow]interrupted: partial results[/yellow]")
