@@ -1,0 +1,237 @@
+"""The command line: run, demo, --version/--help, and every bad input the issue lists."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from steadybench.cli import cli, main
+
+BENCH = textwrap.dedent("""
+    import steadybench as sb
+
+    @sb.benchmark(n=[10, 20])
+    def sort_reversed(n):
+        data = list(range(n, 0, -1))
+        return lambda: sorted(data)
+
+    @sb.benchmark
+    def tiny():
+        return lambda: None
+""")
+
+
+def write(tmp_path, text, name="bench.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def run_cli(*args):
+    return main([str(a) for a in args])
+
+
+def test_run_writes_every_format_and_n_equals_runs(tmp_path, capsys):
+    bench = write(tmp_path, BENCH)
+    out = tmp_path / "out"
+    code = run_cli(
+        "run",
+        bench,
+        "--runs",
+        25,
+        "--warmup",
+        3,
+        "--json",
+        out / "r.json",
+        "--xml",
+        out / "r.xml",
+        "--csv",
+        out / "r.csv",
+        "--markdown",
+        out / "r.md",
+    )
+    assert code == 0
+    data = json.loads((out / "r.json").read_text())
+    assert [b["name"] for b in data["benchmarks"]] == ["sort_reversed", "sort_reversed", "tiny"]
+    assert all(b["n"] == 25 and len(b["samples"]) == 25 for b in data["benchmarks"])
+    assert data["benchmarks"][0]["params"] == {"n": 10}
+    assert all((out / f"r.{ext}").stat().st_size > 0 for ext in ("xml", "csv", "md"))
+    assert "sort_reversed" in capsys.readouterr().err
+
+
+def test_select_stream_and_stop_options(tmp_path):
+    bench = write(tmp_path, BENCH)
+    out = tmp_path / "r.json"
+    assert run_cli("run", bench, "-k", "tiny", "--runs", 1000, "--stream", "--json", out) == 0
+    data = json.loads(out.read_text())
+    assert [b["name"] for b in data["benchmarks"]] == ["tiny"]
+    entry = data["benchmarks"][0]
+    assert "samples" not in entry and entry["runs"] is None and entry["n"] == 1000
+    assert entry["stats"]["median"] is None and entry["stats"]["mean"] > 0
+    assert (
+        run_cli(
+            "run",
+            bench,
+            "-k",
+            "sort*",
+            "--target-cov",
+            0.5,
+            "--window",
+            5,
+            "--max-time",
+            5,
+            "--json",
+            out,
+            "-q",
+        )
+        == 0
+    )
+    for b in json.loads(out.read_text())["benchmarks"]:
+        assert "CoV" in b["stop_reason"] or "elapsed" in b["stop_reason"]
+    assert run_cli("run", bench, "-k", "tiny", "--target-ci", 0.5, "--json", out, "-q") == 0
+    assert "CI" in json.loads(out.read_text())["benchmarks"][0]["stop_reason"]
+
+
+@pytest.mark.parametrize(
+    "make, args, message",
+    [
+        (None, ["run", "missing.py"], "no such file"),
+        ("notes.txt", ["run", "{f}"], "not a Python file"),
+        ("empty.py", ["run", "{f}"], "defines no benchmarks"),
+        ("bench.py", ["run", "{f}", "-k", "zzz"], "selects no benchmark"),
+        ("bench.py", ["run", "{f}", "--runs", "-3"], "must be positive"),
+        ("bench.py", ["run", "{f}", "--runs", "many"], "is not a valid integer"),
+        ("bench.py", ["run", "{f}", "--confidence", "1.5"], "--confidence must be between 0 and 1"),
+        ("bench.py", ["run", "{f}", "--method", "bogus"], "bogus"),
+        ("syntax.py", ["run", "{f}"], "syntax error"),
+        ("raises.py", ["run", "{f}"], "error while loading: ZeroDivisionError"),
+        ("bench.py", ["run", "{f}", "--nope"], "No such option"),
+        (None, ["--root", "/definitely/not/here", "run", "x.py"], "not a directory"),
+    ],
+)
+def test_bad_input_one_line_no_traceback(tmp_path, capsys, make, args, message):
+    contents = {
+        "notes.txt": "hello",
+        "empty.py": "x = 1\n",
+        "bench.py": BENCH,
+        "syntax.py": "def (:\n",
+        "raises.py": "1 / 0\n",
+    }
+    f = write(tmp_path, contents[make], make) if make else tmp_path / "missing.py"
+    code = run_cli(*[a.format(f=f) for a in args])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code != 0
+    assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], err
+    assert "Traceback" not in "\n".join(err)
+
+
+def test_failing_benchmark_is_recorded_and_others_run(tmp_path, capsys):
+    bench = write(
+        tmp_path,
+        BENCH
+        + textwrap.dedent("""
+        @sb.benchmark
+        def always_fails():
+            def boom():
+                raise RuntimeError("disk on fire")
+            return boom
+    """),
+    )
+    out = tmp_path / "r.json"
+    code = run_cli("run", bench, "--runs", 5, "--json", out)
+    err = capsys.readouterr().err
+    assert code == 1 and "error: 1 benchmark(s) failed: always_fails" in err
+    data = json.loads(out.read_text())
+    failed = [b for b in data["benchmarks"] if b["name"] == "always_fails"][0]
+    assert failed["status"] == "failed" and failed["errors"] == ["RuntimeError: disk on fire"]
+    assert failed["n"] == 0 and failed["stats"]["mean"] is None
+    assert all(b["n"] == 5 for b in data["benchmarks"] if b["name"] != "always_fails")
+
+
+def test_ctrl_c_writes_partial_results_and_exits_130(tmp_path):
+    bench = write(
+        tmp_path,
+        """
+        import time
+        import steadybench as sb
+
+        @sb.benchmark
+        def slow():
+            return lambda: time.sleep(0.01)
+    """,
+    )
+    out = tmp_path / "r.json"
+    exe = Path(sys.executable).with_name("steadybench")
+    proc = subprocess.Popen(
+        [str(exe), "run", str(bench), "--runs", "100000", "--json", str(out)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=max(deadline - time.monotonic(), 1))
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    data = json.loads(out.read_text())
+    assert data["interrupted"] is True
+    entry = data["benchmarks"][0]
+    assert entry["interrupted"] is True and entry["stop_reason"] == "interrupted"
+    assert entry["n"] > 5 and entry["stats"]["mean"] >= 0.01
+
+
+def test_version_and_help_on_every_command(capsys):
+    assert run_cli("--version") == 0
+    assert "steadybench" in capsys.readouterr().out
+    for name in ["", *cli.commands]:
+        assert run_cli(*([name] if name else []), "--help") == 0, name
+        assert "Usage:" in capsys.readouterr().out
+        sub = cli.commands.get(name)
+        for child in getattr(sub, "commands", {}):
+            assert run_cli(name, child, "--help") == 0
+
+
+def test_demo_writes_its_files_quickly(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert run_cli("demo", "--out", out, "--max-time", 0.1) == 0
+    for name in ("results.json", "results.xml", "results.csv", "results.md"):
+        assert (out / name).stat().st_size > 0
+    data = json.loads((out / "results.json").read_text())
+    assert len(data["benchmarks"]) == 10 and not any(b["errors"] for b in data["benchmarks"])
+
+
+def test_object_api_benchmarks_in_a_file_are_found(tmp_path):
+    bench = write(
+        tmp_path,
+        """
+        import steadybench as sb
+
+        class Square(sb.Implementation):
+            def setup(self, params):
+                self.n = params["n"]
+
+            def run(self):
+                return self.n * self.n
+
+        bench = sb.Benchmark("square")
+        bench.add_parameters({"n": 3})
+        bench.add_configuration(sb.Runner(sb.Runs(7)), Square("python"))
+    """,
+    )
+    out = tmp_path / "r.json"
+    assert run_cli("run", bench, "--json", out, "-q") == 0
+    entry = json.loads(out.read_text())["benchmarks"][0]
+    assert (entry["name"], entry["implementation"], entry["n"]) == ("square", "python", 7)
+
+
+def test_env_root_variable(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("STEADYBENCH_ROOT", str(tmp_path / "nowhere"))
+    assert run_cli("run", "x.py") != 0
+    assert "not a directory" in capsys.readouterr().err
+    os.environ.pop("STEADYBENCH_ROOT", None)
