@@ -94,11 +94,13 @@ class CaseResult:
         index = len(self.status)
         self.status.append(status)
         self.outlier.append(False)
-        for name in values.keys() - self.metrics.keys():
-            self.metrics[name] = array("d", [math.nan]) * index
-        for name, column in self.metrics.items():
+        metrics = self.metrics
+        if len(values) != len(metrics) or not all(name in metrics for name in values):
+            for name in values.keys() - metrics.keys():
+                metrics[name] = array("d", [math.nan]) * index
+        for name, column in metrics.items():
             value = values.get(name)
-            column.append(math.nan if value is None else float(value))
+            column.append(math.nan if value is None else value)
 
     def accumulate(self, values: dict[str, float | None]) -> None:
         """Feed one ok measured run into the streaming accumulators."""

@@ -53,6 +53,8 @@ class Runner:
         time_limit: hard limit in seconds for one case, whatever the stop condition says.
         max_runs: hard limit on measured runs for one case.
         max_failures: with an error policy of "continue", stop after this many failed runs.
+        processes: run each case as this many independent worker processes, one after another
+            (see :mod:`steadybench.runner.processes`); 1 runs it in this process.
     """
 
     def __init__(self, stop: StopCondition | None = None, *, warmup: int = 0,
@@ -60,7 +62,7 @@ class Runner:
                  sleep: Callable[[float], None] = time.sleep,
                  method: Method | None = None, keep_samples: bool = True,
                  time_limit: float = 600.0, max_runs: int = 100_000_000,
-                 max_failures: int = 100) -> None:
+                 max_failures: int = 100, processes: int = 1) -> None:
         if warmup < 0:
             raise ConfigurationError(f"warm-up runs must not be negative, got {warmup}")
         if not time_limit > 0:
@@ -78,6 +80,9 @@ class Runner:
         self.max_failures = int(max_failures)
         self.actions: dict[Stage, list[Action]] = {stage: [] for stage in Stage}
         self.last_case: CaseResult | None = None
+        if int(processes) < 1:
+            raise ConfigurationError(f"processes must be at least 1, got {processes}")
+        self.processes = int(processes)
 
     @property
     def clock(self) -> Callable[[], int]:
@@ -93,6 +98,10 @@ class Runner:
                 meters: Sequence[Meter] = (), benchmark: str | None = None,
                 progress: ProgressCallback | None = None) -> CaseResult:
         """Run one case and return its raw results (processors have not run yet)."""
+        if self.processes > 1:
+            from .processes import run_in_processes
+
+            return run_in_processes(self, implementation, params, meters, benchmark, progress)
         case = CaseResult(
             benchmark=benchmark or implementation.name,
             implementation=implementation.name,
@@ -158,12 +167,17 @@ class Runner:
         limit_ns = int(self.time_limit * 1e9)
         last_progress = start = clock()
         index = 0
+        # Hooks the implementation does not override are not called: a no-op call per run is
+        # pure harness overhead.
+        init_run = impl.init_run if _overrides(impl, "init_run") else None
+        release_run = impl.release_run if _overrides(impl, "release_run") else None
         while True:
             warm = index < self.warmup
             ctx.run_index, ctx.warmup = index, warm
             for action in before:
                 action(ctx)
-            impl.init_run()
+            if init_run is not None:
+                init_run()
             for meter in meters:
                 meter.start()
             error: Exception | None = None
@@ -171,8 +185,9 @@ class Runner:
                 elapsed_ns, executions = sample(impl, clock)
             except Exception as exc:
                 error = exc
-            values = {m.name: m.stop(error is None) for m in reversed(meters)}
-            impl.release_run()
+            values = {m.name: m.stop(error is None) for m in reversed(meters)} if meters else {}
+            if release_run is not None:
+                release_run()
             for action in after:
                 action(ctx)
 
@@ -191,9 +206,8 @@ class Runner:
                     state.runs += 1
                     primary.push(seconds)
                     window.append(seconds)
-                    for name, value in values.items():
-                        if name != PRIMARY_METRIC and value is not None:
-                            case.accumulate({name: value})
+                    if len(values) > 1:
+                        case.accumulate({k: v for k, v in values.items() if k != PRIMARY_METRIC})
                 else:
                     state.failed += 1
                     message = f"{type(error).__name__}: {error}"
@@ -228,3 +242,8 @@ class Runner:
                 case.warnings.append(f"stopped by the hard time limit ({self.time_limit:g} s) "
                                      f"before the stop condition ({stop.describe()}) held")
                 return
+
+
+def _overrides(impl: Implementation, hook: str) -> bool:
+    """True when ``impl`` provides its own ``hook`` (set on the instance or in a subclass)."""
+    return hook in vars(impl) or getattr(type(impl), hook) is not getattr(Implementation, hook)
