@@ -38,9 +38,22 @@ class Method:
         raise NotImplementedError
 
     def finish(self, case: CaseResult) -> None:
-        """Fill ``case.estimate`` from the case's samples and statistics."""
+        """Fill ``case.estimate`` from the case's samples and statistics.
+
+        Subclasses override :meth:`estimate`; this adds the between-process spread when the
+        case ran as independent processes (``case.processes``, see
+        :mod:`steadybench.runner.processes`).
+        """
         case.method = self.name
-        case.estimate = estimate_from_stats(case)
+        case.estimate = self.estimate(case)
+        if case.processes:
+            from ..runner.processes import process_spread
+
+            case.estimate.update(process_spread(case.processes, case.estimate))
+
+    def estimate(self, case: CaseResult) -> dict[str, Any]:
+        """The estimate of this case (default: mean per-execution time and its CI)."""
+        return estimate_from_stats(case)
 
     def options(self) -> dict[str, Any]:
         """The method's settings, recorded with the results."""

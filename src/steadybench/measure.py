@@ -1,0 +1,125 @@
+"""``steadybench.measure``: one call, one trustworthy per-execution time.
+
+``measure(fn, method="linefit")`` runs the chosen measurement method on a zero-argument callable
+or a statement string and returns an :class:`Estimate`. It is the object API (a
+:class:`~steadybench.runner.Runner` with a stop condition, then
+:func:`~steadybench.processors.finalize_case`) packed into one function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .clocks import get_clock
+from .errors import ConfigurationError, MeasurementError
+from .methods import METHOD_NAMES, Method, StatementImplementation, make_method
+from .methods.common import raise_if_failed
+from .model.implementation import CallableImplementation, Implementation
+from .model.parameters import Parameters
+from .model.results import CaseResult
+from .processors.base import finalize_case
+from .runner.runner import Runner
+from .runner.stop import build_stop_condition
+
+#: measured runs when neither ``runs`` nor ``max_time`` is given: a few linefit sweeps
+DEFAULT_RUNS = 60
+
+
+@dataclass
+class Estimate:
+    """The outcome of :func:`measure`.
+
+    ``value`` is seconds per execution; ``ci_low``/``ci_high`` its interval at ``confidence``;
+    ``x``/``y`` the raw points (executions and seconds per sample; for one-execution methods,
+    ``x`` is all ones and ``y`` the per-sample values); ``fields`` the method-specific figures
+    (overhead, R², T_i, median…); ``case`` the full :class:`CaseResult`.
+    """
+
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float | None
+    method: str
+    x: list[float] = field(default_factory=list)
+    y: list[float] = field(default_factory=list)
+    fields: dict[str, Any] = field(default_factory=dict)
+    case: CaseResult | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "confidence": self.confidence, "method": self.method, "x": self.x, "y": self.y,
+                **{k: v for k, v in self.fields.items() if k not in ("value",)}}
+
+
+def measure(fn: Callable[[], Any] | str | Implementation, method: str | Method = "linefit",
+            clock: Callable[[], int] | str | None = None, *, runs: int | None = None,
+            max_time: float | None = None, warmup: int = 1, confidence: float = 0.95,
+            setup: str = "pass", globals: dict[str, Any] | None = None,  # noqa: A002
+            processes: int = 1, name: str | None = None,
+            sleep: Callable[[float], None] | None = None, **options: Any) -> Estimate:
+    """Measure ``fn`` with ``method`` and return its :class:`Estimate`.
+
+    Args:
+        fn: a zero-argument callable, a statement string (compiled as ``timeit`` does, with
+            ``setup`` and ``globals``), or an :class:`Implementation`.
+        method: a name from :data:`~steadybench.methods.METHOD_NAMES` or a Method object.
+        clock: a clock name (``perf_counter``, ``process_time``, ``thread_time``) or callable.
+        runs: measured samples (default :data:`DEFAULT_RUNS` unless ``max_time`` is given).
+        max_time: stop after this many seconds.
+        warmup: samples taken first and left out.
+        confidence: level of every interval.
+        processes: run as this many independent worker processes.
+        **options: the method's options (``points=20``, ``base_batch=…``, ``trim=…``…).
+
+    Raises :class:`~steadybench.errors.MeasurementError` (naming the benchmark) when the code
+    raised or no trustworthy estimate could be made; ConfigurationError for bad options.
+    """
+    if isinstance(fn, Implementation):
+        impl = fn
+    elif isinstance(fn, str):
+        impl = StatementImplementation(fn, setup=setup, globals=globals, name=name)
+    elif callable(fn):
+        impl = CallableImplementation(fn, name=name)
+    else:
+        raise ConfigurationError(f"measure: expected a callable or a statement string, "
+                                 f"got {type(fn).__name__}")
+    if isinstance(method, Method):
+        if options:
+            raise ConfigurationError("measure: give options to the Method object, not here")
+        chosen = method
+    else:
+        if method not in METHOD_NAMES:
+            raise ConfigurationError(
+                f"unknown method {method!r}; choose one of {', '.join(METHOD_NAMES)}")
+        chosen = make_method(method, **options)
+    clock_fn = get_clock(clock)
+    if runs is None and max_time is None:
+        runs = DEFAULT_RUNS
+    stop = build_stop_condition(runs=runs, max_time=max_time, confidence=confidence)
+    kwargs: dict[str, Any] = {"warmup": warmup, "clock": clock_fn, "method": chosen,
+                              "processes": processes}
+    if sleep is not None:
+        kwargs["sleep"] = sleep
+    runner = Runner(stop, **kwargs)
+    case = runner.execute(impl, Parameters())
+    finalize_case(case, (), chosen, confidence)
+    if case.errors:
+        raise MeasurementError(f"{case.label}: {'; '.join(case.errors)}")
+    raise_if_failed(case)
+    est = dict(case.estimate or {})
+    fit = case.extra.get("fit")
+    if fit:
+        x, y = list(fit["x"]), list(fit["y"])
+    elif chosen.variable_executions:
+        x, y = case.values("executions"), case.values("elapsed")
+    else:
+        y = case.values()
+        x = [1.0] * len(y)
+    return Estimate(value=float(est["value"]), ci_low=est.get("ci_low"),
+                    ci_high=est.get("ci_high"), confidence=est.get("confidence"),
+                    method=chosen.name, x=x, y=y, fields=est, case=case)

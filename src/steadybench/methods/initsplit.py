@@ -1,0 +1,142 @@
+"""The ``initsplit`` method: separate an initialisation's cost (Moreno and Fischmeister,
+source ``002`` §5).
+
+When every execution of F needs an initialisation first, timing F alone is impossible and
+timing both only gives ``T_e + T_i``. Round k runs F ``N_k`` times and the initialisation
+``M_k`` times (unrolled, each execution preceded by its initialisation, extra ones at the end),
+so ``T_k = N_k·T_e + M_k·T_i + ε`` (eq. 6); with enough independent rounds the overdetermined
+system (eq. 7) is solved by least squares (eq. 8) for ``T_e``, ``T_i`` and ε, each with a CI.
+Default schedule ``N_k = k``, ``M_1 = 1``, ``M_k = k + 1`` (the paper's), k = 1..K.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ConfigurationError, MeasurementError
+from ..stats.regression import solve_least_squares, try_loglog_fit
+from .base import Clock, Method
+from .common import case_confidence, fail, int_option
+from .unroll import MAX_UNROLL, Timer
+
+if TYPE_CHECKING:
+    from ..model.implementation import Implementation
+    from ..model.results import CaseResult
+
+UNKNOWNS = ("T_e", "T_i", "epsilon")
+
+
+def default_schedule(rounds: int) -> list[tuple[int, int]]:
+    """``(N_k, M_k)`` = ``(k, k + 1)`` for k > 1 and ``(1, 1)`` for k = 1 (``002`` §5)."""
+    return [(k, 1 if k == 1 else k + 1) for k in range(1, rounds + 1)]
+
+
+def check_schedule(schedule: Sequence[Sequence[int]], method: str = "initsplit") -> \
+        list[tuple[int, int]]:
+    """Validate a schedule: N_k ≥ 1 distinct, M_k ≥ N_k, more than 3 rounds, non-singular."""
+    try:
+        rows = [(int(n), int(m)) for n, m in schedule]
+    except (TypeError, ValueError):
+        raise ConfigurationError(
+            f"method {method}: option 'schedule' must be a list of (N, M) pairs") from None
+    if len(rows) <= 3:
+        raise ConfigurationError(
+            f"method {method}: option 'schedule' needs more than 3 rounds, got {len(rows)}")
+    for n, m in rows:
+        if n < 1 or m < n or m > MAX_UNROLL or n > MAX_UNROLL:
+            raise ConfigurationError(
+                f"method {method}: option 'schedule': every round needs 1 ≤ N ≤ M ≤ "
+                f"{MAX_UNROLL} (each execution has its initialisation), got N={n}, M={m}")
+    if len({n for n, _ in rows}) != len(rows):
+        raise ConfigurationError(
+            f"method {method}: option 'schedule': the execution counts N must all differ")
+    a = np.array([[n, m, 1] for n, m in rows], dtype=float)
+    if np.linalg.matrix_rank(a) < 3:
+        raise ConfigurationError(
+            f"method {method}: option 'schedule' is singular: T_e, T_i and epsilon cannot be "
+            "separated (M_k must not be an affine function of N_k, e.g. not M_k = N_k + 1 for "
+            "every k)")
+    return rows
+
+
+class InitSplitMethod(Method):
+    """Least-squares split of execution, initialisation and clock overhead.
+
+    Options: ``rounds`` (K > 3, default 20, gives the default schedule), ``schedule`` (explicit
+    list of ``(N_k, M_k)``), ``init`` (the initialisation callable; default the
+    implementation's ``init_run``).
+    """
+
+    name = "initsplit"
+    variable_executions = True
+
+    def __init__(self, rounds: int = 20, schedule: Sequence[Sequence[int]] | None = None,
+                 init: Callable[[], Any] | None = None) -> None:
+        if schedule is None:
+            rounds = int_option(self.name, "rounds", rounds, 4, MAX_UNROLL - 1)
+            schedule = default_schedule(rounds)
+        self.schedule = check_schedule(schedule, self.name)
+        self.inits = dict(self.schedule)
+        if init is not None and not callable(init):
+            raise ConfigurationError(f"method {self.name}: option 'init' must be callable")
+        self.init = init
+        self._timer: Timer | None = None
+        self._next = 0
+
+    def prepare(self, implementation: Implementation, clock: Clock) -> None:
+        init = self.init or implementation.init_run
+        self._timer = Timer(implementation, init=init)
+        self._next = 0
+
+    def sample(self, implementation: Implementation, clock: Clock) -> tuple[int, int]:
+        assert self._timer is not None
+        n, m = self.schedule[self._next % len(self.schedule)]
+        self._next += 1
+        return self._timer.time(clock, n, m), n
+
+    def estimate(self, case: CaseResult) -> dict[str, Any]:
+        confidence = case_confidence(case)
+        x = case.values("executions")
+        y = case.values("elapsed")
+        rows = [(n, self.inits.get(int(n))) for n in x]
+        if any(m is None for _, m in rows):
+            return fail(case, self.name, "samples do not match the schedule")
+        a = np.array([[n, m, 1.0] for n, m in rows], dtype=float)
+        try:
+            if len(rows) <= 3:
+                raise MeasurementError(f"needs more than 3 rounds, got {len(rows)}")
+            sol = solve_least_squares(a, y, confidence, names=UNKNOWNS)
+        except MeasurementError as exc:
+            return fail(case, self.name, f"{exc} (option 'schedule')")
+        te_lo, te_hi = sol.ci[0]
+        if not sol.values[0] > 0:
+            return fail(case, self.name, f"the fitted execution time is not positive "
+                                         f"({sol.values[0]:.3g} s)")
+        case.extra["system"] = {
+            "kind": "initsplit",
+            "columns": ["executions", "initialisations", "constant"],
+            "rows": a.tolist(),
+            "y": [float(v) for v in y],
+            **sol.to_dict(),
+        }
+        loglog = try_loglog_fit(x, y)
+        out: dict[str, Any] = {
+            "value": sol.values[0],
+            "ci_low": te_lo,
+            "ci_high": te_hi,
+            "confidence": confidence,
+            "rounds": len(rows),
+            "residual_std": sol.residual_std,
+            "msd": sol.msd,
+            "loglog": loglog.to_dict() if loglog else None,
+        }
+        for name, value, (lo, hi) in zip(sol.names, sol.values, sol.ci):
+            out[name] = value
+            out[f"{name}_ci"] = [lo, hi]
+        return out
+
+    def options(self) -> dict[str, Any]:
+        return {"schedule": [list(r) for r in self.schedule]}

@@ -1,0 +1,159 @@
+"""The ``linefit`` method (Moreno and Fischmeister, source ``002`` §4–4.1; the Criterion sweep of
+source ``004``).
+
+Samples hold ``k·b`` executions for ``k = 1, 2, …, M`` (cycling when more runs are made), each
+timed as straight-line code; the least-squares line of elapsed time on executions has the time
+per execution as its slope and the clock-read overhead ε as its intercept (eq. 2:
+``T = N·T_e + ε``), so ε drops out of the estimate instead of being divided down. Points far
+off the line (interrupts) are dropped and the line refitted (§4.1); the mean square deviation
+from the line and R² say how straight the points are.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import MeasurementError
+from ..stats.regression import DEFAULT_OUTLIER_THRESHOLD, robust_ols, try_loglog_fit
+from .base import Clock, Method
+from .common import (
+    calibrate_executions,
+    case_confidence,
+    fail,
+    float_option,
+    int_option,
+    probe_clock,
+)
+from .unroll import Timer
+
+if TYPE_CHECKING:
+    from ..model.implementation import Implementation
+    from ..model.results import CaseResult
+
+#: with a calibrated base batch, one step b of the sweep lasts at least this many times
+#: max(clock read cost, resolution)
+STEP_FACTOR = 10
+
+
+def fit_points(kind: str, x: list[float], y: list[float], confidence: float,
+               threshold: float = DEFAULT_OUTLIER_THRESHOLD,
+               x_label: str = "executions") -> tuple[dict[str, Any], Any]:
+    """Robust line fit of ``y`` (seconds) on ``x`` and the common ``case.extra["fit"]`` record.
+
+    Raises :class:`MeasurementError` for too few points, a single ``x`` value or a non-positive
+    slope. Shared by ``linefit`` and the ITERS protocol so that reports plot both alike.
+    """
+    if len(x) < 3:
+        raise MeasurementError(f"a line fit needs at least 3 points, got {len(x)}")
+    if len(set(x)) < 2:
+        raise MeasurementError("every point has the same number of executions; no line fits")
+    rob = robust_ols(x, y, confidence=confidence, threshold=threshold)
+    fit = rob.fit
+    if not fit.slope > 0:
+        raise MeasurementError(
+            f"the fitted time per execution is not positive ({fit.slope:.3g} s): the code is too "
+            "fast for the clock's noise; use more executions per point (option 'base_batch')")
+    kept = np.asarray(rob.kept)
+    loglog = try_loglog_fit(np.asarray(x)[kept], np.asarray(y)[kept])
+    record = {
+        "kind": kind,
+        "x": [float(v) for v in x],
+        "x_label": x_label,
+        "y": [float(v) for v in y],
+        "dropped": list(rob.dropped),
+        "slope": fit.slope,
+        "intercept": fit.intercept,
+        "slope_ci": [fit.slope_ci[0], fit.slope_ci[1]],
+        "intercept_ci": [fit.intercept_ci[0], fit.intercept_ci[1]],
+        "confidence": confidence,
+        "r2": fit.r2,
+        "msd": fit.msd,
+        "residual_std": fit.residual_std,
+        "threshold": rob.threshold,
+        "initial": {"slope": rob.initial.slope, "intercept": rob.initial.intercept,
+                    "msd": rob.initial.msd, "r2": rob.initial.r2},
+        "loglog": loglog.to_dict() if loglog else None,
+    }
+    return record, rob
+
+
+class LineFitMethod(Method):
+    """Straight-line fitting over 1..M (times b) unrolled executions.
+
+    Options: ``points`` (M ≥ 3, default 20), ``base_batch`` (b ≥ 1; default calibrated so that
+    b executions last at least 10 × max(clock read cost, resolution)), ``threshold`` (robust
+    refit: drop points deviating more than this × the median deviation; default
+    :data:`~steadybench.stats.regression.DEFAULT_OUTLIER_THRESHOLD`, ``inf`` keeps all).
+    """
+
+    name = "linefit"
+    variable_executions = True
+
+    def __init__(self, points: int = 20, base_batch: int | None = None,
+                 threshold: float = DEFAULT_OUTLIER_THRESHOLD) -> None:
+        self.points = int_option(self.name, "points", points, 3, 10_000)
+        self.fixed_batch = None if base_batch is None else int_option(
+            self.name, "base_batch", base_batch, 1)
+        self.threshold = float_option(self.name, "threshold", threshold, 1.0, low_open=True)
+        self.base_batch = self.fixed_batch
+        self.read_cost_ns: float | None = None
+        self._timer: Timer | None = None
+        self._next = 0
+        #: (executions, elapsed ns) of every sample, used when raw samples are not kept
+        self.recorded: list[tuple[int, int]] = []
+
+    def prepare(self, implementation: Implementation, clock: Clock) -> None:
+        self._timer = Timer(implementation)
+        cost, resolution = probe_clock(clock)
+        self.read_cost_ns = cost
+        if self.fixed_batch is None:
+            self.base_batch, _ = calibrate_executions(
+                self._timer, clock, STEP_FACTOR * max(cost, resolution), cost)
+        else:
+            self.base_batch = self.fixed_batch
+        self._next = 0
+        self.recorded = []
+
+    def sample(self, implementation: Implementation, clock: Clock) -> tuple[int, int]:
+        assert self._timer is not None and self.base_batch is not None
+        k = self._next % self.points + 1
+        self._next += 1
+        n = k * self.base_batch
+        elapsed = self._timer.time(clock, n)
+        self.recorded.append((n, elapsed))
+        return elapsed, n
+
+    def estimate(self, case: CaseResult) -> dict[str, Any]:
+        confidence = case_confidence(case)
+        x = case.values("executions")
+        y = case.values("elapsed")
+        if not x and not case.keep_samples and self.recorded:
+            case.warnings.append("linefit: raw samples not kept; the fit uses every sample "
+                                 "taken, warm-up runs included")
+            x = [float(n) for n, _ in self.recorded]
+            y = [e / 1e9 for _, e in self.recorded]
+        try:
+            record, rob = fit_points("linefit", x, y, confidence, self.threshold)
+        except MeasurementError as exc:
+            return fail(case, self.name, f"{exc} (option 'points' = {self.points})")
+        case.extra["fit"] = record
+        fit = rob.fit
+        return {
+            "value": fit.slope,
+            "ci_low": fit.slope_ci[0],
+            "ci_high": fit.slope_ci[1],
+            "confidence": confidence,
+            "overhead": fit.intercept,
+            "overhead_ci": [fit.intercept_ci[0], fit.intercept_ci[1]],
+            "r2": fit.r2,
+            "msd": fit.msd,
+            "points": fit.n,
+            "dropped": len(rob.dropped),
+            "base_batch": self.base_batch,
+            "loglog": record["loglog"],
+        }
+
+    def options(self) -> dict[str, Any]:
+        return {"points": self.points, "base_batch": self.base_batch, "threshold": self.threshold}
