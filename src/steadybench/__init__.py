@@ -10,6 +10,7 @@ __version__ = "0.1.0"
 from .definitions import benchmark
 from .errors import SteadybenchError
 from .manager import Manager, PartialResults, run_benchmarks
+from .measure import Estimate, measure
 from .meters import (
     CallableMeter,
     CpuTimeMeter,
@@ -52,6 +53,7 @@ __all__ = [
     "CpuTimeMeter",
     "CsvLogger",
     "ElapsedTime",
+    "Estimate",
     "FileValueMeter",
     "FunctionImplementation",
     "Implementation",
@@ -73,6 +75,7 @@ __all__ = [
     "__version__",
     "benchmark",
     "load_results",
+    "measure",
     "run_benchmarks",
     "write_results",
 ]
