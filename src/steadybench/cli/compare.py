@@ -1,0 +1,211 @@
+"""``steadybench compare`` and ``steadybench plan``: verdicts at a stated confidence (``003``)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ..compare.core import compare_files, compare_suite
+from ..compare.output import print_table, to_csv, to_json, to_markdown
+from ..compare.protocol import FASTER, SLOWER, SMALL_SAMPLE_MODES, CompareOptions
+from ..compare.readers import SampleSet, read_samples
+from ..compare.suite import WEIGHTS
+from ..errors import ConfigurationError, SteadybenchError
+from ..fileio import atomic_write_text
+from ..stats.multiple import CORRECTIONS
+
+
+def parse_fraction(text: str, what: str, *, allow_auto: bool = False) -> float | None:
+    """'0.95', '95%' → 0.95; 'auto' → None when allowed."""
+    value = str(text).strip()
+    if allow_auto and value.lower() == "auto":
+        return None
+    try:
+        number = float(value[:-1]) / 100.0 if value.endswith("%") else float(value)
+    except ValueError:
+        raise ConfigurationError(f"{what} must be a number like 0.95 or 95%"
+                                 + (" or 'auto'" if allow_auto else "") + f", got {text!r}") \
+            from None
+    if not 0 < number < 1:
+        raise ConfigurationError(f"{what} must be between 0 and 1 (exclusive), got {text}")
+    return number
+
+
+def _emit(text: str, path: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(path, text)
+
+
+def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[Any]:
+    from ..model.results import CaseResult, Results
+
+    out = []
+    for ss in (base, new):
+        if ss is None:
+            continue
+        if ss.results is not None:
+            out.append(ss.results)
+            continue
+        res = Results(suite=ss.path)
+        for s in ss.samples:
+            case = CaseResult(s.name, s.implementation or s.name, dict(s.params), unit=s.unit)
+            for v in s.values:
+                case.add_run("ok", {"wall_time": float(v)})
+                case.accumulate({"wall_time": float(v)})
+            res.cases.append(case)
+        out.append(res)
+    return out
+
+
+@click.command("compare")
+@click.argument("base", required=False, type=click.Path(dir_okay=False))
+@click.argument("new", required=False, type=click.Path(dir_okay=False))
+@click.option("--suite", "suite_path", type=click.Path(dir_okay=False),
+              help="Suite CSV with columns Name, Sample1, Sample2, ConfLevel, Coef (the reference "
+                   "tool's format) instead of BASE and NEW.")
+@click.option("--confidence", default="0.95", show_default=True,
+              help="Declared confidence level (0.95 or 95%), or 'auto' for the highest level in "
+                   "50%..99% at which a difference is found.")
+@click.option("--small-sample", type=click.Choice(SMALL_SAMPLE_MODES), default="inconclusive",
+              show_default=True,
+              help="With < 30 runs a side and a failed normality/shift check: call the test "
+                   "inconclusive, or use a bootstrap test.")
+@click.option("--equivalence", default=None,
+              help="Margin X (e.g. 2%): a two-one-sided test may conclude 'unchanged within ±X%'.")
+@click.option("--verdict-by", type=click.Choice(["median", "mean"]), default="median",
+              show_default=True, help="Protocol that gives the verdict.")
+@click.option("--show-min", is_flag=True,
+              help="Also show min(BASE)/min(NEW), labelled as not statistically meaningful.")
+@click.option("--weights", type=click.Choice(WEIGHTS), default="equal", show_default=True,
+              help="Weights of the overall gain of a suite (custom = the Coef column).")
+@click.option("--precision", default="0.05", show_default=True,
+              help="±r for the number of benchmarks needed to know the accelerated proportion.")
+@click.option("--correction", type=click.Choice(CORRECTIONS), default="holm", show_default=True,
+              help="Correction for testing many benchmarks at once.")
+@click.option("--column", default=None,
+              help="CSV column (name or 1-based number) holding the times.")
+@click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True,
+              help="Bootstrap resamples (speedup CI, bootstrap tests).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+              help="Write the comparison as JSON to this file ('-' for stdout).")
+@click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False),
+              help="Write a Markdown table (for a pull-request comment) ('-' for stdout).")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False),
+              help="Write CSV with the reference tool's columns ('-' for stdout).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+              help="Write a self-contained HTML report with the comparison.")
+@click.option("--fail-on", type=click.Choice(["slower", "change", "never"]), default="never",
+              show_default=True,
+              help="Exit with status 1 when any benchmark is significantly slower (or changed).")
+@click.option("--quiet", "-q", is_flag=True, help="Do not print the table.")
+def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confidence: str,
+                small_sample: str, equivalence: str | None, verdict_by: str, show_min: bool,
+                weights: str, precision: str, correction: str, column: str | None,
+                resamples: int, seed: int, json_path: str | None, markdown_path: str | None,
+                csv_path: str | None, report_path: str | None, fail_on: str,
+                quiet: bool) -> int:
+    """Compare BASE and NEW with a stated confidence (the Speedup-Test protocol).
+
+    BASE and NEW are steadybench results files, plain sample files (one time per line), CSV
+    files (--column), or hyperfine/pyperf JSON exports.
+    """
+    opts = CompareOptions(
+        confidence=parse_fraction(confidence, "--confidence", allow_auto=True),
+        small_sample=small_sample,
+        equivalence=None if equivalence is None else parse_fraction(equivalence, "--equivalence"),
+        verdict_by=verdict_by, show_min=show_min, correction=correction, resamples=resamples,
+        seed=seed)
+    r = parse_fraction(precision, "--precision")
+    assert r is not None
+    base_set = new_set = None
+    if suite_path:
+        if base or new:
+            raise ConfigurationError("give either BASE and NEW, or --suite, not both")
+        doc = compare_suite(suite_path, opts, column=column, weights=weights, precision=r)
+    else:
+        if not base or not new:
+            raise ConfigurationError("compare needs BASE and NEW (or --suite FILE)")
+        doc, base_set, new_set = compare_files(base, new, opts, column=column, weights=weights,
+                                               precision=r)
+    for path, render in ((json_path, to_json), (markdown_path, to_markdown),
+                         (csv_path, to_csv)):
+        if path:
+            _emit(render(doc), path)
+    if report_path:
+        try:
+            from ..output.report import write_report
+        except ImportError:
+            raise SteadybenchError("--report: the HTML report is not available in this "
+                                   "build") from None
+        write_report(_results_for_report(base_set, new_set), report_path, comparison=doc)
+    stdout_used = "-" in (json_path, markdown_path, csv_path)
+    if not quiet and not stdout_used:
+        print_table(doc)
+    verdicts = [row["verdict"] for row in doc["benchmarks"]]
+    if fail_on == "slower" and SLOWER in verdicts:
+        return 1
+    if fail_on == "change" and (SLOWER in verdicts or FASTER in verdicts):
+        return 1
+    return 0
+
+
+@click.command("plan")
+@click.argument("samples", type=click.Path(dir_okay=False))
+@click.option("--ci-width", default=None, help="Target CI half-width, e.g. 1% of the mean/median.")
+@click.option("--detect", default=None, help="Change to detect, e.g. 5%.")
+@click.option("--power", default="0.9", show_default=True, help="Power for --detect.")
+@click.option("--confidence", default="0.95", show_default=True, help="Confidence level.")
+@click.option("--column", default=None, help="CSV column (name or 1-based number).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+              help="Write the plan as JSON ('-' for stdout).")
+def plan_cmd(samples: str, ci_width: str | None, detect: str | None, power: str,
+             confidence: str, column: str | None, json_path: str | None) -> int:
+    """From pilot SAMPLES, the runs needed for a CI width or to detect a change with power P."""
+    import json
+
+    from ..compare.plan import plan
+    from ..output.results_io import _finite
+
+    conf = parse_fraction(confidence, "--confidence")
+    pw = parse_fraction(power, "--power")
+    width = None if ci_width is None else parse_fraction(ci_width, "--ci-width")
+    change = None if detect is None else parse_fraction(detect, "--detect")
+    assert conf is not None and pw is not None
+    sset = read_samples(samples, column)
+    plans = []
+    for s in sset.samples:
+        p = plan(s.values, ci_width=width, detect=change, power=pw, confidence=conf)
+        p["name"] = s.label
+        plans.append(p)
+    if json_path:
+        _emit(json.dumps(_finite({"kind": "steadybench-plan", "plans": plans}), indent=1,
+                         ensure_ascii=False) + "\n", json_path)
+        if json_path == "-":
+            return 0
+    for p in plans:
+        pilot = p["pilot"]
+        cov = f"{pilot['cov']:.2%}" if pilot["cov"] is not None else "—"
+        click.echo(f"{p['name']}: pilot of {pilot['n']} runs, mean {pilot['mean']:.6g}, "
+                   f"CoV {cov}")
+        if "ci" in p:
+            ci = p["ci"]
+            med = ci["runs_median"] if ci["runs_median"] is not None else "—"
+            click.echo(f"  CI of ±{ci['width']:.2%} at {conf:.0%}: {ci['runs_mean']} runs "
+                       f"(mean), {med} runs (median)")
+        if "detect" in p:
+            d = p["detect"]
+            rank = d["runs_per_side_rank"] if d["runs_per_side_rank"] is not None else "—"
+            click.echo(f"  detect a {d['change']:.2%} change with power {d['power']:.0%} at "
+                       f"{conf:.0%}: {d['runs_per_side_t']} runs per side (t-test), {rank} "
+                       "(Wilcoxon–Mann–Whitney)")
+        for note in p["notes"]:
+            click.echo(f"  note: {note}")
+    return 0
+
+
+commands = [compare_cmd, plan_cmd]

@@ -1,0 +1,147 @@
+"""Matching two inputs benchmark by benchmark and building the comparison document."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .. import __version__
+from ..errors import SteadybenchError
+from .protocol import CompareOptions, compare_pair, finish_verdicts
+from .readers import Sample, SampleSet, read_samples
+from .suite import WEIGHTS, read_suite, suite_summary
+
+
+class NoMatchError(SteadybenchError):
+    """The two inputs have no benchmark in common."""
+
+
+def match(base: SampleSet, new: SampleSet) -> tuple[list[tuple[Sample, Sample]], list[str]]:
+    """Pairs with the same key (name, implementation, parameters).
+
+    When each input holds exactly one benchmark they are paired whatever their names (two plain
+    sample files, two hyperfine exports of different commands).
+    """
+    notes: list[str] = []
+    if len(base.samples) == 1 and len(new.samples) == 1:
+        return [(base.samples[0], new.samples[0])], notes
+    by_key = {s.key: s for s in new.samples}
+    pairs = [(s, by_key[s.key]) for s in base.samples if s.key in by_key]
+    matched = {s.key for s, _ in pairs}
+    for s in base.samples:
+        if s.key not in matched:
+            notes.append(f"{s.label}: only in BASE ({base.path}), not compared")
+    for s in new.samples:
+        if s.key not in matched:
+            notes.append(f"{s.label}: only in NEW ({new.path}), not compared")
+    if not pairs:
+        have_a = ", ".join(s.label for s in base.samples[:5]) or "nothing"
+        have_b = ", ".join(s.label for s in new.samples[:5]) or "nothing"
+        raise NoMatchError(f"no matching benchmarks between {base.path} ({have_a}) and "
+                           f"{new.path} ({have_b})")
+    return pairs, notes
+
+
+def fingerprint_warnings(base: SampleSet, new: SampleSet) -> list[str]:
+    """Differences of the machine fingerprints when both inputs are steadybench results."""
+    if base.environment is None or new.environment is None:
+        return []
+    try:
+        from ..system.fingerprint import fingerprint_differences
+    except ImportError:
+        return []
+    try:
+        diffs = fingerprint_differences(base.environment, new.environment)
+    except Exception as exc:  # a fingerprint problem must not hide the comparison
+        return [f"machine fingerprints could not be compared ({exc})"]
+    return [f"environment differs: {d}" for d in diffs]
+
+
+def _document(rows: list[dict[str, Any]], opts: CompareOptions, weights: str, precision: float,
+              warnings: list[str], inputs: dict[str, Any]) -> dict[str, Any]:
+    finish_verdicts(rows, opts)
+    doc: dict[str, Any] = {
+        "kind": "steadybench-comparison",
+        "tool": {"name": "steadybench", "version": __version__},
+        "inputs": inputs,
+        "options": {
+            "confidence": "auto" if opts.confidence is None else opts.confidence,
+            "small_sample": opts.small_sample,
+            "equivalence": opts.equivalence,
+            "verdict_by": opts.verdict_by,
+            "show_min": opts.show_min,
+            "correction": opts.correction if opts.confidence is not None else "none",
+            "weights": weights,
+            "precision": precision,
+            "resamples": opts.resamples,
+            "seed": opts.seed,
+        },
+        "benchmarks": rows,
+        "warnings": warnings,
+        "suite": None,
+    }
+    if opts.confidence is None and opts.correction != "none":
+        warnings.append("--confidence auto: no multiple-testing correction is applied; the "
+                        "levels found describe each benchmark alone")
+    if len(rows) > 1 or inputs.get("suite"):
+        doc["suite"] = suite_summary(rows, weights, precision, opts.show_min)
+    return doc
+
+
+def compare_sets(base: SampleSet, new: SampleSet, opts: CompareOptions,
+                 weights: str = "equal", precision: float = 0.05) -> dict[str, Any]:
+    """Compare two inputs; returns the JSON-able comparison document."""
+    opts.check()
+    if weights == "custom":
+        raise SteadybenchError("--weights custom needs a suite file with a Coef column (--suite)")
+    if weights not in WEIGHTS:
+        raise SteadybenchError(f"unknown weights {weights!r}")
+    pairs, notes = match(base, new)
+    warnings = [*base.skipped, *new.skipped, *notes, *fingerprint_warnings(base, new)]
+    rows = []
+    for b, n in pairs:
+        if len(pairs) > 1 and min(b.values.size, n.values.size) < 2 \
+                and min(len(b.processes), len(n.processes)) < 2:
+            warnings.append(f"{n.label}: fewer than 2 samples on a side, not compared")
+            continue
+        rows.append(compare_pair(b, n, opts))
+    if not rows:
+        raise NoMatchError("no benchmark has at least 2 samples on both sides")
+    return _document(rows, opts, weights, precision, warnings,
+                     {"base": base.path, "new": new.path, "base_kind": base.kind,
+                      "new_kind": new.kind})
+
+
+def compare_files(base_path: str, new_path: str, opts: CompareOptions, *,
+                  column: str | None = None, weights: str = "equal",
+                  precision: float = 0.05) -> tuple[dict[str, Any], SampleSet, SampleSet]:
+    base = read_samples(base_path, column)
+    new = read_samples(new_path, column)
+    return compare_sets(base, new, opts, weights, precision), base, new
+
+
+def compare_suite(suite_path: str, opts: CompareOptions, *, column: str | None = None,
+                  weights: str = "equal", precision: float = 0.05) -> dict[str, Any]:
+    """Compare every row of a suite file (``Name, Sample1, Sample2, ConfLevel, Coef``)."""
+    opts.check()
+    entries = read_suite(suite_path)
+    if weights not in WEIGHTS:
+        raise SteadybenchError(f"unknown weights {weights!r}")
+    rows = []
+    warnings: list[str] = []
+    for entry in entries:
+        base = read_samples(entry["base"], column)
+        new = read_samples(entry["new"], column)
+        if len(base.samples) != 1 or len(new.samples) != 1:
+            raise SteadybenchError(f"{suite_path}:{entry['line']}: each suite row needs one "
+                                   "benchmark per sample file")
+        row_opts = opts
+        if entry["confidence"] is not None and opts.confidence is not None:
+            row_opts = dataclasses.replace(opts, confidence=entry["confidence"])
+        b, n = base.samples[0], new.samples[0]
+        b.name = n.name = entry["name"]
+        b.implementation = n.implementation = ""
+        row = compare_pair(b, n, row_opts)
+        row["coef"] = entry["coef"]
+        rows.append(row)
+    return _document(rows, opts, weights, precision, warnings, {"suite": str(suite_path)})

@@ -1,0 +1,158 @@
+"""Rendering a comparison: terminal table (rich), JSON, Markdown and CSV.
+
+The CSV starts with the reference tool's columns ``Name, SpeedupMin, SpeedupMean,
+IsMeanSignificant, MeanConfLevel, SpeedupMedian, IsMedianSignificant, MedianConfLevel``
+(IsXSignificant: that protocol concluded "NEW faster" at its level), then steadybench's own.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..output.results_io import _finite
+
+REFERENCE_COLUMNS = ("Name", "SpeedupMin", "SpeedupMean", "IsMeanSignificant", "MeanConfLevel",
+                     "SpeedupMedian", "IsMedianSignificant", "MedianConfLevel")
+EXTRA_COLUMNS = ("Verdict", "Test", "TestUnit", "PValue", "PAdjusted", "Confidence",
+                 "SpeedupCILow", "SpeedupCIHigh", "NBase", "NNew", "Warnings")
+
+
+def _num(value: float | None, fmt: str = ".3f") -> str:
+    return "—" if value is None else format(value, fmt)
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}" if value * 100 == round(value * 100) \
+        else f"{value:.1%}"
+
+
+def _p(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2g}" if value >= 1e-4 else f"{value:.1e}"
+
+
+def speedup_text(row: dict[str, Any]) -> str:
+    text = _num(row.get("speedup")) + "×"
+    ci = row.get("speedup_ci")
+    if ci:
+        text += f" [{ci['low']:.3f}, {ci['high']:.3f}]"
+    return text
+
+
+def to_json(doc: dict[str, Any]) -> str:
+    return json.dumps(_finite(doc), indent=1, allow_nan=False, ensure_ascii=False) + "\n"
+
+
+def to_csv(doc: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(REFERENCE_COLUMNS + EXTRA_COLUMNS)
+    for r in doc["benchmarks"]:
+        ci = r.get("speedup_ci") or {}
+        pc = r["protocol_confidence"]
+        writer.writerow([
+            r["name"], r.get("speedup_min", ""), r["speedup_mean"], r["mean_significant"],
+            pc["mean"] if pc["mean"] is not None else "", r["speedup"], r["median_significant"],
+            pc["median"] if pc["median"] is not None else "",
+            r["verdict"], r["test"], r["test_unit"], r["p_value"] if r["p_value"] is not None
+            else "", r["p_adjusted"] if r["p_adjusted"] is not None else "",
+            r["confidence"] if r["confidence"] is not None else "", ci.get("low", ""),
+            ci.get("high", ""), r["base"]["n"], r["new"]["n"], " | ".join(r["warnings"]),
+        ])
+    return buf.getvalue()
+
+
+def _suite_lines(suite: dict[str, Any]) -> list[str]:
+    lines = []
+    conf = suite["confidence"]
+    for stat, entry in suite["gain"].items():
+        allg = entry.get("all")
+        if allg:
+            acc = entry.get("accelerated")
+            extra = (f"; accelerated benchmarks only ({acc['benchmarks']}): "
+                     f"G = {acc['gain']:.2%}") if acc else ""
+            sp = f", overall speedup {allg['speedup']:.3f}×" if allg["speedup"] else ""
+            lines.append(f"Overall gain on {stat}s ({suite['weights']} weights): "
+                         f"G = {allg['gain']:.2%}{sp}{extra}")
+    prop = suite.get("proportion")
+    if prop:
+        lines.append(
+            f"Accelerated: {prop['x']} of {prop['n']} ({prop['estimate']:.1%}), "
+            f"{_pct(conf)} CI [{prop['low']:.1%}, {prop['high']:.1%}] ({prop['method']}"
+            + (f"; {prop['reason']}" if prop["reason"] else "") + ")")
+        lines.append(f"Benchmarks needed to know that proportion within ±{suite['precision']:.0%}"
+                     f" at {_pct(conf)}: {suite['benchmarks_needed']} "
+                     f"({suite['benchmarks_needed_note']})")
+    if conf is not None:
+        lines.append(f"Suite confidence: {_pct(conf)} ({suite['confidence_note']})")
+    return lines
+
+
+def to_markdown(doc: dict[str, Any]) -> str:
+    out = ["| Benchmark | Speedup (median, CI) | Verdict | Test | p | Confidence | Notes |",
+           "|---|---|---|---|---|---|---|"]
+    for r in doc["benchmarks"]:
+        notes = "; ".join(r["warnings"]).replace("|", "\\|")
+        out.append(f"| {r['name']} | {speedup_text(r)} | **{r['verdict']}** | {r['test']} "
+                   f"({r['test_unit']}) | {_p(r['p_adjusted'])} | {_pct(r['confidence'])} | "
+                   f"{notes} |")
+    out.append("")
+    out.append(_legend(doc))
+    if doc.get("suite"):
+        out.append("")
+        out.extend(f"- {line}" for line in _suite_lines(doc["suite"]))
+    if doc["warnings"]:
+        out.append("")
+        out.extend(f"- ⚠ {w}" for w in doc["warnings"])
+    return "\n".join(out) + "\n"
+
+
+def _legend(doc: dict[str, Any]) -> str:
+    o = doc["options"]
+    conf = "auto (highest level in 50%..99% that finds a difference)" \
+        if o["confidence"] == "auto" else _pct(o["confidence"])
+    text = (f"Speedup = median(BASE)/median(NEW), > 1 means NEW is faster. Verdicts from the "
+            f"{o['verdict_by']} protocol, both directions, confidence {conf}, "
+            f"correction {o['correction']}.")
+    if o["show_min"]:
+        text += " The minimum-based speedup is not statistically meaningful."
+    return text
+
+
+def print_table(doc: dict[str, Any], console: Console | None = None) -> None:
+    console = console or Console()
+    table = Table(title="steadybench compare: BASE → NEW")
+    for col in ("Benchmark", "Speedup [CI]", "Verdict", "Test (unit)", "p", "Conf."):
+        table.add_column(col)
+    show_min = doc["options"]["show_min"]
+    if show_min:
+        table.add_column("Min speedup*")
+    table.add_column("Warnings", overflow="fold")
+    styles = {"faster": "green", "slower": "red"}
+    for r in doc["benchmarks"]:
+        style = styles.get(r["verdict"], "")
+        cells = [r["name"], speedup_text(r), f"[{style}]{r['verdict']}[/]" if style
+                 else r["verdict"], f"{r['test']} ({r['test_unit']})", _p(r["p_adjusted"]),
+                 _pct(r["confidence"])]
+        if show_min:
+            cells.append(_num(r.get("speedup_min")) + "×")
+        cells.append("; ".join(r["warnings"]))
+        table.add_row(*cells)
+    console.print(table)
+    console.print(_legend(doc), highlight=False)
+    if show_min:
+        console.print("* min(BASE)/min(NEW): not statistically meaningful (003 §1.3).",
+                      highlight=False)
+    for r in doc["benchmarks"]:
+        if r.get("confidence_note"):
+            console.print(f"{r['name']}: {r['confidence_note']}", highlight=False)
+    if doc.get("suite"):
+        for line in _suite_lines(doc["suite"]):
+            console.print(line, highlight=False)
+    for w in doc["warnings"]:
+        console.print(f"[yellow]warning:[/] {w}", highlight=False)

@@ -1,0 +1,261 @@
+"""Reading the samples to compare: plain files, CSV columns, steadybench results, hyperfine and
+pyperf JSON exports.
+
+Every reader returns a :class:`SampleSet`: one :class:`Sample` per benchmark, keyed like
+:attr:`steadybench.model.results.CaseResult.key` (name, implementation, parameters), so two sets
+are matched benchmark by benchmark. Bad input raises :class:`SampleFormatError` naming the file
+and, for text files, the line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ResultsFormatError
+from ..model.results import Results
+
+
+class SampleFormatError(ResultsFormatError):
+    """A sample file cannot be read, or holds a value that is not a valid time."""
+
+
+@dataclass
+class Sample:
+    """The measurements of one benchmark on one side of a comparison."""
+
+    name: str
+    values: np.ndarray
+    implementation: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    unit: str = "s"
+    #: per-process estimates (independent processes); the test unit when ≥ 2 on both sides
+    processes: list[float] = field(default_factory=list)
+    source: str = ""
+
+    @property
+    def param_name(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in self.params.items())
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.name, self.implementation or self.name, self.param_name)
+
+    @property
+    def label(self) -> str:
+        parts = [self.name]
+        if self.implementation and self.implementation != self.name:
+            parts.append(self.implementation)
+        if self.params:
+            parts.append(f"[{self.param_name}]")
+        return " ".join(parts)
+
+
+@dataclass
+class SampleSet:
+    """All samples read from one input, with what kind of input it was."""
+
+    path: str
+    kind: str  # plain, csv, steadybench, hyperfine, pyperf
+    samples: list[Sample]
+    environment: dict[str, Any] | None = None
+    results: Results | None = None
+    skipped: list[str] = field(default_factory=list)
+
+
+def _check_value(value: float, where: str) -> float:
+    if math.isnan(value):
+        raise SampleFormatError(f"{where}: NaN is not a valid time")
+    if math.isinf(value):
+        raise SampleFormatError(f"{where}: infinity is not a valid time")
+    if value < 0:
+        raise SampleFormatError(f"{where}: negative time {value:g}")
+    return value
+
+
+def _parse_number(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise SampleFormatError(f"{where}: not a number: {text!r}") from None
+    return _check_value(value, where)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _content_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, stripped text) of lines that are neither blank nor ``#`` comments."""
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            out.append((number, stripped))
+    return out
+
+
+def _read_csv(path: Path, lines: list[tuple[int, str]], column: str | None) -> np.ndarray:
+    body = "\n".join(line for _, line in lines)
+    try:
+        dialect = csv.Sniffer().sniff(body.splitlines()[0], delimiters=",;\t")
+    except csv.Error:
+        dialect = csv.excel
+    rows = list(csv.reader(io.StringIO(body), dialect))
+    header: list[str] | None = None
+    if rows and not all(_is_number(cell.strip()) for cell in rows[0] if cell.strip()):
+        header = [cell.strip() for cell in rows[0]]
+    width = len(rows[0])
+    if column is None:
+        if width != 1:
+            names = ", ".join(header) if header else f"{width} unnamed columns"
+            raise SampleFormatError(f"{path}: CSV file has {width} columns ({names}): choose one "
+                                    "with --column NAME or --column NUMBER (1-based)")
+        index = 0
+    elif header is not None and column in header:
+        index = header.index(column)
+    elif column.isdigit() and 1 <= int(column) <= width:
+        index = int(column) - 1
+    else:
+        have = ", ".join(header) if header else f"{width} unnamed columns"
+        raise SampleFormatError(f"{path}: no column {column!r} (has {have})")
+    values = []
+    start = 1 if header is not None else 0
+    for (number, _), row in zip(lines[start:], rows[start:]):
+        where = f"{path}:{number}"
+        if index >= len(row) or not row[index].strip():
+            raise SampleFormatError(f"{where}: no value in column {index + 1}")
+        values.append(_parse_number(row[index].strip(), where))
+    return np.asarray(values, dtype=float)
+
+
+def read_sample_text(path: Path, text: str, column: str | None = None) -> SampleSet:
+    """A plain sample file (one time per line) or one column of a CSV file."""
+    lines = _content_lines(text)
+    if not lines:
+        raise SampleFormatError(f"{path}: no samples (the file is empty or only comments)")
+    is_csv = column is not None or path.suffix.lower() in (".csv", ".tsv") or any(
+        sep in lines[0][1] for sep in (",", ";", "\t"))
+    if is_csv:
+        values = _read_csv(path, lines, column)
+        kind = "csv"
+    else:
+        values = np.asarray([_parse_number(line, f"{path}:{number}") for number, line in lines])
+        kind = "plain"
+    if values.size == 0:
+        raise SampleFormatError(f"{path}: no samples")
+    return SampleSet(str(path), kind, [Sample(path.stem, values, source=str(path))])
+
+
+def _from_results(path: Path, results: Results) -> SampleSet:
+    samples, skipped = [], []
+    for case in results.cases:
+        processes = [float(p["value"]) for p in case.processes
+                     if isinstance(p, dict) and p.get("value") is not None]
+        values = case.samples
+        if not values and len(processes) < 2:
+            why = "no successful runs" if case.keep_samples else "raw samples were not kept"
+            skipped.append(f"{path}: {case.label}: skipped ({why})")
+            continue
+        samples.append(Sample(case.benchmark, np.asarray(values or [], dtype=float),
+                              case.implementation, dict(case.params), case.unit, processes,
+                              str(path)))
+    return SampleSet(str(path), "steadybench", samples, environment=results.environment,
+                     results=results, skipped=skipped)
+
+
+def _checked_list(values: Any, where: str) -> np.ndarray:
+    if not isinstance(values, list):
+        raise SampleFormatError(f"{where}: expected a list of times")
+    out = []
+    for i, v in enumerate(values):
+        if not isinstance(v, int | float) or isinstance(v, bool):
+            raise SampleFormatError(f"{where}[{i}]: not a number: {v!r}")
+        out.append(_check_value(float(v), f"{where}[{i}]"))
+    return np.asarray(out, dtype=float)
+
+
+def _from_hyperfine(path: Path, data: dict[str, Any]) -> SampleSet:
+    """hyperfine ``--export-json``: ``results[i].command`` and ``results[i].times`` (seconds)."""
+    samples = []
+    for i, entry in enumerate(data["results"]):
+        if not isinstance(entry, dict) or "times" not in entry:
+            raise SampleFormatError(f"{path}: results[{i}] has no 'times' (export with a "
+                                    "hyperfine version that writes them)")
+        name = str(entry.get("command", f"command {i + 1}"))
+        params = entry.get("parameters") or {}
+        samples.append(Sample(name, _checked_list(entry["times"], f"{path}: results[{i}].times"),
+                              params=dict(params) if isinstance(params, dict) else {},
+                              source=str(path)))
+    if not samples:
+        raise SampleFormatError(f"{path}: hyperfine export with no results")
+    return SampleSet(str(path), "hyperfine", samples)
+
+
+def _from_pyperf(path: Path, data: dict[str, Any]) -> SampleSet:
+    """pyperf JSON: each run (a worker process) holds ``values``; calibration runs have none.
+
+    Each worker process is an independent unit: its mean is a per-process estimate.
+    """
+    top_meta = data.get("metadata") or {}
+    samples = []
+    for i, bench in enumerate(data.get("benchmarks") or []):
+        meta = {**top_meta, **(bench.get("metadata") or {})}
+        name = str(meta.get("name", f"benchmark {i + 1}"))
+        values: list[float] = []
+        processes: list[float] = []
+        for j, run in enumerate(bench.get("runs") or []):
+            run_values = run.get("values")
+            if not run_values:
+                continue  # calibration run
+            arr = _checked_list(run_values, f"{path}: benchmarks[{i}].runs[{j}].values")
+            values.extend(arr.tolist())
+            processes.append(float(arr.mean()))
+        unit = meta.get("unit", "second")
+        samples.append(Sample(name, np.asarray(values, dtype=float),
+                              unit="s" if unit == "second" else str(unit),
+                              processes=processes, source=str(path)))
+    if not samples:
+        raise SampleFormatError(f"{path}: pyperf file with no benchmarks")
+    return SampleSet(str(path), "pyperf", samples)
+
+
+def read_samples(path: str | os.PathLike[str], column: str | None = None) -> SampleSet:
+    """Read any supported input; the format is recognised from the content."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SampleFormatError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise SampleFormatError(f"{p}: is a directory, not a sample file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SampleFormatError(f"{p}: cannot read ({exc})") from None
+    if text.lstrip().startswith(("{", "[")):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SampleFormatError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        if isinstance(data, dict) and "schema_version" in data and "benchmarks" in data:
+            from ..output.results_io import results_from_data
+
+            return _from_results(p, results_from_data(data, str(p)))
+        if isinstance(data, dict) and isinstance(data.get("results"), list):
+            return _from_hyperfine(p, data)
+        if isinstance(data, dict) and isinstance(data.get("benchmarks"), list):
+            return _from_pyperf(p, data)
+        raise SampleFormatError(f"{p}: JSON file is neither steadybench results nor a hyperfine "
+                                "or pyperf export")
+    return read_sample_text(p, text, column)
