@@ -1,0 +1,422 @@
+"""``steadybench exec``, ``steadybench iters`` and ``steadybench sweep``: external programs.
+
+See ``docs/programs.md``. The measuring code lives in :mod:`steadybench.programs`; this module
+only turns options into settings, prints the summary and writes the files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..environment import capture_environment
+from ..errors import BenchmarkFailed, ConfigurationError
+from ..model.results import CaseResult, Results
+from ..output.format import ci_text, format_seconds
+from ..programs.commands import (
+    Command,
+    check_placeholders,
+    parameter_sets,
+    parse_param,
+    parse_param_range,
+)
+from ..programs.exec import ORDERS, ExecOptions, ExecSession
+from ..programs.iters import ItersOptions, finish_iters_case, sweep_iters
+from ..programs.process import CommandRunner
+from ..programs.sweep import parse_sizes, run_size_sweep, sweep_table, write_table
+from . import Interrupted
+from .common import output_options, pass_root, stop_condition_from, stop_options, write_outputs
+
+
+def _console() -> Console:
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        console.width = max(console.width, 120)
+    return console
+
+
+@contextlib.contextmanager
+def machine_control(opts: dict[str, Any], root: str, results_context: dict[str, Any]
+                    ) -> Iterator[None]:
+    """Where machine control (``--preset``, issue 5) wraps the measurement of all three
+    commands: set the machine up before, restore it after, record what was done in
+    ``results_context``. Nothing is changed yet."""
+    yield
+
+
+def _command_line() -> str:
+    return shlex.join(["steadybench", *sys.argv[1:]]) if sys.argv else "steadybench"
+
+
+def _commands(args: Sequence[str], cmds: Sequence[str], names: Sequence[str],
+              shell: bool) -> list[Command]:
+    commands: list[Command] = []
+    if args:
+        commands.append(Command.from_line(shlex.join(args), shell=True) if shell
+                        else Command.from_args(list(args)))
+    commands += [Command.from_line(c, shell=shell) for c in cmds]
+    if not commands:
+        raise ConfigurationError("no command given (write it after --, or use --cmd)")
+    if names:
+        if len(names) > len(commands):
+            raise ConfigurationError(f"{len(names)} --name options for {len(commands)} commands")
+        commands = [Command(n, c.template) for n, c in zip(names, commands)] + \
+            commands[len(names):]
+    seen: set[str] = set()
+    for c in commands:
+        if c.name in seen:
+            raise ConfigurationError(f"command {c.name!r} is given twice (use --name)")
+        seen.add(c.name)
+    return commands
+
+
+def _param_sets(opts: dict[str, Any], commands: Sequence[Command],
+                reserved: Sequence[str] = ()) -> list[dict[str, Any]]:
+    params = [parse_param(p) for p in opts.get("param") or ()]
+    params += [parse_param_range(p) for p in opts.get("param_range") or ()]
+    for name, _ in params:
+        if name in reserved:
+            raise ConfigurationError(f"parameter {name!r} is set by the command itself")
+    check_placeholders(commands, [n for n, _ in params], reserved)
+    return parameter_sets(params)
+
+
+def _finish(results: Results, opts: dict[str, Any], console: Console | None,
+            interrupted: bool) -> None:
+    """Write the files, print the summary, and end the way the outcome asks."""
+    results.interrupted = results.interrupted or interrupted
+    write_outputs(results, opts)
+    if console is not None:
+        _print_summary(results, console)
+    if interrupted:
+        raise Interrupted()
+    failed = results.failed
+    if failed:
+        raise BenchmarkFailed(failed[0].errors[0] if len(failed) == 1 else
+                              f"{len(failed)} benchmarks failed; first: {failed[0].errors[0]}")
+
+
+def _print_summary(results: Results, console: Console) -> None:
+    table = Table(header_style="bold", title_justify="left")
+    iters_mode = any(c.method.startswith("iters") for c in results.cases)
+    table.add_column("command", overflow="fold", ratio=1)
+    if iters_mode:
+        for name in ("points", "slope (per iter)", "CI", "intercept", "R²", "power"):
+            table.add_column(name, justify="right", no_wrap=True)
+    else:
+        for name in ("n", "mean", "CI", "stdev", "raw mean", "user", "sys", "max RSS"):
+            table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("status", overflow="fold")
+    for case in results.cases:
+        status = "ok"
+        if case.errors:
+            status = f"[red]FAILED[/red] {escape(case.errors[0])}"
+        elif case.interrupted:
+            status = "[yellow]interrupted[/yellow]"
+        elif case.stop_reason.startswith("hard limit"):
+            status = f"[yellow]{escape(case.stop_reason)}[/yellow]"
+        est = case.estimate or {}
+        if iters_mode:
+            fit = case.extra.get("fit") or {}
+            loglog = fit.get("loglog") or {}
+            ci = {"low": est.get("ci_low"), "high": est.get("ci_high")}
+            r2 = fit.get("r2")
+            power = loglog.get("power")
+            table.add_row(escape(case.label), str(case.runs_recorded),
+                          format_seconds(est.get("slope")), ci_text(ci),
+                          format_seconds(est.get("intercept")),
+                          "—" if r2 is None else f"{r2:.4f}",
+                          "—" if power is None else f"{power:.3f}", status)
+        else:
+            rss = case.stream.get("max_rss")
+            table.add_row(
+                escape(case.label), str(case.n), format_seconds(case.stats.get("mean")),
+                ci_text(case.ci), format_seconds(case.stats.get("stdev")),
+                format_seconds(est.get("raw_mean")),
+                format_seconds(case.stream["user_time"].mean if "user_time" in case.stream
+                               else None),
+                format_seconds(case.stream["sys_time"].mean if "sys_time" in case.stream
+                               else None),
+                f"{rss.max / 2**20:.1f} MiB" if rss and rss.n else "—", status)
+    console.print(table)
+    cal = (results.context.get("programs") or {}).get("calibration") or []
+    if cal and cal[0]:
+        console.print(f"start-up cost subtracted: {format_seconds(cal[0]['mean'])} "
+                      f"(mean of {cal[0]['runs']} runs of {' '.join(cal[0]['command'])}); "
+                      "'mean' is corrected, 'raw mean' is not")
+    sweep = results.context.get("sweep")
+    if sweep and sweep.get("complexity"):
+        cx = sweep["complexity"]
+        console.print(f"growth: best fit {cx['best']}, coefficient {cx['coefficient']:.4g} s")
+    for case in results.cases:
+        for warning in case.warnings:
+            console.print(f"[yellow]warning[/yellow] {escape(case.label)}: {escape(warning)}")
+    if results.interrupted:
+        console.print("[yellow]interrupted: partial results[/yellow]")
+
+
+def _runner(opts: dict[str, Any], capture: bool) -> CommandRunner:
+    return CommandRunner(shell=opts["shell"], timeout=opts.get("timeout"),
+                         input_path=opts.get("input_path"),
+                         output_path=None if capture else opts.get("output_path"),
+                         capture_stdout=capture)
+
+
+# ---------------------------------------------------------------------------- shared options
+def command_options(fn):
+    """--cmd, --name, --shell, --input, --param, --param-range."""
+    options = [
+        click.option("--cmd", "cmds", multiple=True, metavar="COMMAND",
+                     help="A command line to benchmark (repeatable); split like a shell would, "
+                          "run without one unless --shell."),
+        click.option("--name", "names", multiple=True,
+                     help="Display name of each command, in order (repeatable)."),
+        click.option("--shell", is_flag=True,
+                     help="Run commands through /bin/sh -c (its start-up is then calibrated "
+                          "and subtracted too)."),
+        click.option("--input", "input_path", type=click.Path(dir_okay=False),
+                     help="File given as standard input (default: none, /dev/null)."),
+        click.option("--param", multiple=True, metavar="NAME=V1,V2,...",
+                     help="Values of the {NAME} placeholder (repeatable; every combination "
+                          "is measured)."),
+        click.option("--param-range", multiple=True, metavar="NAME=START:STOP[:STEP]",
+                     help="A range of values of {NAME}, STOP included."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def iters_options(default_time: float):
+    def decorate(fn):
+        options = [
+            click.option("--max-time", type=float, default=default_time, show_default=True,
+                         help="Time budget of one ITERS sweep in seconds."),
+            click.option("--threshold", type=float, default=1e-3, show_default=True,
+                         help="BATCHTIME (s) up to which the count doubles; then it grows "
+                              "×1.2+1."),
+            click.option("--min-points", type=int, default=8, show_default=True,
+                         help="Points measured at least, whatever the budget."),
+            click.option("--max-points", type=int, default=500, show_default=True,
+                         help="Points measured at most."),
+            click.option("--timeout", type=float, default=60.0, show_default=True,
+                         help="Seconds before one run is killed (with its process group)."),
+            click.option("--confidence", type=float, default=0.95, show_default=True,
+                         help="Confidence level of the slope's interval."),
+            click.option("--bootstrap", type=int, default=2000, show_default=True,
+                         help="Bootstrap resamples for the slope's CI (0: Student-t CI)."),
+            click.option("--seed", type=int, default=0, show_default=True,
+                         help="Seed of the bootstrap."),
+            click.option("--outlier-threshold", type=float, default=8.0, show_default=True,
+                         help="Robust refit: drop points farther from the line than this many "
+                              "median absolute deviations ('inf': keep all)."),
+            click.option("-q", "--quiet", is_flag=True, help="No console output but errors."),
+        ]
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
+def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
+    return ItersOptions(max_time=opts["max_time"], threshold=opts["threshold"],
+                        min_points=opts["min_points"], max_points=opts["max_points"],
+                        confidence=opts["confidence"], bootstrap=opts["bootstrap"],
+                        seed=opts["seed"], outlier_threshold=opts["outlier_threshold"])
+
+
+def _check_timeout(opts: dict[str, Any]) -> None:
+    timeout = opts.get("timeout")
+    if timeout is not None and not timeout > 0:
+        raise ConfigurationError(f"--timeout must be positive, got {timeout}")
+
+
+# ---------------------------------------------------------------------------- exec
+@click.command("exec", context_settings={"ignore_unknown_options": False})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@command_options
+@click.option("--output", "output_path", type=click.Path(dir_okay=False),
+              help="Append the commands' standard output to this file (default: discarded).")
+@click.option("--timeout", type=float,
+              help="Seconds before one run is killed, with its whole process group.")
+@click.option("--ignore-failure", "-i", is_flag=True,
+              help="Record runs with a non-zero exit status as failed and go on (left out of "
+                   "the statistics) instead of failing the benchmark.")
+@click.option("--no-correction", is_flag=True,
+              help="Do not subtract the calibrated start-up cost of a process.")
+@click.option("--order", type=click.Choice(ORDERS), default="round-robin", show_default=True,
+              help="Interleaving of the commands, run by run.")
+@click.option("--seed", type=int, help="Seed of --order random.")
+@click.option("--processes", type=click.IntRange(min=1), default=None,
+              help="Repeat the whole measurement K times (independent executions); runs are "
+                   "pooled.")
+@click.option("--best-of", type=click.IntRange(min=1), default=None,
+              help="Repeat the whole measurement K times and report the execution with the "
+                   "smallest mean (labelled as such; favours lucky runs).")
+@stop_options
+@click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@output_options
+@pass_root
+def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
+    """Benchmark external commands: steadybench exec [OPTIONS] -- CMD ARG...
+
+    Each run is a fresh process (no shell unless --shell); several commands (--cmd, repeated)
+    are interleaved run by run.
+    """
+    _check_timeout(opts)
+    commands = _commands(args, opts["cmds"], opts["names"], opts["shell"])
+    param_sets = _param_sets(opts, commands)
+    if opts["processes"] and opts["best_of"] and opts["processes"] != opts["best_of"]:
+        raise ConfigurationError("--processes and --best-of disagree; give one of them")
+    executions = opts["best_of"] or opts["processes"] or 1
+    settings = ExecOptions(
+        stop=stop_condition_from(opts), warmup=opts.get("warmup") or 0,
+        time_limit=opts["time_limit"], ignore_failure=opts["ignore_failure"],
+        correct=not opts["no_correction"], order=opts["order"], seed=opts["seed"],
+        processes=executions, best_of=bool(opts["best_of"]), confidence=opts["confidence"],
+    )
+    session = ExecSession(commands, param_sets, _runner(opts, capture=False), settings)
+    console = None if opts["quiet"] else _console()
+    context: dict[str, Any] = {}
+    if console is not None:
+        console.print(f"[bold]exec[/bold]: {len(commands) * len(param_sets)} case(s), "
+                      f"stop when {escape(settings.stop.describe())}")
+    interrupted = False
+    try:
+        with machine_control(opts, root, context):
+            session.run()
+    except KeyboardInterrupt:
+        interrupted = True
+    results = session.results(interrupted=interrupted)
+    results.context.update(context, command_line=_command_line())
+    _finish(results, opts, console, interrupted)
+
+
+# ---------------------------------------------------------------------------- iters
+@click.command("iters")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@command_options
+@iters_options(default_time=3.0)
+@output_options
+@pass_root
+def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
+    """The ITERS protocol: steadybench iters [OPTIONS] -- PROG ARG...
+
+    PROG takes an iteration count (at {iters}, or as its first argument), runs its workload
+    that many times and prints 'BATCHTIME: <seconds>'. The count is swept and BATCHTIME fitted
+    on it: slope = time per iteration, intercept = shared overhead.
+    """
+    _check_timeout(opts)
+    commands = _commands(args, opts["cmds"], opts["names"], opts["shell"])
+    param_sets = _param_sets(opts, commands, reserved=("iters",))
+    settings = _iters_settings(opts)
+    runner = _runner(opts, capture=True)
+    for c in commands:  # every command must be runnable before anything is measured
+        for ps in param_sets:
+            runner.resolve(c.render({**ps, "iters": 1}))
+    console = None if opts["quiet"] else _console()
+    cases: list[CaseResult] = []
+    context: dict[str, Any] = {}
+    interrupted = False
+    try:
+        with machine_control(opts, root, context):
+            for command in commands:
+                for ps in param_sets:
+                    case = CaseResult(benchmark=command.name, implementation=command.name,
+                                      params=dict(ps), method="iters")
+                    cases.append(case)
+                    if console is not None:
+                        console.print(f"  {escape(case.label)} ...")
+                    sweep_iters(command, runner, settings, ps, case)
+                    finish_iters_case(case, settings)
+                    if case.errors:
+                        break
+                else:
+                    continue
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+        for case in cases:
+            if case.interrupted:
+                finish_iters_case(case, settings)
+    results = Results(suite="iters", cases=cases, environment=capture_environment(),
+                      interrupted=interrupted)
+    results.context.update(context, command_line=_command_line(), programs={
+        "command": "iters", "commands": [c.text for c in commands], "shell": opts["shell"],
+        "timeout": opts["timeout"], "options": cases[0].extra.get("iters_options")
+        if cases else None})
+    _finish(results, opts, console, interrupted)
+
+
+# ---------------------------------------------------------------------------- sweep
+@click.command("sweep")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@command_options
+@click.option("--sizes", required=True, metavar="LO..HI | N1,N2,...",
+              help="Sizes for {size}: a logarithmic grid like 2^3..2^20, or a list.")
+@click.option("--per-octave", type=int, default=1, show_default=True,
+              help="Sizes per doubling in a LO..HI grid.")
+@click.option("--table", "table_path", type=click.Path(dir_okay=False),
+              help="Write the size table here (.tsv, .csv or .json by extension).")
+@iters_options(default_time=1.0)
+@output_options
+@pass_root
+def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
+    """Size sweep: steadybench sweep --sizes 2^3..2^16 [OPTIONS] -- PROG ... {size} ...
+
+    Runs the ITERS protocol at every size, tabulates mean, stddev, geomean, geostdev and R²,
+    and names the growth class (O(1) ... O(n^3)) that fits the means best.
+    """
+    _check_timeout(opts)
+    sizes = parse_sizes(opts["sizes"], opts["per_octave"])
+    commands = _commands(args, opts["cmds"], opts["names"], opts["shell"])
+    if len(commands) != 1:
+        raise ConfigurationError("sweep measures one command at a time")
+    command = commands[0]
+    param_sets = _param_sets(opts, commands, reserved=("iters", "size"))
+    if len(param_sets) != 1:
+        raise ConfigurationError("sweep takes single --param values (one value per name)")
+    settings = _iters_settings(opts)
+    runner = _runner(opts, capture=True)
+    if "size" not in command.placeholders():
+        raise ConfigurationError(f"command {command.text!r} has no {{size}} placeholder "
+                                 "(write {size} where the size goes)")
+    runner.resolve(command.render({**param_sets[0], "iters": 1, "size": sizes[0]}))
+    console = None if opts["quiet"] else _console()
+
+    def show(case: CaseResult) -> None:
+        if console is not None:
+            est = case.estimate or {}
+            console.print(f"  size {case.params.get('size')}: "
+                          f"{format_seconds(est.get('slope'))} per iteration "
+                          f"({case.runs_recorded} points)")
+
+    cases: list[CaseResult] = []
+    context: dict[str, Any] = {}
+    interrupted = False
+    try:
+        with machine_control(opts, root, context):
+            run_size_sweep(command, sizes, runner, settings, param_sets[0], show, cases)
+    except KeyboardInterrupt:
+        interrupted = True
+    results = Results(suite="sweep", cases=cases, environment=capture_environment(),
+                      interrupted=interrupted)
+    table = sweep_table(cases)
+    results.context.update(context, command_line=_command_line(), sweep=table, programs={
+        "command": "sweep", "commands": [command.text], "sizes": sizes,
+        "shell": opts["shell"], "timeout": opts["timeout"]})
+    if opts.get("table_path"):
+        write_table(table, opts["table_path"])
+    _finish(results, opts, console, interrupted)
+
+
+commands = [exec_cmd, iters_cmd, sweep_cmd]

@@ -1,0 +1,163 @@
+"""Command templates, ``{name}`` placeholders and parameter scans.
+
+A command is a template: a list of arguments (or, with ``--shell``, one command line) in which
+``{name}`` stands for the value of a parameter. ``--param name=1,2,4`` lists the values of a
+parameter, ``--param-range name=START:STOP:STEP`` spans them (STOP included when the steps land
+on it, as in hyperfine's ``--parameter-scan``), and every combination of the values of all
+parameters is one parameter set. ``{{`` and ``}}`` stand for literal braces.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigurationError
+
+PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def placeholders(text: str) -> list[str]:
+    """Names of the ``{name}`` placeholders in ``text``, in order, without repeats."""
+    names = [m.group(1) for m in PLACEHOLDER.finditer(text) if m.group(1)]
+    return list(dict.fromkeys(names))
+
+
+def substitute(text: str, values: dict[str, Any], command: str = "") -> str:
+    """Replace every ``{name}`` in ``text``; a placeholder without a value is an error."""
+
+    def repl(m: re.Match[str]) -> str:
+        token = m.group(0)
+        if token == "{{":
+            return "{"
+        if token == "}}":
+            return "}"
+        name = m.group(1)
+        if name not in values:
+            where = f" in command {command!r}" if command else ""
+            raise ConfigurationError(f"placeholder {{{name}}}{where} has no value "
+                                     f"(give it with --param {name}=...)")
+        return str(values[name])
+
+    return PLACEHOLDER.sub(repl, text)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command to benchmark: a display name and an argument template."""
+
+    name: str
+    template: tuple[str, ...]
+
+    @classmethod
+    def from_args(cls, args: Sequence[str], name: str | None = None) -> Command:
+        if not args or not str(args[0]).strip():
+            raise ConfigurationError("empty command")
+        return cls(name or shlex.join(args), tuple(args))
+
+    @classmethod
+    def from_line(cls, line: str, name: str | None = None, shell: bool = False) -> Command:
+        """A ``--cmd "..."`` string: split like a POSIX shell, or kept whole with ``--shell``."""
+        if not line.strip():
+            raise ConfigurationError("empty command")
+        if shell:
+            return cls(name or line, (line,))
+        try:
+            args = shlex.split(line)
+        except ValueError as exc:
+            raise ConfigurationError(f"cannot parse command {line!r}: {exc}") from None
+        return cls(name or line, tuple(args))
+
+    @property
+    def text(self) -> str:
+        return shlex.join(self.template) if len(self.template) > 1 else self.template[0]
+
+    def placeholders(self) -> list[str]:
+        names: list[str] = []
+        for arg in self.template:
+            names += [n for n in placeholders(arg) if n not in names]
+        return names
+
+    def render(self, values: dict[str, Any]) -> list[str]:
+        return [substitute(arg, values, self.text) for arg in self.template]
+
+
+def _number(text: str, what: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            raise ConfigurationError(f"{what}: {text!r} is not a number") from None
+
+
+def parse_param(spec: str) -> tuple[str, list[Any]]:
+    """``name=v1,v2,...`` → (name, values). Numeric values become numbers."""
+    name, sep, rest = spec.partition("=")
+    name = name.strip()
+    if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ConfigurationError(f"--param {spec!r}: expected NAME=V1,V2,...")
+    items = [v.strip() for v in rest.split(",")]
+    if not rest.strip() or any(not v for v in items):
+        raise ConfigurationError(f"--param {spec!r}: empty value")
+    values: list[Any] = []
+    for v in items:
+        try:
+            values.append(_number(v, "--param"))
+        except ConfigurationError:
+            values.append(v)
+    return name, values
+
+
+def parse_param_range(spec: str) -> tuple[str, list[Any]]:
+    """``name=START:STOP[:STEP]`` → (name, [START, START+STEP, ..., ≤ STOP])."""
+    name, sep, rest = spec.partition("=")
+    name = name.strip()
+    parts = rest.split(":")
+    if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or len(parts) not in (2, 3):
+        raise ConfigurationError(f"--param-range {spec!r}: expected NAME=START:STOP[:STEP]")
+    start, stop = (_number(p.strip(), f"--param-range {spec!r}") for p in parts[:2])
+    step = _number(parts[2].strip(), f"--param-range {spec!r}") if len(parts) == 3 else 1
+    if step <= 0:
+        raise ConfigurationError(f"--param-range {spec!r}: STEP must be positive")
+    if stop < start:
+        raise ConfigurationError(f"--param-range {spec!r}: STOP is smaller than START")
+    count = int((stop - start) / step + 1e-9) + 1
+    if count > 100_000:
+        raise ConfigurationError(f"--param-range {spec!r}: {count} values is too many")
+    if all(isinstance(v, int) for v in (start, stop, step)):
+        return name, [start + i * step for i in range(count)]
+    return name, [round(start + i * step, 12) for i in range(count)]
+
+
+def parameter_sets(params: Iterable[tuple[str, list[Any]]]) -> list[dict[str, Any]]:
+    """Every combination of the parameter values (the first parameter varies slowest)."""
+    params = list(params)
+    names = [n for n, _ in params]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise ConfigurationError(f"parameter {dup!r} is given more than once")
+    if not params:
+        return [{}]
+    return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in params))]
+
+
+def check_placeholders(commands: Sequence[Command], param_names: Sequence[str],
+                       reserved: Sequence[str] = ()) -> None:
+    """Every placeholder needs a value; every parameter should be used by some command."""
+    known = set(param_names) | set(reserved)
+    for command in commands:
+        for name in command.placeholders():
+            if name not in known:
+                raise ConfigurationError(f"placeholder {{{name}}} in command {command.text!r} "
+                                         f"has no value (give it with --param {name}=...)")
+    used = {n for c in commands for n in c.placeholders()}
+    for name in param_names:
+        if name not in used:
+            raise ConfigurationError(f"parameter {name!r} appears in no command "
+                                     f"(write {{{name}}} where its value goes)")

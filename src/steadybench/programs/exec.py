@@ -1,0 +1,409 @@
+"""``steadybench exec``: benchmark external commands, interleaved run by run.
+
+Every command × parameter set is one *job* with its own :class:`~steadybench.runner.stop.RunState`
+and stop condition. The scheduler gives each unfinished job one run per round — in a fixed
+round-robin order, or in an order shuffled every round with a seeded generator — so slow drift
+of the machine (heat, background load, frequency) reaches every command alike instead of
+biasing whichever happened to be measured last; a job leaves the rotation when its stop
+condition holds. Warm-up runs are interleaved the same way.
+
+A job's elapsed time (what ``--max-time`` and the hard ``--time-limit`` look at) is the time
+spent in its own runs, so interleaving does not cut a command's budget. Precision targets
+(``--target-cov``, ``--target-ci``) are judged on the raw run times: the corrected mean of a
+command that does little more than start can be near zero, and no relative precision of a
+near-zero mean is ever reached.
+
+``processes`` repeats the whole measurement K times (source ``000``: "we run each experiment
+program several times"); with ``best_of`` the execution with the smallest mean is reported, as
+that harness did, and labelled so: minimum-based figures favour rare lucky runs (Touati et al.,
+source ``003`` §1.3), so every output carries a warning.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from array import array
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..environment import capture_environment
+from ..errors import ConfigurationError
+from ..model.results import (
+    PRIMARY_METRIC,
+    RUN_FAILED,
+    RUN_OK,
+    RUN_WARMUP,
+    CaseResult,
+    Results,
+)
+from ..processors import finalize_case
+from ..runner.stop import RunState, StopCondition, build_stop_condition
+from ..stats.streaming import StreamingStats
+from .calibration import Calibration, calibrate
+from .commands import Command
+from .process import CommandRunner, ProcessRun
+
+ORDERS = ("round-robin", "random")
+
+#: metric name → unit, recorded for every run
+EXEC_UNITS = {
+    PRIMARY_METRIC: "s", "wall_time_raw": "s", "user_time": "s", "sys_time": "s",
+    "max_rss": "B", "exit_code": "",
+}
+
+BEST_OF_WARNING = ("best of {k} executions: the figures are those of the execution with the "
+                   "smallest mean, which favours rare lucky runs (Touati et al. §1.3); "
+                   "prefer the pooled figures of --processes for comparisons")
+
+
+@dataclass
+class ExecOptions:
+    """Settings of one ``exec`` session (see ``docs/programs.md``)."""
+
+    stop: StopCondition = field(default_factory=build_stop_condition)
+    warmup: int = 0
+    time_limit: float = 600.0
+    ignore_failure: bool = False
+    correct: bool = True
+    order: str = "round-robin"
+    seed: int | None = None
+    processes: int = 1
+    best_of: bool = False
+    confidence: float = 0.95
+    max_failures: int = 100
+
+    def __post_init__(self) -> None:
+        if self.order not in ORDERS:
+            raise ConfigurationError(
+                f"order must be one of {', '.join(ORDERS)}, not {self.order!r}")
+        if self.warmup < 0:
+            raise ConfigurationError(f"--warmup must not be negative, got {self.warmup}")
+        if self.processes < 1:
+            raise ConfigurationError(f"--processes must be at least 1, got {self.processes}")
+        if not self.time_limit > 0:
+            raise ConfigurationError(f"--time-limit must be positive, got {self.time_limit}")
+
+
+@dataclass
+class Job:
+    """One command at one parameter set, during one execution."""
+
+    command: Command
+    params: dict[str, Any]
+    argv: list[str]
+    case: CaseResult
+    state: RunState
+    warmups_left: int
+    done: bool = False
+    own_ns: int = 0
+
+
+class CommandFailed(Exception):
+    """A run of a command failed and failures are not ignored (message is user-facing)."""
+
+
+def _failure_message(job: Job, run: ProcessRun, timeout: float | None) -> str:
+    why = run.describe_failure()
+    if run.timed_out and timeout is not None:
+        why = f"timed out after {timeout:g} s (process group killed)"
+    msg = f"command {job.command.text!r}"
+    if job.params:
+        msg += f" [{job.case.param_name}]"
+    msg += f" failed: {why}"
+    tail = run.stderr_tail.strip().splitlines()[-5:]
+    if tail:
+        msg += "; stderr: " + " | ".join(tail)
+    return msg
+
+
+class ExecSession:
+    """Measures commands; keeps every case measured so far in :attr:`executions`.
+
+    Args:
+        commands: the commands (templates).
+        param_sets: parameter sets (``[{}]`` when there are no parameters).
+        runner: the :class:`CommandRunner` (or a test double with ``resolve``/``run``/``clock``).
+        options: :class:`ExecOptions`.
+        calibrate_fn: measures the start-up cost (default :func:`calibrate`).
+        progress: called with (job, run) after every run.
+    """
+
+    def __init__(self, commands: Sequence[Command], param_sets: Sequence[dict[str, Any]],
+                 runner: CommandRunner, options: ExecOptions,
+                 calibrate_fn: Callable[[CommandRunner], Calibration] = calibrate,
+                 progress: Callable[[Job, ProcessRun], None] | None = None) -> None:
+        if not commands:
+            raise ConfigurationError("no command to benchmark")
+        self.commands = list(commands)
+        self.param_sets = list(param_sets) or [{}]
+        self.runner = runner
+        self.options = options
+        self.calibrate_fn = calibrate_fn
+        self.progress = progress
+        self.rng = random.Random(options.seed)
+        #: per execution: the jobs, in command × parameter order
+        self.executions: list[list[Job]] = []
+        self.calibrations: list[Calibration | None] = []
+        # Check every command before anything runs: a typo fails at once.
+        self._argvs = {
+            (ci, pi): runner.resolve(cmd.render(ps))
+            for ci, cmd in enumerate(self.commands) for pi, ps in enumerate(self.param_sets)
+        }
+
+    # ------------------------------------------------------------------ running
+    def run(self) -> Results:
+        """All executions, then the merged results (what :meth:`results` returns)."""
+        for _ in range(self.options.processes):
+            self._execute_once()
+        return self.results()
+
+    def _new_jobs(self) -> list[Job]:
+        jobs = []
+        window = max(1, self.options.stop.window_size())
+        for ci, cmd in enumerate(self.commands):
+            for pi, ps in enumerate(self.param_sets):
+                case = CaseResult(benchmark=cmd.name, implementation=cmd.name, params=dict(ps),
+                                  method="exec")
+                case.units.update(EXEC_UNITS)
+                argv = self._argvs[(ci, pi)]
+                case.extra["command"] = cmd.text
+                case.extra["argv"] = list(argv)
+                jobs.append(Job(cmd, dict(ps), argv, case, RunState(window=deque(maxlen=window)),
+                                self.options.warmup))
+        return jobs
+
+    def _execute_once(self) -> None:
+        opts = self.options
+        calibration = self.calibrate_fn(self.runner) if opts.correct else None
+        self.calibrations.append(calibration)
+        jobs = self._new_jobs()
+        self.executions.append(jobs)
+        limit_ns = int(opts.time_limit * 1e9)
+        try:
+            while True:
+                active = [j for j in jobs if not j.done]
+                if not active:
+                    break
+                if opts.order == "random":
+                    self.rng.shuffle(active)
+                for job in active:
+                    self._one_run(job, limit_ns)
+                if calibration is not None:
+                    # One trivial process per round, so the start-up cost is measured under
+                    # the same drift as the commands.
+                    self._calibration_run(calibration)
+        except KeyboardInterrupt:
+            for job in jobs:
+                if not job.done:
+                    job.case.interrupted = True
+                    job.case.stop_reason = "interrupted"
+            raise
+        finally:
+            _apply_correction(jobs, calibration)
+
+    def _calibration_run(self, calibration: Calibration) -> None:
+        run = self.runner.run(calibration.command)
+        if run.ok:
+            calibration.samples.append(run.wall_ns / 1e9)
+
+    def _one_run(self, job: Job, limit_ns: int) -> None:
+        opts = self.options
+        run = self.runner.run(job.argv)
+        job.own_ns += run.wall_ns
+        state, case = job.state, job.case
+        state.elapsed_ns = job.own_ns
+        raw = run.wall_ns / 1e9
+        values: dict[str, float | None] = {
+            PRIMARY_METRIC: raw, "wall_time_raw": raw,  # corrected at the end
+            "user_time": run.user_time, "sys_time": run.sys_time,
+            "max_rss": float(run.max_rss) if run.max_rss is not None else None,
+            "exit_code": float(run.exit_code) if run.exit_code is not None
+            else (-float(run.signal) if run.signal is not None else None),
+        }
+        if self.progress is not None:
+            self.progress(job, run)
+        if job.warmups_left > 0:
+            job.warmups_left -= 1
+            case.add_run(RUN_WARMUP, values)
+            if not run.ok and not opts.ignore_failure:
+                self._fail(job, run)
+            return
+        state.attempted += 1
+        if run.ok:
+            case.add_run(RUN_OK, values)
+            state.runs += 1
+            state.stream.push(values[PRIMARY_METRIC])  # type: ignore[arg-type]
+            state.window.append(values[PRIMARY_METRIC])  # type: ignore[arg-type]
+            case.accumulate(values)
+        else:
+            case.add_run(RUN_FAILED, values)
+            state.failed += 1
+            message = _failure_message(job, run, getattr(self.runner, "timeout", None))
+            state.last_error = message
+            if not opts.ignore_failure:
+                self._fail(job, run)
+                return
+            if state.failed >= opts.max_failures:
+                job.done = True
+                case.stop_reason = f"{state.failed} runs failed: {message}"
+                return
+        reason = opts.stop.check(state)
+        if reason:
+            job.done = True
+            case.stop_reason = reason
+        elif job.own_ns >= limit_ns:
+            job.done = True
+            case.stop_reason = f"hard limit: {opts.time_limit:g} s"
+            case.warnings.append(f"stopped by the hard time limit ({opts.time_limit:g} s) "
+                                 f"before the stop condition ({opts.stop.describe()}) held")
+
+    def _fail(self, job: Job, run: ProcessRun) -> None:
+        message = _failure_message(job, run, getattr(self.runner, "timeout", None))
+        job.case.errors.append(message)
+        job.case.stop_reason = "run failed"
+        job.done = True
+
+    # ------------------------------------------------------------------ results
+    def results(self, interrupted: bool = False) -> Results:
+        """Finished cases of everything measured so far (safe to call after Ctrl-C)."""
+        cases = []
+        for index in range(len(self.commands) * len(self.param_sets)):
+            per_exec = [jobs[index] for jobs in self.executions if index < len(jobs)]
+            if per_exec:
+                cases.append(self._merge(per_exec))
+        results = Results(suite="exec", cases=cases, environment=capture_environment(),
+                          interrupted=interrupted)
+        results.context["programs"] = {
+            "command": "exec",
+            "commands": [c.text for c in self.commands],
+            "shell": bool(getattr(self.runner, "shell", False)),
+            "timeout": getattr(self.runner, "timeout", None),
+            "order": self.options.order,
+            "seed": self.options.seed,
+            "warmup": self.options.warmup,
+            "stop": self.options.stop.describe(),
+            "processes": self.options.processes,
+            "best_of": self.options.best_of,
+            "startup_correction": self.options.correct,
+            "calibration": [c.to_dict() if c else None for c in self.calibrations],
+        }
+        return results
+
+    def _merge(self, per_exec: list[Job]) -> CaseResult:
+        opts = self.options
+        cases = [j.case for j in per_exec]
+        summaries = []
+        for i, (job, cal) in enumerate(zip(per_exec, self.calibrations)):
+            ok = job.case.values(PRIMARY_METRIC)
+            summaries.append({
+                "index": i,
+                "n": len(ok),
+                "mean": float(np.mean(ok)) if ok else None,
+                "stdev": float(np.std(ok, ddof=1)) if len(ok) > 1 else None,
+                "median": float(np.median(ok)) if ok else None,
+                "raw_mean": float(np.mean(job.case.values("wall_time_raw"))) if ok else None,
+                "startup": cal.mean if cal else 0.0,
+                "stop_reason": job.case.stop_reason,
+            })
+        if len(cases) == 1:
+            case, chosen = cases[0], 0
+        elif opts.best_of:
+            means = [s["mean"] if s["mean"] is not None else math.inf for s in summaries]
+            chosen = int(np.argmin(means))
+            case = cases[chosen]
+        else:
+            chosen = None
+            case = _pool(cases)
+        if len(cases) > 1:
+            case.processes = summaries
+        cal = self.calibrations[chosen if chosen is not None else 0]
+        case.extra["calibration"] = cal.to_dict() if cal else None
+        case.extra["shell"] = bool(getattr(self.runner, "shell", False))
+        codes: dict[str, int] = {}
+        for value, status in zip(case.metrics.get("exit_code", []), case.status):
+            if status != RUN_WARMUP:
+                key = "signal" if math.isnan(value) else str(int(value))
+                codes[key] = codes.get(key, 0) + 1
+        case.extra["exit_statuses"] = codes
+        if opts.best_of and len(cases) > 1:
+            case.method = f"exec (best of {len(cases)})"
+            case.extra["best_of"] = {"executions": len(cases), "chosen": chosen,
+                                     "label": f"best of {len(cases)} executions (smallest mean)"}
+            _warn(case, BEST_OF_WARNING.format(k=len(cases)))
+        finalize_case(case, (), None, opts.confidence)
+        estimate = case.estimate or {}
+        raw = case.values("wall_time_raw")
+        estimate["raw_mean"] = float(np.mean(raw)) if raw else None
+        estimate["startup"] = cal.mean if cal else 0.0
+        estimate["corrected"] = cal is not None
+        if opts.best_of and len(cases) > 1:
+            estimate["label"] = case.extra["best_of"]["label"]
+        case.estimate = estimate
+        if cal is not None and case.n:
+            mean = case.stats.get("mean")
+            if mean is not None and mean < cal.mean:
+                _warn(
+                    case,
+                    f"the command runs only {mean * 1e3:.3g} ms beyond the start-up cost of "
+                    f"{cal.mean * 1e3:.3g} ms that was subtracted: the correction dominates the "
+                    "corrected figure; measure more work per run (or use 'steadybench iters')")
+        if case.n and "max_rss" not in case.stream:
+            _warn(case, "peak memory not shown: the command's peak RSS never exceeded "
+                        "steadybench's own, which the kernel's figure for a child includes")
+        return case
+
+
+def _apply_correction(jobs: Sequence[Job], calibration: Calibration | None) -> None:
+    """Set every run's ``wall_time`` to its raw time minus the mean start-up cost."""
+    startup = calibration.mean if calibration is not None else 0.0
+    for job in jobs:
+        case = job.case
+        raw = case.metrics.get("wall_time_raw")
+        if raw is None:
+            continue
+        case.metrics[PRIMARY_METRIC] = array("d", (v - startup for v in raw))
+        case.stream[PRIMARY_METRIC] = StreamingStats().extend(case.values(PRIMARY_METRIC))
+
+
+def _warn(case: CaseResult, message: str) -> None:
+    if message not in case.warnings:
+        case.warnings.append(message)
+
+
+def _pool(cases: list[CaseResult]) -> CaseResult:
+    """One case holding the runs of every execution (statuses and metrics concatenated)."""
+    first = cases[0]
+    pooled = CaseResult(benchmark=first.benchmark, implementation=first.implementation,
+                        params=dict(first.params), method=first.method)
+    pooled.units = dict(first.units)
+    pooled.extra = dict(first.extra)
+    names = list(dict.fromkeys(n for c in cases for n in c.metrics))
+    for c in cases:
+        for i, status in enumerate(c.status):
+            values = {n: c.metrics[n][i] if n in c.metrics else None for n in names}
+            pooled.add_run(status, values)
+            if status == RUN_OK:
+                pooled.accumulate(values)
+        pooled.errors += [e for e in c.errors if e not in pooled.errors]
+        pooled.warnings += [w for w in c.warnings if w not in pooled.warnings]
+        pooled.interrupted = pooled.interrupted or c.interrupted
+    pooled.stop_reason = "; ".join(dict.fromkeys(c.stop_reason for c in cases if c.stop_reason))
+    return pooled
+
+
+def exec_commands(commands: Sequence[Command], param_sets: Sequence[dict[str, Any]] | None = None,
+                  *, options: ExecOptions | None = None, shell: bool = False,
+                  timeout: float | None = None, input_path: str | None = None,
+                  output_path: str | None = None,
+                  clock: Callable[[], int] = time.perf_counter_ns) -> Results:
+    """Library entry point: measure ``commands`` and return finished :class:`Results`."""
+    runner = CommandRunner(shell=shell, timeout=timeout, input_path=input_path,
+                           output_path=output_path, clock=clock)
+    session = ExecSession(commands, param_sets or [{}], runner, options or ExecOptions())
+    return session.run()

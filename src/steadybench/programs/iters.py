@@ -1,0 +1,375 @@
+"""The ITERS protocol: a regression over iteration counts (source ``004``, Criterion's method).
+
+The program under test takes an iteration count, runs its workload that many times in a tight
+loop, and prints ``BATCHTIME: <seconds>`` (the total loop time) and optionally
+``SELFTIMED: <seconds>`` (per iteration). steadybench sweeps the count — start at 1, double
+until BATCHTIME passes a small threshold, then grow geometrically (×1.2, +1) until the time
+budget is spent — and fits BATCHTIME = slope·iters + intercept by least squares: the slope is
+the mean time of one iteration, the intercept the overhead shared by every count (timer reads,
+set-up inside the timed region). This is the line fitting of Moreno and Fischmeister (source
+``002`` §4) applied to whole programs, with its robust refit (§4.1), plus the geometric variant
+of ``004`` (a line through the logarithms: y = e^b·x^m).
+
+Where the count goes: at ``{iters}`` in the command, or — the convention of ``004``,
+``benchrunner ITERS Quicksort Seq 2000`` — as the first argument when there is no placeholder.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigurationError, MeasurementError
+from ..methods.base import Method
+from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
+from ..processors import finalize_case
+from ..stats.regression import DEFAULT_OUTLIER_THRESHOLD, robust_ols, try_loglog_fit
+from ..stats.summary import check_confidence
+from .commands import Command
+from .process import CommandRunner, ProcessRun
+
+ITERS_UNITS = {
+    PRIMARY_METRIC: "s", "iters": "", "batchtime": "s", "selftimed": "s", "process_time": "s",
+    "user_time": "s", "sys_time": "s", "max_rss": "B",
+}
+
+_LINE = re.compile(r"^\s*(BATCHTIME|SELFTIMED)\s*:\s*(.*?)\s*$")
+
+
+class ProtocolError(MeasurementError):
+    """A program broke the ITERS protocol (bad output, non-zero exit, timeout)."""
+
+
+@dataclass(frozen=True)
+class ItersOutput:
+    """What one run of a protocol program printed."""
+
+    batchtime: float
+    selftimed: float | None
+
+
+def _describe(command: str, iters: int) -> str:
+    return f"command {command!r} with iters={iters}"
+
+
+def parse_iters_output(text: str, command: str = "", iters: int = 0) -> ItersOutput:
+    """Read ``BATCHTIME`` (required, exactly once) and ``SELFTIMED`` (optional) from ``text``.
+
+    Other lines are ignored. A missing, repeated, non-numeric, non-finite or negative value is a
+    :class:`ProtocolError` naming the command, the iteration count and the offending line.
+    """
+    found: dict[str, tuple[float, str]] = {}
+    for raw in text.splitlines():
+        m = _LINE.match(raw)
+        if not m:
+            continue
+        key, value = m.group(1), m.group(2)
+        where = _describe(command, iters)
+        if key in found:
+            raise ProtocolError(f"{where}: {key} printed twice "
+                                f"({found[key][1].strip()!r} and {raw.strip()!r})")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ProtocolError(f"{where}: {key} is not a number: {raw.strip()!r}") from None
+        if not math.isfinite(number):
+            raise ProtocolError(f"{where}: {key} is not finite: {raw.strip()!r}")
+        if number < 0:
+            raise ProtocolError(f"{where}: {key} is negative: {raw.strip()!r}")
+        found[key] = (number, raw)
+    if "BATCHTIME" not in found:
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        seen = f"; its last output line was {lines[-1][:200]!r}" if lines else \
+            "; it printed nothing"
+        raise ProtocolError(f"{_describe(command, iters)}: no 'BATCHTIME: <seconds>' line{seen}")
+    selftimed = found.get("SELFTIMED")
+    return ItersOutput(found["BATCHTIME"][0], selftimed[0] if selftimed else None)
+
+
+def iters_argv(command: Command, iters: int, values: dict[str, Any] | None = None) -> list[str]:
+    """The argument list for one count: ``{iters}`` replaced, or the count as first argument."""
+    values = dict(values or {})
+    if "iters" in command.placeholders():
+        values["iters"] = iters
+        return command.render(values)
+    args = command.render(values)
+    return [args[0], str(iters), *args[1:]]
+
+
+@dataclass
+class ItersOptions:
+    """Settings of one ITERS sweep (see ``docs/programs.md``).
+
+    Args:
+        max_time: time budget of the sweep in seconds (whole process runs counted).
+        threshold: BATCHTIME in seconds below which the count doubles; above it, it grows by
+            ``growth`` (×1.2) plus one.
+        min_points: points measured at least, whatever the budget.
+        max_points: points measured at most.
+        max_iters: largest count ever asked for.
+        confidence: level of the slope's confidence intervals.
+        bootstrap: resamples of the bootstrap CI of the slope (0 disables it).
+        seed: seed of the bootstrap.
+        outlier_threshold: robust refit threshold (× median absolute deviation; ``inf``: none).
+    """
+
+    max_time: float = 3.0
+    threshold: float = 1e-3
+    growth: float = 1.2
+    min_points: int = 8
+    max_points: int = 500
+    max_iters: int = 10**12
+    confidence: float = 0.95
+    bootstrap: int = 2000
+    seed: int | None = 0
+    outlier_threshold: float = DEFAULT_OUTLIER_THRESHOLD
+
+    def __post_init__(self) -> None:
+        if not self.max_time > 0:
+            raise ConfigurationError(f"--max-time must be positive, got {self.max_time}")
+        if not self.threshold >= 0:
+            raise ConfigurationError(f"--threshold must not be negative, got {self.threshold}")
+        if not self.growth > 1:
+            raise ConfigurationError(f"growth factor must exceed 1, got {self.growth}")
+        if self.min_points < 3:
+            raise ConfigurationError(f"--min-points must be at least 3, got {self.min_points}")
+        if self.max_points < self.min_points:
+            raise ConfigurationError("--max-points must be at least --min-points")
+        if self.bootstrap < 0:
+            raise ConfigurationError(f"--bootstrap must not be negative, got {self.bootstrap}")
+        check_confidence(self.confidence)
+
+
+def next_iters(current: int, batchtime: float, options: ItersOptions) -> int:
+    """The count after ``current``: doubled while BATCHTIME is under the threshold, else
+    ``floor(current × growth) + 1`` (Criterion's geometric schedule)."""
+    if batchtime < options.threshold:
+        return min(current * 2, options.max_iters)
+    return min(int(current * options.growth) + 1, options.max_iters)
+
+
+def sweep_iters(command: Command, runner: CommandRunner, options: ItersOptions,
+                values: dict[str, Any] | None = None, case: CaseResult | None = None,
+                progress: Callable[[int, ItersOutput, ProcessRun], None] | None = None,
+                ) -> CaseResult:
+    """Run the sweep for one command (and parameter ``values``); return the raw case.
+
+    Every point becomes one run of the case (``iters``, ``batchtime``, ``selftimed``, the
+    process's own wall time and resource usage; ``wall_time`` = BATCHTIME/iters). A protocol
+    error stops the sweep: it is recorded in ``case.errors`` (and the points so far are kept).
+    Ctrl-C marks the case interrupted and re-raises. Call :func:`finish_iters_case` after.
+    """
+    values = dict(values or {})
+    if case is None:
+        case = CaseResult(benchmark=command.name, implementation=command.name,
+                          params=dict(values), method="iters")
+    case.units.update(ITERS_UNITS)
+    case.extra["command"] = command.text
+    runner.resolve(iters_argv(command, 1, values))  # fails at once on a bad command
+    case.extra["iters_position"] = ("placeholder {iters}" if "iters" in command.placeholders()
+                                    else "first argument")
+    spent_ns = 0
+    iters = 1
+    points = 0
+    try:
+        while True:
+            argv = runner.resolve(iters_argv(command, iters, values))
+            run = runner.run(argv)
+            spent_ns += run.wall_ns
+            where = _describe(command.text, iters)
+            if run.timed_out:
+                timeout = getattr(runner, "timeout", None)
+                raise ProtocolError(f"{where}: timed out after {timeout:g} s "
+                                    "(process group killed)")
+            if not run.ok:
+                tail = " | ".join(run.stderr_tail.splitlines()[-3:])
+                raise ProtocolError(f"{where}: {run.describe_failure()}"
+                                    + (f"; stderr: {tail}" if tail else ""))
+            out = parse_iters_output(run.stdout or "", command.text, iters)
+            row = {
+                PRIMARY_METRIC: out.batchtime / iters, "iters": float(iters),
+                "batchtime": out.batchtime, "selftimed": out.selftimed,
+                "process_time": run.wall_ns / 1e9, "user_time": run.user_time,
+                "sys_time": run.sys_time,
+                "max_rss": None if run.max_rss is None else float(run.max_rss),
+            }
+            case.add_run(RUN_OK, row)
+            case.accumulate(row)
+            points += 1
+            if progress is not None:
+                progress(iters, out, run)
+            if points >= options.max_points:
+                case.stop_reason = f"{points} points (the most allowed)"
+                break
+            if spent_ns >= options.max_time * 1e9 and points >= options.min_points:
+                case.stop_reason = f"time budget of {options.max_time:g} s spent, {points} points"
+                break
+            following = next_iters(iters, out.batchtime, options)
+            if following == iters:
+                case.stop_reason = f"largest count {options.max_iters} reached, {points} points"
+                break
+            iters = following
+    except ProtocolError as exc:
+        case.errors.append(str(exc))
+        case.stop_reason = "protocol error"
+    except KeyboardInterrupt:
+        case.interrupted = True
+        case.stop_reason = "interrupted"
+        raise
+    case.extra["time_spent"] = spent_ns / 1e9
+    return case
+
+
+# ---------------------------------------------------------------------------- the fit
+def bootstrap_slope_ci(x: Sequence[float], y: Sequence[float], confidence: float = 0.95,
+                       resamples: int = 2000, seed: int | None = 0) -> tuple[float, float] | None:
+    """Percentile bootstrap CI of the least-squares slope, resampling (x, y) pairs.
+
+    The "pairs" (case-resampling) bootstrap of Efron and Tibshirani (*An Introduction to the
+    Bootstrap*, 1993, §9.5): draw n points with replacement, refit, repeat; the interval is the
+    (α/2, 1−α/2) percentiles of the refitted slopes. Unlike the Student-t interval of OLS it does
+    not assume equal, normal noise at every count (BATCHTIME noise grows with the count).
+    Resamples whose x values are all equal (no slope) are skipped. None with fewer than 3 points.
+    """
+    xa = np.asarray(x, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    n = xa.size
+    if n < 3 or resamples <= 0:
+        return None
+    rng = np.random.default_rng(seed)
+    slopes = []
+    chunk = 500
+    for start in range(0, resamples, chunk):
+        idx = rng.integers(0, n, size=(min(chunk, resamples - start), n))
+        xs, ys = xa[idx], ya[idx]
+        dx = xs - xs.mean(axis=1, keepdims=True)
+        sxx = np.einsum("ij,ij->i", dx, dx)
+        sxy = np.einsum("ij,ij->i", dx, ys - ys.mean(axis=1, keepdims=True))
+        good = sxx > 0
+        slopes.append(sxy[good] / sxx[good])
+    all_slopes = np.concatenate(slopes)
+    if all_slopes.size < 10:
+        return None
+    alpha = 1.0 - confidence
+    lo, hi = np.percentile(all_slopes, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    return float(lo), float(hi)
+
+
+def fit_iters(iters: Sequence[float], batchtime: Sequence[float], confidence: float = 0.95,
+              bootstrap: int = 2000, seed: int | None = 0,
+              outlier_threshold: float = DEFAULT_OUTLIER_THRESHOLD) -> dict[str, Any]:
+    """The fit of ``004``: BATCHTIME on iters, robust refit, bootstrap CI, log-log variant.
+
+    Returns the plain-JSON structure stored in ``case.extra["fit"]`` (see the module docs):
+    ``slope`` and ``intercept`` in seconds, ``slope_ci`` (bootstrap percentile interval, or the
+    Student-t one when the bootstrap cannot run), ``slope_ci_t``, ``r2``, ``residual_std``,
+    ``dropped`` indices and the ``loglog`` fit of the kept points.
+    """
+    x = np.asarray(iters, dtype=float)
+    y = np.asarray(batchtime, dtype=float)
+    robust = robust_ols(x, y, confidence, threshold=outlier_threshold)
+    fit = robust.fit
+    kept = np.asarray(robust.kept, dtype=int)
+    boot = bootstrap_slope_ci(x[kept], y[kept], confidence, bootstrap, seed)
+    loglog = try_loglog_fit(x[kept], y[kept])
+    return {
+        "kind": "iters",
+        "x": x.tolist(),
+        "x_label": "iters",
+        "y": y.tolist(),
+        "y_label": "BATCHTIME (s)",
+        "dropped": list(robust.dropped),
+        "slope": fit.slope,
+        "intercept": fit.intercept,
+        "slope_ci": list(boot) if boot else [fit.slope_ci[0], fit.slope_ci[1]],
+        "slope_ci_method": "bootstrap percentile (pairs)" if boot else "student-t",
+        "slope_ci_t": [fit.slope_ci[0], fit.slope_ci[1]],
+        "intercept_ci": [fit.intercept_ci[0], fit.intercept_ci[1]],
+        "bootstrap_resamples": bootstrap if boot else 0,
+        "confidence": confidence,
+        "r2": fit.r2,
+        "residual_std": fit.residual_std,
+        "n": fit.n,
+        "loglog": {"factor": loglog.factor, "power": loglog.power,
+                   "geo_stdev": loglog.geo_stdev, "r2": loglog.r2} if loglog else None,
+    }
+
+
+def per_iteration_stddev(fit: dict[str, Any], threshold: float) -> float | None:
+    """Spread of the per-iteration time: sample standard deviation of
+    ``(BATCHTIME − intercept) / iters`` over the kept points whose BATCHTIME reached
+    ``threshold`` (where the intercept's share, and the noise divided by a small count, are
+    small); over all kept points when fewer than two reached it."""
+    dropped = set(fit["dropped"])
+    pts = [(x, y) for i, (x, y) in enumerate(zip(fit["x"], fit["y"])) if i not in dropped]
+    big = [(x, y) for x, y in pts if y >= threshold]
+    use = big if len(big) >= 2 else pts
+    if len(use) < 2:
+        return None
+    per = [(y - fit["intercept"]) / x for x, y in use]
+    return float(np.std(per, ddof=1))
+
+
+class ItersMethod(Method):
+    """The ``finish`` hook that turns a case of ITERS points into the slope estimate."""
+
+    name = "iters"
+
+    def __init__(self, options: ItersOptions) -> None:
+        self.opts = options
+
+    def finish(self, case: CaseResult) -> None:
+        case.method = self.name
+        x = case.values("iters")
+        y = case.values("batchtime")
+        if len(x) < 3 or len(set(x)) < 2:
+            case.estimate = {"value": None, "ci_low": None, "ci_high": None,
+                             "confidence": self.opts.confidence, "slope": None,
+                             "intercept": None}
+            if not case.errors:
+                case.warnings.append(f"only {len(x)} ITERS point(s): no fit")
+            return
+        try:
+            fit = fit_iters(x, y, self.opts.confidence, self.opts.bootstrap, self.opts.seed,
+                            self.opts.outlier_threshold)
+        except MeasurementError as exc:
+            case.errors.append(f"fit failed: {exc}")
+            return
+        fit["stddev"] = per_iteration_stddev(fit, self.opts.threshold)
+        case.extra["fit"] = fit
+        if fit["dropped"]:
+            case.warnings.append(f"robust refit dropped {len(fit['dropped'])} point(s) far off "
+                                 f"the line (iters {[int(x[i]) for i in fit['dropped']]})")
+        if fit["slope"] <= 0:
+            case.warnings.append("the fitted slope is not positive: the per-iteration cost is "
+                                 "below the noise; raise --max-time or the work per iteration")
+        case.estimate = {
+            "value": fit["slope"],
+            "ci_low": fit["slope_ci"][0],
+            "ci_high": fit["slope_ci"][1],
+            "confidence": fit["confidence"],
+            "slope": fit["slope"],
+            "intercept": fit["intercept"],
+            "intercept_ci": fit["intercept_ci"],
+            "r2": fit["r2"],
+            "residual_std": fit["residual_std"],
+            "ci_method": fit["slope_ci_method"],
+            "points": len(x),
+        }
+
+    def options(self) -> dict[str, Any]:
+        o = self.opts
+        return {"max_time": o.max_time, "threshold": o.threshold, "growth": o.growth,
+                "min_points": o.min_points, "bootstrap": o.bootstrap,
+                "outlier_threshold": o.outlier_threshold}
+
+
+def finish_iters_case(case: CaseResult, options: ItersOptions) -> CaseResult:
+    """Summary statistics of the per-point times, then the fit (``finalize_case``)."""
+    case.extra["iters_options"] = ItersMethod(options).options()
+    return finalize_case(case, (), ItersMethod(options), options.confidence)
