@@ -1,0 +1,188 @@
+"""``steadybench system show | check | tune | reset``: read, check, tune and restore the machine.
+
+The countermeasures and what they change are described in ``docs/machine-control.md``
+(Rancid §III-IV).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from ..system.advice import assess, check
+from ..system.journal import default_journal_path
+from ..system.presets import load_preset
+from ..system.readers import machine_state
+from ..system.sysfs import SysRoot, format_cpulist
+from ..system.tuning import reset as reset_journals
+from ..system.tuning import tune as tune_machine
+from .common import pass_root
+
+_STYLE = {"missing": "yellow", "warning": "bold red", "advice": "cyan", "info": "dim"}
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:g}{unit}"
+    return f"{value}{unit}"
+
+
+def _print_state(console: Console, state: dict[str, Any], findings: list[dict[str, str]]) -> None:
+    console.print(f"[bold]Machine[/bold] (root {state['root']}): {state.get('cpu_model') or '?'}, "
+                  f"kernel {state['kernel'].get('release') or '?'}")
+    table = Table("CPU", "online", "capacity", "governor", "cur MHz", "min-max MHz", "hw max MHz",
+                  "SMT siblings", box=None)
+    for c in state["cpus"]:
+        table.add_row(str(c["cpu"]), "yes" if c["online"] else "no", _fmt(c.get("capacity")),
+                      c.get("governor") or ("-" if c.get("cpufreq") else "no cpufreq"),
+                      _fmt(c.get("cur_mhz")),
+                      f"{_fmt(c.get('min_mhz'))}-{_fmt(c.get('max_mhz'))}"
+                      if c.get("cpufreq") else "-",
+                      _fmt(c.get("hw_max_mhz")), format_cpulist(c["smt_siblings"]) or "-")
+    console.print(table)
+    boost = {None: "unknown (no control file)", True: "on", False: "off"}[
+        state["boost"]["enabled"]]
+    console.print(f"boost/turbo: {boost}"
+                  f"; isolated CPUs: {format_cpulist(state['isolation']['isolated']) or 'none'}")
+    temps = state["temperatures"]
+    if temps:
+        console.print("temperatures: " + ", ".join(
+            f"{t['name']} {_fmt(t['celsius'], ' °C') if t['celsius'] is not None else t['error']}"
+            for t in temps))
+    else:
+        console.print("temperatures: no sensors")
+    if state["fans"]:
+        console.print("fans: " + ", ".join(f"{f['name']} {_fmt(f['rpm'], ' rpm')}"
+                                           for f in state["fans"]))
+    load = state.get("loadavg")
+    power = {True: "mains", False: "battery", None: "unknown"}[state["power"]["on_ac"]]
+    console.print(f"load average: {' '.join(f'{x:g}' for x in load) if load else '-'}; "
+                  f"uptime: {_fmt(state.get('uptime_s'), ' s')}; power: {power}")
+    if state["top_processes"]:
+        console.print("busiest processes: " + ", ".join(
+            f"{p['name']} ({p['pid']}) {p['cpu_pct']:g} %" for p in state["top_processes"]))
+    k, py = state["kernel"], state["python"]
+    console.print(f"ASLR: {_fmt(k.get('aslr'))}; perf_event_paranoid: "
+                  f"{_fmt(k.get('perf_event_paranoid'))}; Python {py['version']} "
+                  f"({py['implementation']}{', debug build' if py['debug_build'] else ''}"
+                  f"{', -X dev' if py['dev_mode'] else ''}, assertions "
+                  f"{'on' if py['assertions'] else 'off'}, hash seed "
+                  f"{py['hash_seed'] or ('random' if py['hash_randomization'] else '0')}, GC "
+                  f"{'on' if py['gc_enabled'] else 'off'})")
+    if findings:
+        console.print()
+    for f in findings:
+        style = _STYLE.get(f["level"], "")
+        console.print(f"[{style}]{f['level']}[/{style}] ({f['topic']}): {f['message']}",
+                      highlight=False)
+
+
+@click.command("show")
+@click.option("--json", "as_json", is_flag=True, help="Print the state and findings as JSON.")
+@click.option("--interval", type=click.FloatRange(min=0), default=0.5, show_default=True,
+              help="Seconds over which the busiest processes are measured (0: skip).")
+@pass_root
+def show_cmd(root: str, as_json: bool, interval: float) -> None:
+    """Show frequency, temperature, load, power and Python state, with advice."""
+    sysroot = SysRoot(root)
+    state = machine_state(sysroot, top_interval=interval)
+    findings = assess(state)
+    if as_json:
+        click.echo(json.dumps({"state": state, "findings": findings}, indent=2))
+        return
+    _print_state(Console(highlight=False, soft_wrap=True), state, findings)
+
+
+@click.command("check")
+@click.option("--preset", default="managed", show_default=True,
+              help="baseline, managed or a preset file whose [rules] decide.")
+@click.option("--interval", type=click.FloatRange(min=0), default=0.5, show_default=True,
+              help="Seconds over which other processes' CPU use is measured (0: skip).")
+@pass_root
+def check_cmd(root: str, preset: str, interval: float) -> None:
+    """Exit non-zero, with the reasons, when the machine is not fit to benchmark."""
+    spec = load_preset(preset)
+    state = machine_state(SysRoot(root), top_interval=interval)
+    reasons = check(state, spec.rules)
+    if reasons:
+        for reason in reasons:
+            click.echo(f"not fit: {reason}")
+        raise click.exceptions.Exit(1)
+    click.echo(f"fit to benchmark by the {spec.name} preset's rules")
+
+
+@click.command("tune")
+@click.option("--journal", type=click.Path(dir_okay=False), default=None,
+              help="Restore journal (default: $XDG_STATE_HOME/steadybench/tune.json or "
+                   "~/.local/state/steadybench/tune.json).")
+@click.option("--governor", default=None,
+              help="Governor to set (default performance; with no performance governor the "
+                   "minimum frequency is raised to the maximum).")
+@click.option("--keep-boost", is_flag=True, help="Leave boost/turbo as it is.")
+@click.option("--dry-run", is_flag=True, help="Only say what would change.")
+@pass_root
+def tune_cmd(root: str, journal: str | None, governor: str | None, keep_boost: bool,
+             dry_run: bool) -> None:
+    """Set the performance governor and switch boost off, journaling every original value."""
+    path = Path(journal) if journal else default_journal_path()
+    report = tune_machine(SysRoot(root), path, governor=governor or "performance",
+                          boost_off=not keep_boost, explicit_governor=governor is not None,
+                          dry_run=dry_run)
+    for item in report["unavailable"]:
+        click.echo(f"unavailable ({item['name']}): {item['reason']}")
+    for item in report["already"]:
+        click.echo(f"already: {item}")
+    if report["not_permitted"]:
+        for item in report["would_change"]:
+            click.echo(f"would change: {item}")
+        click.echo(f"cannot: not permitted to write {', '.join(report['not_permitted'])} "
+                   f"(run as root); nothing was changed", err=True)
+        raise click.exceptions.Exit(1)
+    if dry_run:
+        for item in report["would_change"]:
+            click.echo(f"would change: {item}")
+        return
+    for item in report["changed"]:
+        click.echo(f"changed: {item}")
+    if report["changed"]:
+        click.echo(f"originals saved in {path}; `steadybench system reset` restores them")
+    else:
+        click.echo("nothing to change")
+
+
+@click.command("reset")
+@click.option("--journal", type=click.Path(dir_okay=False), default=None,
+              help="Restore this journal only (default: every journal in the state directory).")
+@pass_root
+def reset_cmd(root: str, journal: str | None) -> None:
+    """Restore every value saved by tune (or by a tuned run that crashed), byte for byte."""
+    paths = [Path(journal)] if journal else None
+    report = reset_journals(paths, root=SysRoot(root))
+    for item in report["skipped"]:
+        click.echo(f"skipped: {item}")
+    for item in report["restored"]:
+        click.echo(f"restored: {item}")
+    if not report["journals"]:
+        click.echo(f"nothing to restore (no journal in {default_journal_path().parent})")
+    elif not report["restored"] and not report["skipped"]:
+        click.echo("journal was empty; removed")
+
+
+@click.group("system")
+def system_group() -> None:
+    """Read, check, tune and restore the machine (Linux sysfs/procfs)."""
+
+
+for _cmd in (show_cmd, check_cmd, tune_cmd, reset_cmd):
+    system_group.add_command(_cmd)
+
+commands = [system_group]
+
+__all__ = ["commands", "system_group"]

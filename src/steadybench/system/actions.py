@@ -1,0 +1,474 @@
+"""Countermeasures as runner actions (Rancid §IV-A and §IV-C, built on ``runner.actions``).
+
+Each class is a :class:`~steadybench.runner.actions.Action`; attach it with
+``runner.add_action(Stage.X, action)`` or through a preset (:mod:`.presets`). What each needs and
+changes:
+
+- :class:`TuneAction` (before the benchmark): governor ``performance`` / minimum frequency to
+  maximum, boost off; journaled, restored in ``close`` on every exit path, with SIGINT, SIGTERM
+  and SIGHUP handlers installed for the duration so a signal unwinds through the restore.
+- :class:`PinAction` (before the benchmark, and before each run with ``rotate``):
+  ``os.sched_setaffinity`` to the chosen CPUs (default: isolated CPUs, else the fastest cluster);
+  the original affinity is put back in ``close``.
+- :class:`MachineCoolDownAction` (before each run, first): hysteresis wait on a temperature.
+- :class:`FrequencyWarmUpAction` (before each run, after cool-down): spin until the pinned cores
+  reach their maximum frequency, bounded.
+- :class:`QuietMachineAction` (before the benchmark): bounded wait for low load.
+- :class:`SettleAfterBootAction`, :class:`PowerSupplyAction` (before the benchmark).
+- :class:`GcAction` (before each run): collect garbage, keep the collector off while measuring.
+- :class:`PriorityAction` (before the benchmark): raise the scheduling priority where permitted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import signal
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigurationError, SystemControlError
+from ..runner.actions import Action, CoolDownAction, RunContext, WarmUpAction
+from .advice import Rules
+from .journal import GUARDED_SIGNALS, Journal, Writer, run_journal_path, signals_blocked, write_file
+from .readers import cpufreq_dir, read_cpus, read_load, read_power, read_thermal, top_processes
+from .sysfs import SysRoot, format_cpulist
+from .tuning import CanWrite, apply_plan, default_can_write, make_plan, not_permitted
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived during a tuned run; raised so every ``finally`` (and with it
+    the restore) runs, and handled by the command line like Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"terminated by signal {signum}")
+        self.signum = signum
+
+
+def _machine_extra(ctx: RunContext) -> dict[str, Any]:
+    return ctx.case.extra.setdefault("machine", {})
+
+
+def _raise_on_signal(signum: int, frame: Any) -> None:
+    if signum == getattr(signal, "SIGINT", -1):
+        raise KeyboardInterrupt
+    raise Terminated(signum)
+
+
+class SignalGuard:
+    """Install handlers that turn SIGINT/SIGTERM/SIGHUP into exceptions; put the old ones back.
+
+    Only the main thread can install handlers; elsewhere this does nothing (the journal stays
+    the safety net)."""
+
+    def __init__(self) -> None:
+        self._old: dict[int, Any] = {}
+
+    def install(self) -> bool:
+        if self._old or threading.current_thread() is not threading.main_thread():
+            return bool(self._old)
+        for sig in GUARDED_SIGNALS:
+            old = signal.getsignal(sig)
+            if sig == getattr(signal, "SIGINT", -1) and old is signal.default_int_handler:
+                continue  # Python already raises KeyboardInterrupt
+            self._old[sig] = old
+            signal.signal(sig, _raise_on_signal)
+        return True
+
+    def restore(self) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)
+        self._old = {}
+
+
+class TuneAction(Action):
+    """Tune the CPU for the benchmark and restore it exactly at its end (Rancid §IV-A1).
+
+    Before the benchmark: plan the changes (:func:`~steadybench.system.tuning.make_plan`); if
+    any file is not writable (no root), change nothing and warn. Otherwise install the signal
+    handlers, journal each original to ``journal`` (default ``run-<pid>.json`` in the state
+    directory) and write. ``close`` restores the journal with signals held back, removes it,
+    and puts the old signal handlers back. After a ``kill -9``, ``steadybench system reset``
+    restores from the journal left behind.
+    """
+
+    def __init__(self, root: SysRoot, governor: str = "performance", boost_off: bool = True,
+                 journal: str | os.PathLike[str] | None = None,
+                 can_write: CanWrite = default_can_write, write: Writer = write_file,
+                 explicit_governor: bool = False) -> None:
+        self.root = root
+        self.governor = governor
+        self.boost_off = boost_off
+        self.journal_path = Path(journal) if journal else None
+        self.can_write = can_write
+        self.write = write
+        self.explicit_governor = explicit_governor
+        self.guard = SignalGuard()
+        self._journal: Journal | None = None
+
+    def __call__(self, ctx: RunContext) -> None:
+        if self._journal is not None:
+            return
+        plan = make_plan(self.root, self.governor, self.boost_off,
+                         explicit_governor=self.explicit_governor)
+        info = _machine_extra(ctx)
+        info["tune_unavailable"] = [u["reason"] for u in plan.unavailable]
+        if not plan.changes:
+            info["tuned"] = []
+            return
+        denied = not_permitted(self.root, plan, self.can_write)
+        if denied:
+            ctx.warn(f"tune: not permitted to write {', '.join(denied)} (needs root); "
+                     "nothing changed")
+            info["tuned"] = []
+            return
+        self.guard.install()
+        self._journal = Journal.open(self.journal_path or run_journal_path(), self.root)
+        try:
+            info["tuned"] = apply_plan(self.root, plan, self._journal, self.write)
+        except SystemControlError:
+            self._journal = None
+            self.guard.restore()
+            raise
+
+    def close(self, ctx: RunContext) -> None:
+        journal, self._journal = self._journal, None
+        # handlers go back inside the blocked region: a signal that arrives during the restore
+        # is delivered afterwards, to the handler the program had before
+        with signals_blocked():
+            try:
+                if journal is not None:
+                    journal.restore(self.write)
+            finally:
+                self.guard.restore()
+
+    def describe(self) -> str:
+        parts = [f"governor {self.governor}"] if self.governor else []
+        if self.boost_off:
+            parts.append("boost off")
+        return "tune " + ", ".join(parts) + " (restored at the end)"
+
+
+# ---------------------------------------------------------------------------- affinity
+def fastest_cpus(root: SysRoot, allowed: set[int] | None = None) -> tuple[list[int], str]:
+    """The fastest cluster among the online (and ``allowed``) CPUs, and how it was chosen.
+
+    Rancid §III-C/§IV-A3: on big.LITTLE CPUs pin to the big cluster. The cluster is the CPUs with
+    the highest ``cpu_capacity``; without capacities, those with the highest maximum frequency
+    (``cpuinfo_max_freq``); when all CPUs look alike, all of them.
+    """
+    cpus = [c for c in read_cpus(root) if c["online"] and (allowed is None or c["cpu"] in allowed)]
+    if not cpus:
+        raise SystemControlError("no online CPU is available for pinning")
+    caps = {c["capacity"] for c in cpus if c["capacity"] is not None}
+    if len(caps) > 1:
+        best = max(caps)
+        return [c["cpu"] for c in cpus if c["capacity"] == best], f"highest cpu_capacity {best}"
+    freqs = {c.get("hw_max_mhz") for c in cpus if c.get("hw_max_mhz") is not None}
+    if len(freqs) > 1:
+        best_f = max(freqs)
+        return ([c["cpu"] for c in cpus if c.get("hw_max_mhz") == best_f],
+                f"highest maximum frequency {best_f:g} MHz")
+    return [c["cpu"] for c in cpus], "all CPUs alike"
+
+
+class PinAction(Action):
+    """Pin this process (and the programs it starts) to ``cpus`` (Rancid §IV-A3).
+
+    With ``rotate=True`` add the same action to ``BEFORE_RUN`` as well: each run is then pinned
+    to one core of the set in turn. ``close`` restores the original affinity.
+    """
+
+    def __init__(self, cpus: list[int], rotate: bool = False,
+                 setaffinity: Callable[[int, Any], None] | None = None,
+                 getaffinity: Callable[[int], set[int]] | None = None) -> None:
+        if not cpus:
+            raise ConfigurationError("pin: the CPU set is empty")
+        self.cpus = sorted(cpus)
+        self.rotate = rotate
+        self.setaffinity = setaffinity or os.sched_setaffinity
+        self.getaffinity = getaffinity or os.sched_getaffinity
+        self._saved: set[int] | None = None
+
+    def __call__(self, ctx: RunContext) -> None:
+        if self._saved is None:
+            self._saved = set(self.getaffinity(0))
+        if ctx.run_index < 0 or not self.rotate:
+            target = self.cpus
+        else:
+            target = [self.cpus[ctx.run_index % len(self.cpus)]]
+        try:
+            self.setaffinity(0, target)
+        except OSError as exc:
+            raise SystemControlError(f"cannot pin to CPUs {format_cpulist(target)}: "
+                                     f"{exc.strerror}") from exc
+        _machine_extra(ctx)["pinned"] = format_cpulist(self.cpus)
+
+    def close(self, ctx: RunContext) -> None:
+        saved, self._saved = self._saved, None
+        if saved is not None:
+            with contextlib.suppress(OSError):
+                self.setaffinity(0, saved)
+
+    def describe(self) -> str:
+        rot = ", one core per run in turn" if self.rotate else ""
+        return f"pin to CPUs {format_cpulist(self.cpus)}{rot}"
+
+
+# ---------------------------------------------------------------------------- sensors
+def temperature_reading(root: SysRoot, sensors: list[str] | None = None) -> Callable[[], float]:
+    """A reading (°C) of the hottest of ``sensors`` (names as ``system show`` lists them, or
+    paths under the root); all readable sensors when None. Raises when none is readable."""
+    def read() -> float:
+        found = read_thermal(root)
+        if sensors:
+            found = [s for s in found if s["name"] in sensors or s["path"] in sensors]
+        values = [s["celsius"] for s in found if s["celsius"] is not None]
+        if not values:
+            errors = "; ".join(f"{s['name']}: {s['error']}" for s in found) or "no such sensor"
+            raise SystemControlError(f"no readable temperature sensor ({errors})")
+        return max(values)
+    return read
+
+
+def frequency_reading(root: SysRoot, cpus: Callable[[], list[int]]) -> Callable[[], float]:
+    """A reading (MHz) of the slowest current frequency among ``cpus()``."""
+    def read() -> float:
+        values = []
+        for cpu in cpus():
+            rel = cpufreq_dir(root, cpu)
+            khz = root.read_int(f"{rel}/scaling_cur_freq") if rel else None
+            if khz is not None:
+                values.append(khz / 1000.0)
+        if not values:
+            raise SystemControlError("no readable scaling_cur_freq for the pinned CPUs")
+        return min(values)
+    return read
+
+
+def max_frequency(root: SysRoot, cpus: list[int]) -> float | None:
+    """The lowest ``scaling_max_freq`` (MHz) among ``cpus``: the frequency all of them can reach."""
+    values = []
+    for cpu in cpus:
+        rel = cpufreq_dir(root, cpu)
+        khz = root.read_int(f"{rel}/scaling_max_freq") if rel else None
+        if khz is not None:
+            values.append(khz / 1000.0)
+    return min(values) if values else None
+
+
+def current_affinity() -> list[int]:
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return list(range(os.cpu_count() or 1))
+
+
+class MachineCoolDownAction(CoolDownAction):
+    """Cool-down on the machine's temperature sensors (Rancid §IV-A2, hysteresis).
+
+    Before a run, if the hottest chosen sensor is above ``upper`` °C, poll every ``poll`` s until
+    it falls to ``lower`` °C or ``max_wait`` s pass. Must come before the frequency warm-up
+    (Rancid §IV-C), which heats the chip again.
+    """
+
+    def __init__(self, root: SysRoot, upper: float = 70.0, lower: float = 60.0,
+                 sensors: list[str] | None = None, max_wait: float = 120.0,
+                 poll: float = 1.0) -> None:
+        super().__init__(temperature_reading(root, sensors), threshold=upper, base=lower,
+                         timeout=max_wait, poll=poll,
+                         name="temperature" if not sensors else ",".join(sensors))
+
+
+class FrequencyWarmUpAction(WarmUpAction):
+    """Spin until the pinned cores reach their maximum frequency, bounded (Rancid §IV-A1).
+
+    For machines where the governor cannot be set: the busy loop makes the governor raise the
+    frequency before the run. The target is ``fraction`` × the lowest ``scaling_max_freq`` of the
+    cores; the workload is a spin of ``spin`` seconds on the runner's clock (or the benchmark's
+    own code with ``spin=0``); ``max_wait`` bounds it so warming cannot heat the chip into
+    throttling.
+    """
+
+    def __init__(self, root: SysRoot, cpus: Callable[[], list[int]] = current_affinity,
+                 fraction: float = 0.95, max_wait: float = 2.0, spin: float = 0.01,
+                 target_mhz: float | None = None) -> None:
+        if not 0 < fraction <= 1:
+            raise ConfigurationError(f"warm-up fraction must be in (0, 1], got {fraction}")
+        self.root = root
+        self.cpus = cpus
+        self.fraction = fraction
+        self.spin = spin
+        top = target_mhz if target_mhz is not None else max_frequency(root, cpus())
+        if top is None:
+            raise SystemControlError("no readable scaling_max_freq: cannot warm up the frequency")
+        super().__init__(frequency_reading(root, cpus), target=fraction * top, timeout=max_wait,
+                         name="cpu frequency (MHz)")
+
+    def __call__(self, ctx: RunContext) -> None:
+        if self.spin > 0:
+            clock, seconds = ctx.clock, self.spin
+
+            def spin() -> None:
+                end = clock() + int(seconds * 1e9)
+                while clock() < end:
+                    pass
+
+            self.workload = spin
+        super().__call__(ctx)
+
+
+class QuietMachineAction(Action):
+    """Wait (bounded) until the machine is quiet, and record who was busy (Rancid §III-D).
+
+    Quiet means: the 1-minute load average is at most ``rules.max_load_per_cpu`` per online CPU
+    and no other process used more than ``rules.max_process_cpu`` % CPU over ``interval`` s. The
+    load average is a one-minute mean, so it falls slowly; the per-process figure reacts at once.
+    """
+
+    def __init__(self, root: SysRoot, rules: Rules | None = None, max_wait: float = 10.0,
+                 interval: float = 0.5, cpus: int | None = None) -> None:
+        self.root = root
+        self.rules = rules or Rules()
+        self.max_wait = max_wait
+        self.interval = interval
+        self.cpus = cpus or sum(1 for c in read_cpus(root) if c["online"]) or 1
+
+    def _busy(self, ctx: RunContext) -> tuple[list[str], list[dict[str, Any]]]:
+        reasons = []
+        load = read_load(self.root)["loadavg"]
+        limit = self.rules.max_load_per_cpu * self.cpus
+        if load is not None and load[0] > limit:
+            reasons.append(f"load average {load[0]:g} > {limit:g}")
+        procs = [p for p in top_processes(self.root, self.interval, sleep=ctx.sleep)
+                 if p["cpu_pct"] > self.rules.max_process_cpu]
+        reasons += [f"{p['name']} ({p['pid']}) {p['cpu_pct']:g} % CPU" for p in procs]
+        return reasons, procs
+
+    def __call__(self, ctx: RunContext) -> None:
+        start = ctx.now()
+        seen: dict[int, dict[str, Any]] = {}
+        while True:
+            reasons, procs = self._busy(ctx)
+            for p in procs:
+                seen[p["pid"]] = p
+            if not reasons:
+                break
+            if ctx.now() - start >= self.max_wait:
+                ctx.warn(f"quiet machine: still busy after {self.max_wait:g} s "
+                         f"({'; '.join(reasons)})")
+                break
+            ctx.sleep(self.interval)
+        info = _machine_extra(ctx)
+        info["quiet_waited_s"] = round(ctx.now() - start, 3)
+        info["busy_processes"] = list(seen.values())
+
+    def describe(self) -> str:
+        return (f"wait up to {self.max_wait:g} s for load <= {self.rules.max_load_per_cpu:g}/CPU "
+                f"and no process > {self.rules.max_process_cpu:g} % CPU")
+
+
+class SettleAfterBootAction(Action):
+    """After a recent boot, wait until ``min_uptime`` s (at most ``max_wait`` s) (§IV-C)."""
+
+    def __init__(self, root: SysRoot, min_uptime: float = 300.0, max_wait: float = 60.0) -> None:
+        self.root = root
+        self.min_uptime = min_uptime
+        self.max_wait = max_wait
+
+    def __call__(self, ctx: RunContext) -> None:
+        uptime = read_load(self.root)["uptime_s"]
+        if uptime is None or uptime >= self.min_uptime:
+            return
+        wait = min(self.min_uptime - uptime, self.max_wait)
+        ctx.sleep(wait)
+        _machine_extra(ctx)["settle_waited_s"] = wait
+        if uptime + wait < self.min_uptime:
+            ctx.warn(f"machine booted {uptime:.0f} s before the benchmark; waited {wait:g} s, "
+                     f"not the {self.min_uptime:g} s it should settle for")
+
+    def describe(self) -> str:
+        return f"settle until {self.min_uptime:g} s after boot (wait at most {self.max_wait:g} s)"
+
+
+class PowerSupplyAction(Action):
+    """Warn when the machine runs on battery (Rancid §IV-C)."""
+
+    def __init__(self, root: SysRoot) -> None:
+        self.root = root
+
+    def __call__(self, ctx: RunContext) -> None:
+        on_ac = read_power(self.root)["on_ac"]
+        _machine_extra(ctx)["on_ac"] = on_ac
+        if on_ac is False:
+            ctx.warn("on battery power: the frequency governor may save power; "
+                     "connect the charger")
+
+    def describe(self) -> str:
+        return "warn on battery power"
+
+
+class GcAction(Action):
+    """Collect garbage before each run and keep the collector off while measuring (§IV-C).
+
+    Add to ``BEFORE_RUN``. The collector's original state is restored in ``close``.
+    """
+
+    def __init__(self) -> None:
+        self._was_enabled: bool | None = None
+
+    def __call__(self, ctx: RunContext) -> None:
+        if self._was_enabled is None:
+            self._was_enabled = gc.isenabled()
+        gc.collect()
+        gc.disable()
+
+    def close(self, ctx: RunContext) -> None:
+        if self._was_enabled:
+            gc.enable()
+        self._was_enabled = None
+
+    def describe(self) -> str:
+        return "collect garbage before each run, collector off while measuring"
+
+
+class PriorityAction(Action):
+    """Raise the scheduling priority (lower niceness) for the benchmark where permitted.
+
+    Rancid §IV-A4 notes real-time priority is usually disallowed; a lower niceness is the
+    portable part. Without permission this warns once and changes nothing; ``close`` restores.
+    """
+
+    def __init__(self, niceness: int = -10,
+                 getpriority: Callable[[int, int], int] | None = None,
+                 setpriority: Callable[[int, int, int], None] | None = None) -> None:
+        self.niceness = niceness
+        self.getpriority = getpriority or os.getpriority
+        self.setpriority = setpriority or os.setpriority
+        self._saved: int | None = None
+
+    def __call__(self, ctx: RunContext) -> None:
+        if self._saved is not None:
+            return
+        old = self.getpriority(os.PRIO_PROCESS, 0)
+        if old <= self.niceness:
+            return
+        try:
+            self.setpriority(os.PRIO_PROCESS, 0, self.niceness)
+        except OSError as exc:
+            ctx.warn(f"priority: cannot set niceness {self.niceness} ({exc.strerror}); unchanged")
+            return
+        self._saved = old
+        _machine_extra(ctx)["niceness"] = self.niceness
+
+    def close(self, ctx: RunContext) -> None:
+        saved, self._saved = self._saved, None
+        if saved is not None:
+            with contextlib.suppress(OSError):
+                self.setpriority(os.PRIO_PROCESS, 0, saved)
+
+    def describe(self) -> str:
+        return f"niceness {self.niceness} while measuring"

@@ -1,0 +1,67 @@
+"""Meters that watch the machine while it measures (Rancid §II-A, §V-A "Meter").
+
+Sampled after each run and stored alongside the times, so a report can plot frequency,
+temperature and load against the run times and a processor can flag runs where the frequency
+changed or a sensor passed a threshold. Metric names and units are fixed: ``cpu_freq`` (MHz),
+``temperature`` (°C), ``loadavg`` (no unit). A reading that fails gives no value for that run
+(NaN in the column) rather than failing the benchmark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..meters.base import Meter
+from .actions import current_affinity, frequency_reading, temperature_reading
+from .readers import read_load
+from .sysfs import SysRoot
+
+
+class _ReadingMeter(Meter):
+    def __init__(self, read: Callable[[], float]) -> None:
+        self.read = read
+        self.last_error: str | None = None
+
+    def stop(self, ok: bool) -> float | None:
+        try:
+            return float(self.read())
+        except Exception as exc:  # a sensor must never fail the benchmark
+            self.last_error = str(exc)
+            return None
+
+
+class CpuFrequencyMeter(_ReadingMeter):
+    """The slowest current frequency (MHz) among the CPUs this process may run on (the pinned
+    cores), read from ``scaling_cur_freq`` just after each run."""
+
+    name = "cpu_freq"
+    unit = "MHz"
+
+    def __init__(self, root: SysRoot, cpus: Callable[[], list[int]] = current_affinity) -> None:
+        super().__init__(frequency_reading(root, cpus))
+
+
+class TemperatureMeter(_ReadingMeter):
+    """The hottest of the chosen sensors (°C; all readable ones by default) after each run."""
+
+    name = "temperature"
+    unit = "°C"
+
+    def __init__(self, root: SysRoot, sensors: list[str] | None = None) -> None:
+        super().__init__(temperature_reading(root, sensors))
+
+
+class LoadMeter(_ReadingMeter):
+    """The 1-minute load average after each run."""
+
+    name = "loadavg"
+    unit = ""
+
+    def __init__(self, root: SysRoot) -> None:
+        def read() -> float:
+            load = read_load(root)["loadavg"]
+            if load is None:
+                raise OSError("/proc/loadavg unreadable")
+            return load[0]
+
+        super().__init__(read)

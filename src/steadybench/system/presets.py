@@ -1,0 +1,396 @@
+"""Presets: which countermeasures a run uses (Rancid §VI-A: "baseline" vs "managed").
+
+- ``baseline``: no countermeasure, as the paper's naive baseline; only the monitor meters
+  watch the machine (watching changes nothing).
+- ``managed``: every countermeasure this machine supports, each checked first; those it does not
+  support are listed as skipped with the reason.
+- a custom preset: a TOML or JSON file (see ``docs/machine-control.md``) naming a base preset,
+  the countermeasures to use and their options.
+
+:func:`apply_preset` adds the actions to a :class:`~steadybench.runner.runner.Runner`, hands the
+meters to ``add_meter`` and returns a JSON record for ``Results.context``:
+``{"preset", "source", "applied": [{"name", "detail"}], "skipped": [{"name", "reason"}],
+"meters": [...], "rules": {...}, "fingerprint": {...}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigurationError, SystemControlError
+from ..meters.base import Meter
+from ..runner.actions import Action
+from ..runner.runner import Runner, Stage
+from .actions import (
+    FrequencyWarmUpAction,
+    GcAction,
+    MachineCoolDownAction,
+    PinAction,
+    PowerSupplyAction,
+    PriorityAction,
+    QuietMachineAction,
+    SettleAfterBootAction,
+    TuneAction,
+    current_affinity,
+    fastest_cpus,
+    max_frequency,
+    temperature_reading,
+)
+from .advice import Rules
+from .fingerprint import fingerprint
+from .meters import CpuFrequencyMeter, LoadMeter, TemperatureMeter
+from .readers import read_cpus, read_isolated, read_load, read_power
+from .sysfs import SysRoot, format_cpulist, parse_cpulist
+from .tuning import CanWrite, default_can_write, make_plan, not_permitted
+
+#: every countermeasure, in the order they are added (cool-down before warm-up, §IV-C)
+COUNTERMEASURES = ("settle", "power", "quiet", "priority", "tune", "pin", "cooldown", "warmup",
+                   "gc", "monitor")
+PRESETS = {"baseline": ("monitor",), "managed": COUNTERMEASURES}
+
+#: options each countermeasure accepts in a preset file, with defaults
+OPTIONS: dict[str, dict[str, Any]] = {
+    "settle": {"max_wait": 60.0},
+    "power": {},
+    "quiet": {"max_wait": 10.0, "interval": 0.5},
+    "priority": {"niceness": -10},
+    "tune": {"governor": "performance", "boost_off": True},
+    "pin": {"cpus": None, "rotate": False},
+    "cooldown": {"upper": None, "lower": None, "sensors": None, "max_wait": 120.0, "poll": 1.0},
+    "warmup": {"fraction": 0.95, "max_wait": 2.0, "spin": 0.01},
+    "gc": {},
+    "monitor": {"meters": ["cpu_freq", "temperature", "loadavg"], "sensors": None},
+}
+
+
+class Skip(Exception):
+    """A countermeasure this machine does not support (the message says why)."""
+
+
+@dataclass
+class Preset:
+    """A resolved preset: its name, countermeasures, their options and the rules."""
+
+    name: str
+    countermeasures: list[str]
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rules: Rules = field(default_factory=Rules)
+    source: str | None = None
+
+    def opt(self, measure: str) -> dict[str, Any]:
+        return {**OPTIONS[measure], **self.options.get(measure, {})}
+
+
+@dataclass
+class PresetPlan:
+    """What a preset adds: actions by stage, meters, and the record for ``Results.context``."""
+
+    actions: list[tuple[Stage, Action]]
+    meters: list[Meter]
+    record: dict[str, Any]
+
+
+def _check_names(names: list[str], where: str) -> list[str]:
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ConfigurationError(f"{where} must be a list of names")
+    unknown = [n for n in names if n not in COUNTERMEASURES]
+    if unknown:
+        raise ConfigurationError(f"{where}: unknown countermeasure(s) {', '.join(unknown)} "
+                                 f"(known: {', '.join(COUNTERMEASURES)})")
+    return names
+
+
+def load_preset(preset: str) -> Preset:
+    """``baseline``, ``managed`` or the path of a TOML/JSON preset file."""
+    if preset in PRESETS:
+        return Preset(preset, list(PRESETS[preset]), rules=Rules(
+            require_performance_governor=False))
+    path = Path(preset)
+    if not path.is_file():
+        raise ConfigurationError(f"preset {preset!r}: not baseline, managed or a preset file")
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read preset {path}: {exc.strerror}") from exc
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigurationError(f"preset {path} is not valid "
+                                 f"{'JSON' if path.suffix == '.json' else 'TOML'}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigurationError(f"preset {path}: expected a table of settings")
+    allowed = {"name", "base", "countermeasures", "disable", "rules", *COUNTERMEASURES}
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ConfigurationError(f"preset {path}: unknown key(s) {', '.join(unknown)}")
+    base = data.get("base", "baseline")
+    if base not in PRESETS:
+        raise ConfigurationError(f"preset {path}: base must be baseline or managed, not {base!r}")
+    measures = _check_names(list(data.get("countermeasures", PRESETS[base])),
+                            f"preset {path}: countermeasures")
+    disabled = _check_names(list(data.get("disable", [])), f"preset {path}: disable")
+    measures = [m for m in COUNTERMEASURES if m in measures and m not in disabled]
+    options: dict[str, dict[str, Any]] = {}
+    for name in COUNTERMEASURES:
+        given = data.get(name)
+        if given is None:
+            continue
+        if not isinstance(given, dict):
+            raise ConfigurationError(f"preset {path}: [{name}] must be a table of options")
+        bad = sorted(set(given) - set(OPTIONS[name]))
+        if bad:
+            known = ", ".join(OPTIONS[name]) or "none"
+            raise ConfigurationError(f"preset {path}: [{name}] has unknown option(s) "
+                                     f"{', '.join(bad)} (known: {known})")
+        options[name] = given
+    rules_data = data.get("rules", {})
+    known_rules = {f.name for f in fields(Rules)}
+    if not isinstance(rules_data, dict) or set(rules_data) - known_rules:
+        raise ConfigurationError(f"preset {path}: [rules] accepts {', '.join(sorted(known_rules))}")
+    try:
+        rules = Rules(**rules_data)
+    except TypeError as exc:
+        raise ConfigurationError(f"preset {path}: [rules]: {exc}") from exc
+    return Preset(str(data.get("name", path.stem)), measures, options, rules, str(path))
+
+
+def _num(opts: dict[str, Any], key: str, measure: str) -> float:
+    value = opts[key]
+    if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+        raise ConfigurationError(f"[{measure}] {key} must be a non-negative number, got {value!r}")
+    return float(value)
+
+
+def _sensors(opts: dict[str, Any], measure: str) -> list[str] | None:
+    value = opts.get("sensors")
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise ConfigurationError(f"[{measure}] sensors must be a list of sensor names or paths")
+    return [str(v) for v in value]
+
+
+class _Builder:
+    """Builds each countermeasure or raises Skip with the reason."""
+
+    def __init__(self, preset: Preset, root: SysRoot, can_write: CanWrite) -> None:
+        self.preset = preset
+        self.root = root
+        self.can_write = can_write
+        self.cpus = [c for c in read_cpus(root)]
+        self.has_cpufreq = any(c.get("cpufreq") for c in self.cpus if c["online"])
+        self.governor_set = False
+        self.pinned: list[int] | None = None
+
+    def settle(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+        if read_load(self.root)["uptime_s"] is None:
+            raise Skip("/proc/uptime unreadable")
+        action = SettleAfterBootAction(self.root, self.preset.rules.min_uptime,
+                                       _num(o, "max_wait", "settle"))
+        return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
+
+    def power(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+        if not read_power(self.root)["supplies"]:
+            raise Skip("no power supply information under /sys/class/power_supply "
+                       "(assumed mains)")
+        action = PowerSupplyAction(self.root)
+        return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
+
+    def quiet(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+        if read_load(self.root)["loadavg"] is None:
+            raise Skip("/proc/loadavg unreadable")
+        action = QuietMachineAction(self.root, self.preset.rules, _num(o, "max_wait", "quiet"),
+                                    _num(o, "interval", "quiet") or 0.5)
+        return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
+
+    def priority(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+        niceness = int(o["niceness"])
+        if not -20 <= niceness <= 19:
+            raise ConfigurationError(f"[priority] niceness must be in -20..19, got {niceness}")
+        if not hasattr(os, "setpriority"):
+            raise Skip("os.setpriority is not available on this platform")
+        if os.geteuid() != 0:
+            import resource
+
+            soft = resource.getrlimit(resource.RLIMIT_NICE)[0]
+            if soft == resource.RLIM_INFINITY or 20 - soft > niceness:
+                raise Skip(f"not permitted to lower niceness to {niceness} "
+                           "(needs root or RLIMIT_NICE)")
+        action = PriorityAction(niceness)
+        return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
+
+    def tune(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+        governor = str(o["governor"] or "")
+        explicit = "governor" in self.preset.options.get("tune", {})
+        plan = make_plan(self.root, governor, bool(o["boost_off"]), explicit_governor=explicit)
+        if not plan.changes:
+            if plan.already and not any(u["name"] == "governor" for u in plan.unavailable):
+                self.governor_set = True
+                return [], "already tuned: " + "; ".join(plan.already)
+            raise Skip("; ".join(u["reason"] for u in plan.unavailable) or "nothing to change")
+        denied = not_permitted(self.root, plan, self.can_write)
+        if denied:
+            raise Skip(f"needs root: not permitted to write {', '.join(denied)}")
+        self.governor_set = not any(u["name"] == "governor" for u in plan.unavailable)
+        action = TuneAction(self.root, governor, bool(o["boost_off"]), can_write=self.can_write,
+                            explicit_governor=explicit)
+        detail = "; ".join(c.describe() for c in plan.changes)
+        return [(Stage.BEFORE_BENCHMARK, action)], f"{action.describe()}: {detail}"
+
+    def pin(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+        if not hasattr(os, "sched_setaffinity"):
+            raise Skip("os.sched_setaffinity is not available on this platform")
+        allowed = set(current_affinity()) if self.root.is_real else None
+        if o["cpus"] is not None:
+            try:
+                cpus = parse_cpulist(str(o["cpus"]))
+            except ValueError as exc:
+                raise ConfigurationError(f"[pin] cpus: {exc}") from exc
+            how = "chosen in the preset"
+        else:
+            isolated = read_isolated(self.root)["isolated"]
+            isolated = [c for c in isolated if allowed is None or c in allowed]
+            if isolated:
+                cpus, how = isolated, "isolated CPUs"
+            else:
+                cpus, how = fastest_cpus(self.root, allowed)
+        if allowed is not None and not set(cpus) <= allowed:
+            raise Skip(f"CPUs {format_cpulist(cpus)} are not all in this process's affinity "
+                       f"{format_cpulist(sorted(allowed))}")
+        self.pinned = cpus
+        action = PinAction(cpus, rotate=bool(o["rotate"]))
+        stages = [(Stage.BEFORE_BENCHMARK, action)]
+        if o["rotate"]:
+            stages.append((Stage.BEFORE_RUN, action))
+        return stages, f"{action.describe()} ({how})"
+
+    def cooldown(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+        sensors = _sensors(o, "cooldown")
+        try:
+            temperature_reading(self.root, sensors)()
+        except SystemControlError as exc:
+            raise Skip(f"{exc} (/sys/class/thermal, /sys/class/hwmon)") from None
+        upper = self.preset.rules.max_temperature if o["upper"] is None else _num(o, "upper",
+                                                                                   "cooldown")
+        lower = upper - 10.0 if o["lower"] is None else _num(o, "lower", "cooldown")
+        action = MachineCoolDownAction(self.root, upper, lower, sensors,
+                                       _num(o, "max_wait", "cooldown") or 120.0,
+                                       _num(o, "poll", "cooldown") or 1.0)
+        return [(Stage.BEFORE_RUN, action)], action.describe()
+
+    def warmup(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+        if self.governor_set:
+            raise Skip("not needed: tune sets the performance governor")
+        if not self.has_cpufreq:
+            raise Skip("no cpufreq files: the frequency cannot be read")
+        pinned = self.pinned
+
+        def cpus() -> list[int]:
+            return pinned if pinned is not None else current_affinity()
+
+        if max_frequency(self.root, cpus()) is None:
+            raise Skip("no readable scaling_max_freq for the CPUs used")
+        action = FrequencyWarmUpAction(self.root, cpus, float(o["fraction"]),
+                                       _num(o, "max_wait", "warmup") or 2.0,
+                                       _num(o, "spin", "warmup"))
+        return [(Stage.BEFORE_RUN, action)], action.describe()
+
+    def gc(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+        action = GcAction()
+        return [(Stage.BEFORE_RUN, action)], action.describe()
+
+    def monitor(self, o: dict[str, Any]) -> tuple[list[Meter], list[dict[str, str]]]:
+        meters: list[Meter] = []
+        skipped: list[dict[str, str]] = []
+        wanted = o["meters"]
+        if not isinstance(wanted, list) or set(wanted) - {"cpu_freq", "temperature", "loadavg"}:
+            raise ConfigurationError("[monitor] meters: a list of cpu_freq, temperature, loadavg")
+        if "cpu_freq" in wanted:
+            pinned = self.pinned
+            meter = CpuFrequencyMeter(
+                self.root, (lambda: pinned) if pinned is not None else current_affinity)
+            if meter.stop(True) is None:
+                skipped.append({"name": "monitor:cpu_freq",
+                                "reason": "no readable scaling_cur_freq (no cpufreq files)"})
+            else:
+                meters.append(meter)
+        if "temperature" in wanted:
+            meter_t = TemperatureMeter(self.root, _sensors(o, "monitor"))
+            if meter_t.stop(True) is None:
+                skipped.append({"name": "monitor:temperature",
+                                "reason": f"no readable temperature sensor ({meter_t.last_error})"})
+            else:
+                meters.append(meter_t)
+        if "loadavg" in wanted:
+            meter_l = LoadMeter(self.root)
+            if meter_l.stop(True) is None:
+                skipped.append({"name": "monitor:loadavg", "reason": "/proc/loadavg unreadable"})
+            else:
+                meters.append(meter_l)
+        return meters, skipped
+
+
+def build_preset(preset: str | Preset, root: str | os.PathLike[str] | SysRoot = "/", *,
+                 can_write: CanWrite = default_can_write) -> PresetPlan:
+    """Check each countermeasure of ``preset`` on the machine at ``root`` and build it."""
+    spec = preset if isinstance(preset, Preset) else load_preset(preset)
+    sysroot = root if isinstance(root, SysRoot) else SysRoot(root)
+    builder = _Builder(spec, sysroot, can_write)
+    actions: list[tuple[Stage, Action]] = []
+    meters: list[Meter] = []
+    applied: list[dict[str, str]] = []
+    skipped: list[dict[str, str]] = []
+    for name in COUNTERMEASURES:
+        if name not in spec.countermeasures:
+            continue
+        opts = spec.opt(name)
+        if name == "monitor":
+            got, skips = builder.monitor(opts)
+            meters += got
+            skipped += skips
+            if got:
+                applied.append({"name": "monitor",
+                                "detail": "meters " + ", ".join(m.name for m in got)})
+            continue
+        try:
+            added, detail = getattr(builder, name)(opts)
+        except Skip as why:
+            skipped.append({"name": name, "reason": str(why)})
+            continue
+        actions += added
+        applied.append({"name": name, "detail": detail})
+    record = {
+        "preset": spec.name,
+        "source": spec.source,
+        "applied": applied,
+        "skipped": skipped,
+        "meters": [m.name for m in meters],
+        "rules": spec.rules.to_dict(),
+        "fingerprint": fingerprint(sysroot),
+    }
+    return PresetPlan(actions, meters, record)
+
+
+def apply_preset(runner: Runner, preset: str, root: str = "/", *,
+                 add_meter: Callable[[Meter], Any] | None = None,
+                 can_write: CanWrite = default_can_write) -> dict[str, Any]:
+    """Add the preset's actions to ``runner`` (and its meters through ``add_meter``, e.g.
+    ``Manager.add_meter``); return the record to store in ``Results.context["machine"]``.
+
+    The record's ``meters`` lists the meter names; without ``add_meter`` the meters are not
+    attached (get them from :func:`build_preset` instead).
+    """
+    plan = build_preset(preset, root, can_write=can_write)
+    for stage, action in plan.actions:
+        runner.add_action(stage, action)
+    if add_meter is not None:
+        for meter in plan.meters:
+            add_meter(meter)
+    return plan.record

@@ -1,0 +1,123 @@
+"""Access to the ``sys`` and ``proc`` trees under a movable filesystem root.
+
+Rancid (Afonso & Almeida, §II-A and §IV-C) reads processor frequencies and temperatures from
+"device-dependent paths in the underlying Linux file system" (sysfs). Every reader and writer of
+:mod:`steadybench.system` goes through a :class:`SysRoot`, whose root defaults to ``/`` and can be
+moved (``--root DIR`` / ``STEADYBENCH_ROOT``), so tests use a fake tree built in a temporary
+directory and users can inspect a copied system image. Reads never raise for a missing or
+unreadable file: they return ``None`` and the caller explains what is missing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import SystemControlError
+
+CPU_DIR = "sys/devices/system/cpu"
+
+
+class SysRoot:
+    """A filesystem root holding ``sys`` and ``proc``.
+
+    Args:
+        root: directory standing for ``/``; must exist.
+    """
+
+    def __init__(self, root: str | os.PathLike[str] = "/") -> None:
+        path = Path(root)
+        if not path.is_dir():
+            raise SystemControlError(f"root {root}: not a directory")
+        self.root = path.resolve()
+
+    def __repr__(self) -> str:
+        return f"SysRoot({str(self.root)!r})"
+
+    @property
+    def is_real(self) -> bool:
+        """True when this is the machine's own ``/``."""
+        return str(self.root) == "/"
+
+    def path(self, rel: str) -> Path:
+        """The path of ``rel`` (written as if absolute, leading slash optional) under the root."""
+        return self.root / rel.lstrip("/")
+
+    def rel(self, path: str | os.PathLike[str]) -> str:
+        """``path`` written relative to the root with a leading slash (for messages)."""
+        try:
+            return "/" + str(Path(path).relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def exists(self, rel: str) -> bool:
+        return self.path(rel).exists()
+
+    def read_bytes(self, rel: str) -> bytes | None:
+        try:
+            return self.path(rel).read_bytes()
+        except OSError:
+            return None
+
+    def read(self, rel: str) -> str | None:
+        """The stripped text of a file, or None when it is missing or unreadable."""
+        data = self.read_bytes(rel)
+        if data is None:
+            return None
+        return data.decode("utf-8", errors="replace").strip()
+
+    def read_int(self, rel: str) -> int | None:
+        """An integer file (sysfs style), or None when missing, unreadable or not an integer."""
+        text = self.read(rel)
+        if text is None:
+            return None
+        try:
+            return int(text.split()[0])
+        except (IndexError, ValueError):
+            return None
+
+    def listdir(self, rel: str) -> list[str]:
+        try:
+            return sorted(os.listdir(self.path(rel)))
+        except OSError:
+            return []
+
+
+def parse_cpulist(text: str | None) -> list[int]:
+    """Parse a kernel CPU list such as ``0-3,6,8-9`` (the format of ``online`` and ``isolated``).
+
+    Raises ValueError on text that is not a CPU list; an empty string is the empty list.
+    """
+    if text is None:
+        return []
+    cpus: set[int] = set()
+    for part in text.strip().split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            lo_text, _, hi_text = part.partition("-")
+            lo, hi = int(lo_text), int(hi_text.split(":")[0])
+            if lo > hi or lo < 0:
+                raise ValueError(f"bad CPU range {part!r}")
+            cpus.update(range(lo, hi + 1))
+        else:
+            value = int(part)
+            if value < 0:
+                raise ValueError(f"bad CPU number {part!r}")
+            cpus.add(value)
+    return sorted(cpus)
+
+
+def format_cpulist(cpus: list[int] | set[int] | tuple[int, ...]) -> str:
+    """The inverse of :func:`parse_cpulist`: ``[0, 1, 2, 5]`` → ``"0-2,5"``."""
+    ordered = sorted(set(cpus))
+    parts: list[str] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
+        i = j + 1
+    return ",".join(parts)

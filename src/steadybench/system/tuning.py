@@ -1,0 +1,275 @@
+"""Tune the processor for benchmarking, and put it back exactly.
+
+Rancid §III-A and §IV-A1: a varying processor frequency skews results; with root, switch the
+governor to ``performance``; where that governor is missing, raise the minimum frequency to the
+maximum (what the authors did for GPUs without a performance governor). Boost/turbo makes the
+frequency depend on temperature and on how many cores are busy, so it is switched off too.
+
+Each setting is an object that says whether it is available on this machine, which files it
+would change to what, and why (the organisation of pyperf's ``system tune``; the code is our
+own). :func:`tune` checks permission for every file first (without it, it reports what it would
+change and changes nothing), then for each file saves the original bytes to the
+:class:`~steadybench.system.journal.Journal` and only then writes the new value; a write that
+fails half way restores the files already written. :func:`reset` restores a journal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import SystemControlError
+from .journal import Journal, Writer, find_journals, pid_alive, signals_blocked, write_file
+from .readers import cpu_ids, cpufreq_dir
+from .sysfs import CPU_DIR, SysRoot, format_cpulist
+
+CanWrite = Callable[[Path], bool]
+
+
+def default_can_write(path: Path) -> bool:
+    """Whether this process may write ``path`` (root, or a writable file in a fake tree)."""
+    return os.access(path, os.W_OK)
+
+
+@dataclass
+class Change:
+    """One file to write: ``path`` relative to the root (leading slash), old and new bytes."""
+
+    setting: str
+    path: str
+    old: bytes
+    new: bytes
+    reason: str
+
+    def describe(self) -> str:
+        old = self.old.decode(errors="replace").strip()
+        new = self.new.decode(errors="replace").strip()
+        return f"{self.path}: {old} -> {new} ({self.reason})"
+
+
+@dataclass
+class Plan:
+    """The changes tuning would make, and the settings it cannot apply (with why)."""
+
+    changes: list[Change] = field(default_factory=list)
+    unavailable: list[dict[str, str]] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"changes": [c.describe() for c in self.changes],
+                "unavailable": self.unavailable, "already": self.already}
+
+
+class Setting:
+    """A tunable setting: :meth:`plan` adds its changes to a :class:`Plan`."""
+
+    name = "setting"
+
+    def plan(self, root: SysRoot, plan: Plan) -> None:
+        raise NotImplementedError
+
+
+def _policy_dirs(root: SysRoot, cpus: list[int] | None) -> list[tuple[list[int], str]]:
+    """cpufreq directories of the online CPUs (shared policies once), with their CPUs."""
+    seen: dict[Path, tuple[list[int], str]] = {}
+    for cpu in cpu_ids(root) if cpus is None else cpus:
+        if root.read_int(f"{CPU_DIR}/cpu{cpu}/online") == 0:
+            continue
+        rel = cpufreq_dir(root, cpu)
+        if rel is None:
+            continue
+        real = root.path(rel).resolve()
+        if real in seen:
+            seen[real][0].append(cpu)
+        else:
+            seen[real] = ([cpu], rel)
+    return list(seen.values())
+
+
+class CpuGovernor(Setting):
+    """Set the cpufreq governor (default ``performance``) of every online CPU.
+
+    When the governor is not available and it is the default ``performance``, the minimum
+    scaling frequency is raised to the maximum instead (Rancid §IV-A1). A governor asked for
+    by name that is not available is an error.
+    """
+
+    name = "governor"
+
+    def __init__(self, governor: str = "performance", cpus: list[int] | None = None,
+                 explicit: bool = False) -> None:
+        self.governor = governor
+        self.cpus = cpus
+        self.explicit = explicit
+
+    def plan(self, root: SysRoot, plan: Plan) -> None:
+        policies = _policy_dirs(root, self.cpus)
+        if not policies:
+            plan.unavailable.append({
+                "name": self.name,
+                "reason": f"no cpufreq files under /{CPU_DIR}/cpu*/cpufreq (frequency scaling is "
+                          "not exposed; on a virtual machine the host controls it)"})
+            return
+        for cpus, rel in policies:
+            label = f"CPU {format_cpulist(cpus)}"
+            current = root.read_bytes(f"{rel}/scaling_governor")
+            if current is None:
+                plan.unavailable.append({"name": self.name,
+                                         "reason": f"{label}: {rel}/scaling_governor unreadable"})
+                continue
+            available = (root.read(f"{rel}/scaling_available_governors") or "").split()
+            if current.decode(errors="replace").strip() == self.governor:
+                plan.already.append(f"{label}: governor already {self.governor}")
+                continue
+            if self.governor in available:
+                plan.changes.append(Change(self.name, f"/{rel}/scaling_governor", current,
+                                           f"{self.governor}\n".encode(),
+                                           f"{label}: governor {self.governor}"))
+                continue
+            if self.explicit:
+                raise SystemControlError(
+                    f"{label}: governor {self.governor!r} is not available "
+                    f"(available: {', '.join(available) or 'none listed'})")
+            self._min_to_max(root, rel, label, plan, available)
+
+    def _min_to_max(self, root: SysRoot, rel: str, label: str, plan: Plan,
+                    available: list[str]) -> None:
+        old = root.read_bytes(f"{rel}/scaling_min_freq")
+        top = root.read_int(f"{rel}/scaling_max_freq")
+        low = root.read_int(f"{rel}/scaling_min_freq")
+        why = f"{label}: no {self.governor} governor (available: {' '.join(available) or 'none'})"
+        if old is None or top is None or low is None:
+            plan.unavailable.append({"name": self.name,
+                                     "reason": f"{why}, and scaling_min/max_freq unreadable"})
+            return
+        if low >= top:
+            plan.already.append(f"{label}: minimum frequency already at the maximum")
+            return
+        plan.changes.append(Change("min_freq", f"/{rel}/scaling_min_freq", old,
+                                   f"{top}\n".encode(),
+                                   f"{why}: minimum frequency raised to the maximum {top} kHz"))
+
+
+class Boost(Setting):
+    """Switch boost/turbo off: ``cpufreq/boost`` → 0 and ``intel_pstate/no_turbo`` → 1."""
+
+    name = "boost"
+
+    def plan(self, root: SysRoot, plan: Plan) -> None:
+        found = False
+        for rel, on, off in ((f"{CPU_DIR}/cpufreq/boost", 1, b"0\n"),
+                             (f"{CPU_DIR}/intel_pstate/no_turbo", 0, b"1\n")):
+            raw = root.read_bytes(rel)
+            if raw is None:
+                continue
+            found = True
+            value = root.read_int(rel)
+            if value is None:
+                plan.unavailable.append({"name": self.name,
+                                         "reason": f"/{rel} does not hold a number"})
+            elif value == on:
+                plan.changes.append(Change(self.name, f"/{rel}", raw, off, "boost/turbo off"))
+            else:
+                plan.already.append(f"/{rel}: boost/turbo already off")
+        if not found:
+            plan.unavailable.append({
+                "name": self.name,
+                "reason": f"no /{CPU_DIR}/cpufreq/boost or intel_pstate/no_turbo file"})
+
+
+def make_plan(root: SysRoot, governor: str = "performance", boost_off: bool = True,
+              cpus: list[int] | None = None, explicit_governor: bool = False) -> Plan:
+    """The changes that tuning ``root`` would make (boost first, then governors)."""
+    plan = Plan()
+    settings: list[Setting] = []
+    if boost_off:
+        settings.append(Boost())
+    if governor:
+        settings.append(CpuGovernor(governor, cpus, explicit=explicit_governor))
+    for setting in settings:
+        setting.plan(root, plan)
+    return plan
+
+
+def not_permitted(root: SysRoot, plan: Plan, can_write: CanWrite = default_can_write) -> list[str]:
+    """The files of ``plan`` this process may not write."""
+    return [c.path for c in plan.changes if not can_write(root.path(c.path))]
+
+
+def apply_plan(root: SysRoot, plan: Plan, journal: Journal,
+               write: Writer = write_file) -> list[str]:
+    """Write the changes, journaling each original first; restore everything on a failure.
+
+    Signals are held back while the writes happen, so a Ctrl-C cannot leave a half-tuned
+    machine without its journal entry. Returns the paths written.
+    """
+    written: list[str] = []
+    with signals_blocked():
+        for change in plan.changes:
+            journal.record(change.path, change.old, change.new, change.setting)
+            try:
+                write(root.path(change.path), change.new)
+            except OSError as exc:
+                why = exc.strerror or str(exc)
+                try:
+                    journal.restore(write)
+                except SystemControlError as again:
+                    raise SystemControlError(
+                        f"writing {change.path} failed ({why}); restoring the rest: {again}"
+                    ) from exc
+                raise SystemControlError(
+                    f"writing {change.path} failed ({why}); the {len(written)} file(s) already "
+                    "changed were restored") from exc
+            written.append(change.path)
+    return written
+
+
+def tune(root: SysRoot, journal_path: str | os.PathLike[str], *, governor: str = "performance",
+         boost_off: bool = True, cpus: list[int] | None = None, explicit_governor: bool = False,
+         dry_run: bool = False, can_write: CanWrite = default_can_write,
+         write: Writer = write_file) -> dict[str, Any]:
+    """Tune ``root`` (see the module docstring). Returns a report dict:
+
+    ``{"changed": [...], "would_change": [...], "not_permitted": [...], "unavailable": [...],
+    "already": [...], "journal": path}``. Without permission for every file, nothing is written
+    and ``not_permitted`` lists the files.
+    """
+    plan = make_plan(root, governor, boost_off, cpus, explicit_governor)
+    report: dict[str, Any] = {"changed": [], "would_change": [c.describe() for c in plan.changes],
+                              "not_permitted": [], "unavailable": plan.unavailable,
+                              "already": plan.already, "journal": str(journal_path)}
+    if dry_run or not plan.changes:
+        return report
+    denied = not_permitted(root, plan, can_write)
+    if denied:
+        report["not_permitted"] = denied
+        return report
+    journal = Journal.open(journal_path, root)
+    apply_plan(root, plan, journal, write)
+    report["changed"] = report.pop("would_change")
+    report["would_change"] = []
+    return report
+
+
+def reset(journal_paths: list[Path] | None = None, *, root: SysRoot | None = None,
+          write: Writer = write_file) -> dict[str, Any]:
+    """Restore the journals given (default: every journal in the state directory, newest first,
+    skipping those of runs still alive). Returns ``{"restored": [...], "skipped": [...]}``."""
+    explicit = journal_paths is not None
+    paths = journal_paths if explicit else find_journals()
+    report: dict[str, Any] = {"restored": [], "skipped": [], "journals": [str(p) for p in paths]}
+    for path in paths:
+        journal = Journal.load(path)
+        if root is not None and journal.root.root != root.root:
+            raise SystemControlError(f"journal {path} was written for root {journal.root.root}, "
+                                     f"not {root.root} (pass the same --root)")
+        if not explicit and path.name.startswith("run-") and journal.pid != os.getpid() \
+                and pid_alive(journal.pid):
+            report["skipped"].append(f"{path}: run {journal.pid} is still running")
+            continue
+        with signals_blocked():
+            report["restored"].extend(journal.restore(write))
+    return report
