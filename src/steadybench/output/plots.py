@@ -312,8 +312,13 @@ def _bxp(ax: Any, stats: list[dict[str, Any]]) -> None:
 
 
 def draw_boxplot(ax: Any, cases: Sequence[CaseResult], *, metric: str = PRIMARY_METRIC,
-                 labels: Sequence[str] | None = None, title: str | None = None) -> None:
-    """Horizontal box plots of several cases on a common axis (Rancid Fig. 15)."""
+                 labels: Sequence[str] | None = None, title: str | None = None,
+                 log_ratio: float = 20.0) -> None:
+    """Horizontal box plots of several cases on a common axis (Rancid Fig. 15).
+
+    When the largest median exceeds the smallest by more than ``log_ratio`` the axis is
+    logarithmic, so that a case of nanoseconds is not flattened by one of milliseconds.
+    """
     stats, missing = [], []
     all_values = []
     for i, case in enumerate(cases):
@@ -334,8 +339,13 @@ def draw_boxplot(ax: Any, cases: Sequence[CaseResult], *, metric: str = PRIMARY_
     factor, unit = time_scale(np.concatenate(all_values), unit)
     bstats = [box_stats(v * factor, lab) for lab, v in stats]
     _bxp(ax, bstats[::-1])  # first case at the top
-    ax.set_xlabel(f"{_esc(metric)} ({unit})  —  box: quartiles, whiskers: 1st–99th percentile"
-                  if unit else _esc(metric))
+    lows = [b["whislo"] for b in bstats] + [float(np.min(f)) for b in bstats
+                                            if (f := b["fliers"]).size]
+    meds = [b["med"] for b in bstats]
+    if min(lows) > 0 and max(meds) / min(meds) > log_ratio:
+        ax.set_xscale("log")  # cases of very different magnitudes: each box stays readable
+    ax.set_xlabel(f"{_esc(metric)} ({unit}; box: quartiles, whiskers: p1–p99)"
+                  if unit else f"{_esc(metric)} (box: quartiles, whiskers: p1–p99)")
     if missing:
         ax.text(0.99, 0.01, f"not shown (no raw samples): {len(missing)}", ha="right",
                 va="bottom", transform=ax.transAxes, fontsize=7, color="#666666")
@@ -871,10 +881,11 @@ def _interval(value: Any) -> tuple[float, float] | None:
 def pair_summary(entry: Mapping[str, Any]) -> dict[str, Any]:
     """Name, speedup, CI, verdict and p-value of one compared pair, read defensively.
 
-    Accepts the keys of the comparison JSON (``name``, ``speedup``, ``speedup_ci``/``ci``,
-    ``verdict``, ``p_value``) and a few spellings around them; missing keys give None.
+    Reads the rows of ``steadybench compare --json`` (``name``, ``speedup`` = median ratio,
+    ``speedup_ci`` = {low, high, confidence, method}, ``verdict``, ``p_value``, ``p_adjusted``,
+    ``test``, ``confidence``) and a few spellings around them; missing keys give None.
     """
-    name = next((str(entry[k]) for k in ("name", "benchmark", "label", "key") if entry.get(k)),
+    name = next((str(entry[k]) for k in ("name", "label", "benchmark", "key") if entry.get(k)),
                 "?")
     sp = entry.get("speedup")
     ci = None
@@ -888,39 +899,68 @@ def pair_summary(entry: Mapping[str, Any]) -> dict[str, Any]:
         ci = _interval((entry.get("ci_low"), entry.get("ci_high")))
     p = next((_num(entry[k]) for k in ("p_value", "pvalue", "p") if k in entry), None)
     verdict = entry.get("verdict")
+    test = entry.get("test")
     return {"name": name, "speedup": speedup, "ci": ci, "p_value": p,
+            "p_adjusted": _num(entry.get("p_adjusted")),
             "verdict": str(verdict) if verdict is not None else None,
-            "confidence": _num(entry.get("confidence"))}
+            "test": str(test) if test else None,
+            "confidence": _num(entry.get("confidence")),
+            "warnings": [str(w) for w in entry.get("warnings") or [] if w]
+            if isinstance(entry.get("warnings"), list) else []}
+
+
+PAIR_KEYS = ("benchmarks", "pairs", "comparisons", "results", "cases")
+
+
+def comparison_entries(comparison: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
+    """The raw per-pair entries of a comparison dict (``benchmarks`` in the compare JSON)."""
+    if not isinstance(comparison, Mapping):
+        return []
+    for key in PAIR_KEYS:
+        entries = comparison.get(key)
+        if isinstance(entries, Sequence) and not isinstance(entries, str):
+            return [e for e in entries if isinstance(e, Mapping)]
+        if isinstance(entries, Mapping):
+            return [{"name": k, **v} for k, v in entries.items() if isinstance(v, Mapping)]
+    return []
 
 
 def comparison_pairs(comparison: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """The per-pair entries of a comparison dict, each through :func:`pair_summary`."""
-    if not isinstance(comparison, Mapping):
-        return []
-    for key in ("pairs", "benchmarks", "comparisons", "results", "cases"):
-        entries = comparison.get(key)
-        if isinstance(entries, Sequence) and not isinstance(entries, str):
-            return [pair_summary(e) for e in entries if isinstance(e, Mapping)]
-        if isinstance(entries, Mapping):
-            return [pair_summary({"name": k, **v}) for k, v in entries.items()
-                    if isinstance(v, Mapping)]
-    return []
+    return [pair_summary(e) for e in comparison_entries(comparison)]
 
 
 def overall_gain(comparison: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The suite-level overall gain (value, CI, label) of a comparison dict, if present."""
+    """The suite's overall gain of a comparison dict, if present.
+
+    In the compare JSON it is ``suite.gain.median.all`` = {gain G, speedup 1/(1−G)} (003 §3:
+    G = 1 − Σ w·t(NEW) / Σ w·t(BASE)). Returns {"value": overall speedup, "gain": G, "ci",
+    "label"}; ``value`` is on the speedup scale of the plots.
+    """
     if not isinstance(comparison, Mapping):
         return None
-    for key in ("overall", "overall_gain", "suite", "gain", "summary"):
+    suite = comparison.get("suite")
+    if isinstance(suite, Mapping) and isinstance(suite.get("gain"), Mapping):
+        gains = suite["gain"]
+        for stat in ("median", "mean", "min"):
+            entry = gains.get(stat)
+            entry = entry.get("all") if isinstance(entry, Mapping) else None
+            if isinstance(entry, Mapping) and _num(entry.get("gain")) is not None:
+                g = _num(entry["gain"])
+                sp = _num(entry.get("speedup"))
+                if sp is None and g is not None and g < 1:
+                    sp = 1.0 / (1.0 - g)
+                return {"value": sp, "gain": g, "ci": None, "label": stat,
+                        "confidence": _num(suite.get("confidence"))}
+    for key in ("overall", "overall_gain", "gain"):
         value = comparison.get(key)
         if _num(value) is not None:
-            return {"value": _num(value), "ci": None}
+            return {"value": _num(value), "gain": None, "ci": None, "label": key}
         if isinstance(value, Mapping):
-            for vk in ("overall_gain", "gain", "value", "weighted_gain", "speedup"):
+            for vk in ("speedup", "value"):
                 if _num(value.get(vk)) is not None:
-                    return {"value": _num(value[vk]),
-                            "ci": _interval(value.get("ci") or value.get(f"{vk}_ci")),
-                            "label": vk}
+                    return {"value": _num(value[vk]), "gain": _num(value.get("gain")),
+                            "ci": _interval(value.get("ci")), "label": vk}
     return None
 
 
@@ -1024,9 +1064,11 @@ def draw_suite(ax: Any, comparison: Mapping[str, Any] | None) -> None:
     ax.set_yticks(ys, [_short(p["name"], 40) for p in pairs])
     ax.axvline(1.0, color="#333333", linewidth=0.8)
     gain = overall_gain(comparison)
-    if gain is not None:
-        ax.axvline(gain["value"], color=C_AVG, linestyle="--", linewidth=1.3,
-                   label=f"overall gain {gain['value']:.3f}×")
+    if gain is not None and gain["value"] is not None:
+        text = f"overall speedup {gain['value']:.3f}×"
+        if gain.get("gain") is not None:
+            text += f" (gain {gain['gain'] * 100:.2f} %)"
+        ax.axvline(gain["value"], color=C_AVG, linestyle="--", linewidth=1.3, label=text)
         if gain.get("ci"):
             ax.axvspan(gain["ci"][0], gain["ci"][1], color=C_AVG, alpha=0.12, linewidth=0)
         ax.legend(fontsize=7, loc="lower right")

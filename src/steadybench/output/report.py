@@ -308,7 +308,7 @@ def _comparison_view(comparison: Mapping[str, Any], results_list: Sequence[Resul
                      plots_dir: Path | None, plot_format: str, written: list[Path],
                      with_pair_plots: bool) -> dict[str, Any]:
     pairs = pl.comparison_pairs(comparison)
-    raw_entries = _raw_entries(comparison)
+    raw_entries = pl.comparison_entries(comparison)
     gain = pl.overall_gain(comparison)
     images = []
     if pairs:
@@ -326,23 +326,27 @@ def _comparison_view(comparison: Mapping[str, Any], results_list: Sequence[Resul
             fig = pl.comparison_figure(b, n, raw, title=pair["name"])
             pair_images.append(_image(fig, f"comparison-{i:03d}-{pl._safe_name(pair['name'])}",
                                       plots_dir, plot_format, written))
-    other = {k: v for k, v in comparison.items()
-             if k not in ("pairs", "benchmarks", "comparisons", "results", "cases")}
+    other = {k: v for k, v in comparison.items() if k not in pl.PAIR_KEYS + ("suite",)}
+    suite = comparison.get("suite")
+    suite_rows = _rows({k: v for k, v in suite.items() if k != "gain"}) \
+        if isinstance(suite, Mapping) else []
+    warnings = comparison.get("warnings")
+    warnings = [str(w) for w in warnings] if isinstance(warnings, list) else []
+    other.pop("warnings", None)
     return {"pairs": pairs, "gain": gain, "images": images, "pair_images": pair_images,
-            "rows": _rows(other)}
-
-
-def _raw_entries(comparison: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    for key in ("pairs", "benchmarks", "comparisons", "results", "cases"):
-        entries = comparison.get(key)
-        if isinstance(entries, Sequence) and not isinstance(entries, str):
-            return [e for e in entries if isinstance(e, Mapping)]
-        if isinstance(entries, Mapping):
-            return [{"name": k, **v} for k, v in entries.items() if isinstance(v, Mapping)]
-    return []
+            "rows": _rows(other), "suite_rows": suite_rows, "warnings": warnings}
 
 
 def _match(cases: Sequence[CaseResult], entry: Mapping[str, Any], name: str) -> CaseResult | None:
+    """The case a comparison row is about: by (benchmark, implementation, parameters), else by
+    label or name."""
+    if entry.get("benchmark") is not None:
+        params = entry.get("params") if isinstance(entry.get("params"), Mapping) else {}
+        key = (str(entry["benchmark"]), str(entry.get("implementation") or entry["benchmark"]),
+               ",".join(f"{k}={v}" for k, v in params.items()))
+        for case in cases:
+            if case.key == key:
+                return case
     key = entry.get("key")
     if isinstance(key, Sequence) and not isinstance(key, str) and len(key) == 3:
         for case in cases:
@@ -362,7 +366,8 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
     """Write a self-contained HTML report of ``results_list`` to ``path``; return the path.
 
     Args:
-        results_list: one or more Results (for example the baseline and the candidate).
+        results_list: one or more Results (for example the baseline and the candidate); may be
+            empty when a ``comparison`` is given (a suite compared from sample files).
         path: the HTML file to write (atomically).
         comparison: a comparison dict (``steadybench compare --json``); its verdicts and the
             suite overview are shown first. With two results and no comparison, the pairs are
@@ -374,8 +379,11 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
     """
     if isinstance(results_list, Results):
         results_list = [results_list]
-    if not results_list or not all(isinstance(r, Results) for r in results_list):
-        raise ConfigurationError("write_report needs a non-empty list of Results")
+    results_list = list(results_list)
+    if not all(isinstance(r, Results) for r in results_list):
+        raise ConfigurationError("write_report needs a list of Results")
+    if not results_list and comparison is None:
+        raise ConfigurationError("write_report needs at least one Results or a comparison")
     if plot_format not in pl.FORMATS.values():
         raise ConfigurationError(f"plot format must be png or svg, not {plot_format!r}")
     if labels is not None and len(labels) != len(results_list):
@@ -434,7 +442,7 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
         })
 
     html = _environment().get_template("report.html.j2").render(
-        title=" vs ".join(dict.fromkeys(r.suite for r in results_list)) or "steadybench",
+        title=" vs ".join(dict.fromkeys(r.suite for r in results_list)) or "comparison",
         version=__version__,
         inputs=inputs,
         comparison=comparison_view,

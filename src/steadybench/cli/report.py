@@ -1,0 +1,90 @@
+"""``steadybench report``: one self-contained HTML page from results files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import ConfigurationError, ResultsFormatError, SteadybenchError
+
+
+def _load_comparison(path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ResultsFormatError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultsFormatError(f"{path}: cannot read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise ResultsFormatError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") \
+            from None
+    if not isinstance(data, dict) or not any(
+            k in data for k in ("benchmarks", "pairs", "suite")):
+        raise ResultsFormatError(f"{path}: not a comparison (the JSON of steadybench compare "
+                                 "--json)")
+    return data
+
+
+def _protocol_comparison(base: str, new: str, confidence: float) -> dict[str, Any]:
+    """The Speedup-Test comparison of two results files (``steadybench compare``)."""
+    from ..compare import CompareOptions, compare_files
+
+    doc, _base, _new = compare_files(base, new, CompareOptions(confidence=confidence))
+    return doc
+
+
+@click.command("report")
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False),
+              default="report.html", show_default=True, help="The HTML file to write.")
+@click.option("--plots", "plots_dir", type=click.Path(file_okay=False),
+              help="Also write every figure as a separate file into this folder.")
+@click.option("--plot-format", type=click.Choice(["png", "svg"]), default="png",
+              show_default=True, help="Format of the files written with --plots.")
+@click.option("--compare/--no-compare", "compare", default=None,
+              help="Compare the two results files with the speedup protocol and show the "
+                   "verdicts first (the default with exactly two files).")
+@click.option("--comparison", "comparison_path", type=click.Path(dir_okay=False),
+              help="Show this comparison (the JSON written by steadybench compare --json).")
+@click.option("--confidence", type=float, default=0.95, show_default=True,
+              help="Confidence level of the comparison made with --compare.")
+@click.option("--window", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Moving-average window (runs) of the run-by-run plots.")
+def report_cmd(results: tuple[str, ...], output: str, plots_dir: str | None, plot_format: str,
+               compare: bool | None, comparison_path: str | None, confidence: float,
+               window: int) -> None:
+    """Write a self-contained HTML report (plots embedded) of one or more RESULTS files."""
+    from ..output.report import write_report
+    from ..output.results_io import load_results
+
+    if not 0 < confidence < 1:
+        raise ConfigurationError(f"--confidence must be between 0 and 1, got {confidence}")
+    loaded = [load_results(path) for path in results]
+    comparison = _load_comparison(comparison_path) if comparison_path else None
+    automatic = compare is None
+    if automatic:
+        compare = len(results) == 2 and comparison is None
+    if compare:
+        if len(results) != 2:
+            raise ConfigurationError(f"--compare needs exactly two results files, got "
+                                     f"{len(results)}")
+        if comparison is not None:
+            raise ConfigurationError("give --compare or --comparison, not both")
+        try:
+            comparison = _protocol_comparison(results[0], results[1], confidence)
+        except SteadybenchError as exc:
+            if not automatic:
+                raise
+            # two files that cannot be compared still get their report, with the reason
+            comparison = {"benchmarks": [], "warnings": [f"not compared: {exc}"]}
+    path = write_report(loaded, output, comparison=comparison, plots_dir=plots_dir,
+                        plot_format=plot_format, window=window,
+                        labels=[Path(p).name for p in results])
+    click.echo(f"wrote {path}" + (f" and the figures in {plots_dir}" if plots_dir else ""),
+               err=True)
+
+
+commands = [report_cmd]
