@@ -229,7 +229,7 @@ def apply_plan(root: SysRoot, plan: Plan, journal: Journal,
 
 def tune(root: SysRoot, journal_path: str | os.PathLike[str], *, governor: str = "performance",
          boost_off: bool = True, cpus: list[int] | None = None, explicit_governor: bool = False,
-         dry_run: bool = False, can_write: CanWrite = default_can_write,
+         dry_run: bool = False, can_write: CanWrite | None = None,
          write: Writer = write_file) -> dict[str, Any]:
     """Tune ``root`` (see the module docstring). Returns a report dict:
 
@@ -243,7 +243,7 @@ def tune(root: SysRoot, journal_path: str | os.PathLike[str], *, governor: str =
                               "already": plan.already, "journal": str(journal_path)}
     if dry_run or not plan.changes:
         return report
-    denied = not_permitted(root, plan, can_write)
+    denied = not_permitted(root, plan, can_write or default_can_write)
     if denied:
         report["not_permitted"] = denied
         return report
