@@ -60,7 +60,7 @@ def _commands(args: Sequence[str], cmds: Sequence[str], names: Sequence[str],
               shell: bool) -> list[Command]:
     commands: list[Command] = []
     if args:
-        commands.append(Command.from_line(shlex.join(args), shell=True) if shell
+        commands.append(Command.from_line(" ".join(args), shell=True) if shell
                         else Command.from_args(list(args)))
     commands += [Command.from_line(c, shell=shell) for c in cmds]
     if not commands:

@@ -3,14 +3,17 @@
 The wall time of one run of an external command includes creating the process, loading the
 program and reaping it — a cost the command's own work does not have. Like hyperfine, which
 subtracts the time of an empty shell, steadybench first times a trivial process (``true``, or
-``sh -c ''`` with ``--shell``) with the very same runner, and subtracts the mean of those runs
-from every measurement. A few runs are made before the measurement; then ``exec`` makes one
+``sh -c ''`` with ``--shell``) with the very same runner, and subtracts the start-up cost from
+every measurement. A few runs are made before the measurement; then ``exec`` makes one
 more per round of its interleaved schedule, so the start-up cost is sampled under the same
 drift of the machine as the commands, and the mean of all of them is subtracted at the end.
-This is the differential measurement of Moreno and Fischmeister (source ``002``, §3): the
-systematic error ε is estimated separately and removed. Raw figures
-are kept next to corrected ones, and a warning is given when a command is so short that the
-correction is larger than what remains.
+The mean (as hyperfine does), because the corrected mean is then an unbiased estimate of the
+difference of expectations: the interruptions that lengthen a few runs of the commands
+lengthen the trivial runs alike. (A median would be steadier but, subtracted from a mean,
+biased by the skew of the distribution.) This is the differential
+measurement of Moreno and Fischmeister (source ``002``, §3): the systematic error ε is
+estimated separately and removed. Raw figures are kept next to corrected ones, and a warning is
+given when a command is so short that the correction is larger than what remains.
 """
 
 from __future__ import annotations
@@ -25,10 +28,10 @@ from ..errors import ConfigurationError, MeasurementError
 from .process import CommandRunner
 
 #: runs of the trivial process: at least this many...
-CALIBRATION_MIN_RUNS = 10
+CALIBRATION_MIN_RUNS = 5
 #: ...and more until this much time is spent, up to CALIBRATION_MAX_RUNS
-CALIBRATION_TIME = 0.05
-CALIBRATION_MAX_RUNS = 50
+CALIBRATION_TIME = 0.02
+CALIBRATION_MAX_RUNS = 20
 CALIBRATION_WARMUP = 3
 
 
@@ -40,7 +43,8 @@ class Calibration:
     samples: list[float]
 
     @property
-    def mean(self) -> float:
+    def value(self) -> float:
+        """The cost subtracted from each run: the mean of the samples."""
         return float(np.mean(self.samples))
 
     def to_dict(self) -> dict[str, Any]:

@@ -308,7 +308,7 @@ class ExecSession:
                 "stdev": float(np.std(ok, ddof=1)) if len(ok) > 1 else None,
                 "median": float(np.median(ok)) if ok else None,
                 "raw_mean": float(np.mean(job.case.values("wall_time_raw"))) if ok else None,
-                "startup": cal.mean if cal else 0.0,
+                "startup": cal.value if cal else 0.0,
                 "stop_reason": job.case.stop_reason,
             })
         if len(cases) == 1:
@@ -340,18 +340,18 @@ class ExecSession:
         estimate = case.estimate or {}
         raw = case.values("wall_time_raw")
         estimate["raw_mean"] = float(np.mean(raw)) if raw else None
-        estimate["startup"] = cal.mean if cal else 0.0
+        estimate["startup"] = cal.value if cal else 0.0
         estimate["corrected"] = cal is not None
         if opts.best_of and len(cases) > 1:
             estimate["label"] = case.extra["best_of"]["label"]
         case.estimate = estimate
         if cal is not None and case.n:
             mean = case.stats.get("mean")
-            if mean is not None and mean < cal.mean:
+            if mean is not None and mean < cal.value:
                 _warn(
                     case,
                     f"the command runs only {mean * 1e3:.3g} ms beyond the start-up cost of "
-                    f"{cal.mean * 1e3:.3g} ms that was subtracted: the correction dominates the "
+                    f"{cal.value * 1e3:.3g} ms that was subtracted: the correction dominates the "
                     "corrected figure; measure more work per run (or use 'steadybench iters')")
         if case.n and "max_rss" not in case.stream:
             _warn(case, "peak memory not shown: the command's peak RSS never exceeded "
@@ -361,7 +361,7 @@ class ExecSession:
 
 def _apply_correction(jobs: Sequence[Job], calibration: Calibration | None) -> None:
     """Set every run's ``wall_time`` to its raw time minus the mean start-up cost."""
-    startup = calibration.mean if calibration is not None else 0.0
+    startup = calibration.value if calibration is not None else 0.0
     for job in jobs:
         case = job.case
         raw = case.metrics.get("wall_time_raw")
@@ -386,7 +386,8 @@ def _pool(cases: list[CaseResult]) -> CaseResult:
     names = list(dict.fromkeys(n for c in cases for n in c.metrics))
     for c in cases:
         for i, status in enumerate(c.status):
-            values = {n: c.metrics[n][i] if n in c.metrics else None for n in names}
+            values = {n: c.metrics[n][i] if n in c.metrics and not math.isnan(c.metrics[n][i])
+                      else None for n in names}
             pooled.add_run(status, values)
             if status == RUN_OK:
                 pooled.accumulate(values)
