@@ -13,6 +13,8 @@ Clock = Callable[[], int]
 
 #: largest number of executions calibration will try for one sample
 MAX_CALIBRATION_EXECUTIONS = 100_000_000
+#: calibration gives up when this many executions still show no time beyond the read cost
+INVISIBLE_AFTER = 10_000
 
 
 def probe_clock(clock: Clock, reads: int = 101) -> tuple[float, float]:
@@ -44,6 +46,11 @@ def calibrate_executions(timer: Timer, clock: Clock, target_ns: float, read_cost
         work = max(elapsed - read_cost_ns, 0.0)
         if elapsed >= target_ns / 4 or n >= maximum:
             break
+        if work <= 0 and n >= INVISIBLE_AFTER:
+            raise MeasurementError(
+                f"{n} executions took no measurable time beyond the clock's read cost: the "
+                "clock does not see this code (a no-op, or a CPU-time clock around sleeping "
+                "code); give a fixed batch size to measure it anyway")
         grow = 10 if work <= 0 else min(10.0, max(2.0, target_ns / 2 / work))
         n = min(maximum, max(n + 1, int(n * grow)))
     per_execution = max(work / n, elapsed / n / 1e3, 1e-3)
