@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -82,7 +83,9 @@ def test_cooldown_hysteresis_with_cooling_thread(tmp_path: Path) -> None:
         temp = 80000
         while not stop.is_set() and temp > 40000:
             temp -= 1000
-            put(root, TEMP, f"{temp}\n")
+            tmp = root / (TEMP + ".new")  # replaced atomically, as a sysfs read never sees half
+            tmp.write_text(f"{temp}\n")
+            os.replace(tmp, root / TEMP)
             time.sleep(0.005)
 
     action = MachineCoolDownAction(SysRoot(root), upper=70, lower=60, max_wait=20, poll=0.002)
@@ -328,3 +331,27 @@ def test_apply_preset_runs_and_records(tmp_path: Path) -> None:
     again = Results.from_dict(json.loads(json.dumps(results.to_dict())))
     assert again.context["machine"]["preset"] == "p"
     assert again.cases[0].extra["machine"]["tuned"]
+
+
+def test_machine_session_restores_on_exception(tmp_path: Path, monkeypatch) -> None:
+    from steadybench.system.presets import machine_session
+
+    root = make_machine(tmp_path / "m", thermal={"cpu": 45000})
+    before = snapshot(root)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    gov = root / f"{CPU}/cpu0/cpufreq/scaling_governor"
+    clock = SimulatedClock()
+    with pytest.raises(RuntimeError), machine_session(
+            str(_preset(tmp_path)), str(root), clock=clock, sleep=clock.sleep) as session:
+        session.before_run()
+        assert gov.read_text() == "performance\n"
+        assert session.record["session"]["tuned"]
+        raise RuntimeError("benchmark failed")
+    assert snapshot(root) == before
+    assert not list((tmp_path / "state").rglob("run-*.json"))
+
+
+def _preset(tmp_path: Path) -> Path:
+    path = tmp_path / "session.toml"
+    path.write_text('base = "managed"\ndisable = ["quiet", "priority", "pin"]\n')
+    return path

@@ -15,10 +15,12 @@ meters to ``add_meter`` and returns a JSON record for ``Results.context``:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -394,3 +396,69 @@ def apply_preset(runner: Runner, preset: str, root: str = "/", *,
         for meter in plan.meters:
             add_meter(meter)
     return plan.record
+
+
+class MachineSession:
+    """A preset applied around code that does not go through a Runner (e.g. external programs).
+
+    :meth:`start` runs the before-benchmark countermeasures once (tune, pin, settle, quiet,
+    priority, power), :meth:`before_run` the per-run ones (cool-down, warm-up, garbage
+    collection), :meth:`close` undoes everything (restores the tuned files, affinity,
+    priority, GC). Warnings land in ``record["warnings"]``. Use :func:`machine_session`.
+    """
+
+    def __init__(self, plan: PresetPlan, clock: Callable[[], int],
+                 sleep: Callable[[float], None]) -> None:
+        from ..model.implementation import CallableImplementation
+        from ..model.parameters import Parameters
+        from ..model.results import CaseResult
+        from ..runner.actions import RunContext
+        from ..runner.stop import RunState
+
+        self.plan = plan
+        self.record = plan.record
+        self.meters = plan.meters
+        self._case = CaseResult("machine", "machine")
+        self.ctx = RunContext(CallableImplementation(lambda: None, "spin"), Parameters(),
+                              self._case, RunState(), clock, sleep)
+        self._runs = 0
+
+    def _stage(self, stage: Stage) -> None:
+        for s, action in self.plan.actions:
+            if s is stage:
+                action(self.ctx)
+        self.record["warnings"] = list(self._case.warnings)
+        self.record["session"] = self._case.extra.get("machine", {})
+
+    def start(self) -> None:
+        self.ctx.run_index = -1
+        self._stage(Stage.BEFORE_BENCHMARK)
+
+    def before_run(self) -> None:
+        self.ctx.run_index = self._runs
+        self._runs += 1
+        self._stage(Stage.BEFORE_RUN)
+
+    def close(self) -> None:
+        seen: set[int] = set()
+        for _stage, action in reversed(self.plan.actions):
+            if id(action) not in seen:
+                seen.add(id(action))
+                action.close(self.ctx)
+        self.record["warnings"] = list(self._case.warnings)
+
+
+@contextlib.contextmanager
+def machine_session(preset: str, root: str = "/", *, clock: Callable[[], int] | None = None,
+                    sleep: Callable[[float], None] | None = None,
+                    can_write: CanWrite = default_can_write) -> Iterator[MachineSession]:
+    """Apply ``preset`` for the duration of a ``with`` block; restored on every exit path
+    (exception, SIGINT, SIGTERM: the tune action's signal handlers stay installed until the
+    block ends)."""
+    plan = build_preset(preset, root, can_write=can_write)
+    session = MachineSession(plan, clock or time.perf_counter_ns, sleep or time.sleep)
+    try:
+        session.start()
+        yield session
+    finally:
+        session.close()
