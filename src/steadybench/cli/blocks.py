@@ -1,0 +1,101 @@
+"""``steadybench blocks COUNTS.csv``: per-block times from execution counts (``002`` §5.1).
+
+The CSV has a header row naming the blocks and one column of measured totals (``total`` by
+default, see ``--total-column``); each further row is one round: how often each block executed
+and how long the whole round took. Lines starting with ``#`` are ignored.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import ConfigurationError
+from ..fileio import atomic_write_text
+from ..methods.blocks import BlockSolution, solve_blocks
+
+
+def read_counts(path: Path, total_column: str = "total") -> tuple[list[str], list[list[float]],
+                                                                   list[float]]:
+    """Block names, count rows and totals from a counts CSV; errors name the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigurationError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    lines = [(i, line) for i, line in enumerate(text.splitlines(), 1)
+             if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise ConfigurationError(f"{path}: empty file")
+    rows = list(csv.reader(line for _, line in lines))
+    header = [h.strip() for h in rows[0]]
+    if total_column not in header:
+        raise ConfigurationError(
+            f"{path}: no column {total_column!r} (columns: {', '.join(header)}); name the totals "
+            "column with --total-column")
+    t_index = header.index(total_column)
+    names = [h for j, h in enumerate(header) if j != t_index]
+    if not names:
+        raise ConfigurationError(f"{path}: no block columns besides {total_column!r}")
+    counts: list[list[float]] = []
+    totals: list[float] = []
+    for (lineno, _), row in zip(lines[1:], rows[1:]):
+        if len(row) != len(header):
+            raise ConfigurationError(
+                f"{path}:{lineno}: {len(row)} fields, the header has {len(header)}")
+        try:
+            values = [float(v) for v in row]
+        except ValueError:
+            raise ConfigurationError(f"{path}:{lineno}: every field must be a number") from None
+        totals.append(values[t_index])
+        counts.append([v for j, v in enumerate(values) if j != t_index])
+    return names, counts, totals
+
+
+def render(solution: BlockSolution, unit: str, console: Console) -> None:
+    table = Table(title=f"block times ({solution.rounds} rounds, "
+                        f"{solution.confidence:.0%} confidence)")
+    for col in ("block(s)", f"time ({unit})", "CI low", "CI high", "± se"):
+        table.add_column(col, justify="left" if col == "block(s)" else "right")
+    for g in solution.groups:
+        label = g.name if len(g.blocks) == 1 else f"{g.name} (always together: sum)"
+        table.add_row(label, f"{g.value:.6g}", f"{g.ci_low:.6g}", f"{g.ci_high:.6g}",
+                      f"{g.se:.3g}")
+    console.print(table)
+    if solution.never_ran:
+        console.print(f"never executed (no time): {', '.join(solution.never_ran)}")
+    console.print(f"residual std {solution.residual_std:.4g} {unit}, {solution.dof} degrees of "
+                  "freedom")
+
+
+@click.command("blocks")
+@click.argument("counts_csv", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--total-column", default="total", show_default=True,
+              help="Name of the column holding each round's measured total time.")
+@click.option("--unit", default="ns", show_default=True,
+              help="Unit of the totals (used for display; results are in the same unit).")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.95, show_default=True, help="Confidence level of the intervals.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the solution as JSON to this file.")
+def blocks_cmd(counts_csv: Path, total_column: str, unit: str, confidence: float,
+               json_path: Path | None) -> None:
+    """Solve per-block execution times from per-round block counts and measured totals.
+
+    Least squares over the rounds (Moreno & Fischmeister §5.1); blocks whose counts are equal in
+    every round are merged and reported as one group; a singular system names the blocks that
+    cannot be separated.
+    """
+    names, counts, totals = read_counts(counts_csv, total_column)
+    solution = solve_blocks(counts, totals, names=names, confidence=confidence)
+    render(solution, unit, Console())
+    if json_path is not None:
+        data = {"unit": unit, "source": str(counts_csv), **solution.to_dict()}
+        atomic_write_text(json_path, json.dumps(data, indent=2) + "\n")
+
+
+commands = [blocks_cmd]
