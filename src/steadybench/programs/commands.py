@@ -18,6 +18,14 @@ from typing import Any
 
 from ..errors import ConfigurationError
 
+_SAFE = re.compile(r"[\w@%+=:,./{}-]+")
+
+
+def join_args(args: Sequence[str]) -> str:
+    """A readable command line: arguments quoted like a shell needs, placeholders left bare."""
+    return " ".join(a if _SAFE.fullmatch(a) else shlex.quote(a) for a in args)
+
+
 PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -57,7 +65,7 @@ class Command:
     def from_args(cls, args: Sequence[str], name: str | None = None) -> Command:
         if not args or not str(args[0]).strip():
             raise ConfigurationError("empty command")
-        return cls(name or shlex.join(args), tuple(args))
+        return cls(name or join_args(args), tuple(args))
 
     @classmethod
     def from_line(cls, line: str, name: str | None = None, shell: bool = False) -> Command:
@@ -74,7 +82,7 @@ class Command:
 
     @property
     def text(self) -> str:
-        return shlex.join(self.template) if len(self.template) > 1 else self.template[0]
+        return join_args(self.template) if len(self.template) > 1 else self.template[0]
 
     def placeholders(self) -> list[str]:
         names: list[str] = []
