@@ -80,7 +80,7 @@ DPI = 100
 FORMATS = {".png": "png", ".svg": "svg"}
 
 _RC = {
-    "svg.fonttype": "path",
+    "svg.fonttype": "none",  # text stays text in SVG files (searchable, smaller)
     "svg.hashsalt": "steadybench",  # deterministic SVG ids
     "axes.grid": True,
     "grid.alpha": 0.3,
@@ -106,10 +106,15 @@ def _format_of(path: str | os.PathLike[str]) -> str:
     return FORMATS[suffix]
 
 
-def new_figure(width: float = 7.0, height: float = 3.8) -> Figure:
-    """A figure bound to the Agg canvas (no pyplot, no display)."""
+def new_figure(width: float = 7.0, height: float = 3.8,
+               layout: str | None = "constrained") -> Figure:
+    """A figure bound to the Agg canvas (no pyplot, no display).
+
+    ``layout=None`` skips matplotlib's constrained layout (more than half of the drawing time);
+    the caller then places the axes with ``subplots_adjust``.
+    """
     with matplotlib.rc_context(_RC):
-        fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+        fig = Figure(figsize=(width, height), dpi=DPI, layout=layout)
     FigureCanvasAgg(fig)
     return fig
 
@@ -414,7 +419,7 @@ def _secondary(ax: Any, x: np.ndarray, col: np.ndarray, color: str, label: str,
 
 
 def draw_timeseries(axes: Sequence[Any], case: CaseResult, *, metric: str = PRIMARY_METRIC,
-                    window: int = 10) -> None:
+                    window: int = 10, secondary: bool = True) -> None:
     """Run-by-run values of ``metric`` (Rancid Figs. 3–11).
 
     ok runs are points, warm-up runs grey triangles, removed runs red crosses, runs an outlier
@@ -422,7 +427,7 @@ def draw_timeseries(axes: Sequence[Any], case: CaseResult, *, metric: str = PRIM
     moving average of the ok runs over ``window`` runs. ``cpu_freq`` (MHz) and ``temperature``
     (°C) share the x axis on secondary y axes; ``loadavg`` goes into ``axes[1]`` when given.
     Over :data:`MAX_POINTS` runs the ok runs are drawn as a binned median with a 1–99 %
-    envelope.
+    envelope. ``secondary=False`` leaves out the frequency and temperature axes.
     """
     ax = axes[0]
     ax.set_title(_short(case.label), fontsize=9)
@@ -489,7 +494,7 @@ def draw_timeseries(axes: Sequence[Any], case: CaseResult, *, metric: str = PRIM
     offset = None
     for name, color, label in (("cpu_freq", C_FREQ, "CPU frequency (MHz)"),
                                ("temperature", C_TEMP, "temperature (°C)")):
-        sec = _column(case, name)
+        sec = _column(case, name) if secondary else None
         if sec is None or not np.isfinite(sec[:n]).any():
             continue
         handles += _secondary(ax, runs, sec[:n], color, label, offset)

@@ -1,0 +1,79 @@
+"""Builders of Results for the plot, report and browser tests (no tests in this module)."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import numpy as np
+
+from steadybench.model.results import CaseResult, Results
+from steadybench.processors import finalize_case
+
+HOSTILE = "<script>alert(\"x\")</script> '$\\frac{a$' & <b>bold</b>"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from the IHDR chunk of a PNG file."""
+    assert data[:8] == PNG_MAGIC, "not a PNG file"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def make_case(name: str = "bench", *, n: int = 120, warmup: int = 5, seed: int = 0,
+              mean: float = 1e-3, implementation: str = "impl", params: dict | None = None,
+              monitors: bool = True, finalize: bool = True) -> CaseResult:
+    """A case with warm-up runs, one removed outlier run, one failed run and, with
+    ``monitors``, cpu_freq / temperature / loadavg columns."""
+    rng = np.random.default_rng(seed)
+    case = CaseResult(benchmark=name, implementation=implementation,
+                      params={"size": 10} if params is None else params)
+    for i in range(n + warmup):
+        values: dict[str, Any] = {"wall_time": float(mean * (1 + 0.03 * rng.standard_normal()))}
+        if monitors:
+            values["cpu_freq"] = 2000.0 + 100 * np.sin(i / 10)
+            values["temperature"] = 50.0 + 0.01 * i
+            values["loadavg"] = 0.5 + 0.1 * rng.random()
+        case.add_run("warmup" if i < warmup else "ok", values)
+    if n > 4:
+        case.metrics["wall_time"][warmup + 2] = mean * 3
+        case.status[warmup + 2] = "removed"
+        case.outlier[warmup + 2] = True
+    case.add_run("failed", {})
+    if finalize:
+        finalize_case(case)
+    case.stop_reason = f"{n} runs done"
+    return case
+
+
+def make_results(names: tuple[str, ...] = ("alpha", "beta"), *, seed: int = 0,
+                 scale: float = 1.0, **kw: Any) -> Results:
+    cases = [make_case(name, seed=seed + i, mean=1e-3 * (i + 1) * scale, **kw)
+             for i, name in enumerate(names)]
+    return Results(suite="suite", cases=cases,
+                   environment={"cpu": {"model": "Test CPU", "cores": 2}, "os": "Linux"},
+                   context={"preset": "quiet", "applied": ["governor=performance"],
+                            "skipped": ["turbo: no sysfs file"]})
+
+
+def fit_extra(n: int = 20, outlier: int | None = 6) -> dict[str, Any]:
+    """A straight-line fit as the differential method records it (002 Fig. 3)."""
+    x = list(range(1, n + 1))
+    y = [40e-9 * v + 18e-9 for v in x]
+    dropped = []
+    if outlier is not None:
+        y[outlier] += 300e-9
+        dropped = [outlier]
+    return {"kind": "line", "x": x, "x_label": "executions", "y": y, "dropped": dropped,
+            "slope": 40e-9, "intercept": 18e-9, "slope_ci": [39.5e-9, 40.5e-9],
+            "confidence": 0.95, "r2": 0.9999, "loglog": {"slope": 1.0}}
+
+
+def sweep_extra() -> dict[str, Any]:
+    sizes = [10, 100, 1000, 10_000, 100_000]
+    mean = [2e-8 * s * np.log(s) for s in sizes]
+    return {"sizes": sizes, "mean": mean, "stddev": [m * 0.05 for m in mean],
+            "geomean": [m * 0.98 for m in mean], "geostdev": [1.05] * 5, "r2": 0.999,
+            "complexity": {"best": "O(n log n)", "coefficient": 2e-8,
+                           "candidates": {"O(n)": 0.97, "O(n log n)": 0.999}}}

@@ -1,0 +1,256 @@
+"""The HTML report: self-contained, escaped, comparison first, huge results kept small, and
+the ``steadybench report`` command."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from steadybench.cli import main
+from steadybench.errors import ConfigurationError
+from steadybench.model.results import CaseResult, Results
+from steadybench.output import report as rp
+from steadybench.output.results_io import results_to_json
+from test_plots_support import HOSTILE, PNG_MAGIC, fit_extra, make_case, make_results, png_size
+
+
+class _Page(HTMLParser):
+    """Collects tags, image sources, ids and the text of the page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.images: list[str] = []
+        self.ids: list[str] = []
+        self.text: list[str] = []
+        self.attrs_seen: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attrs_seen += attrs
+        d = dict(attrs)
+        if tag == "img":
+            self.images.append(d.get("src") or "")
+        if d.get("id"):
+            self.ids.append(d["id"])
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _parse(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+def _check_images(page: _Page) -> None:
+    assert page.images
+    for src in page.images:
+        assert src.startswith("data:image/png;base64,")
+        data = base64.b64decode(src.split(",", 1)[1])
+        assert data[:8] == PNG_MAGIC and min(png_size(data)) > 100
+
+
+def test_report_is_self_contained(tmp_path: Path) -> None:
+    results = make_results(("alpha", "beta", "gamma"))
+    results.cases[0].extra["fit"] = fit_extra()
+    path = rp.write_report([results], tmp_path / "r.html")
+    html = path.read_text(encoding="utf-8")
+    page = _parse(path)
+    _check_images(page)
+    # nothing fetched: no external URL in any src/href, a CSP that forbids fetching and scripts
+    for name, value in page.attrs_seen:
+        if name in ("src", "href") and value:
+            assert value.startswith(("data:", "#")), value
+    assert "default-src 'none'" in html and "script" not in page.tags
+    assert "link" not in page.tags
+    assert "summary-1" in page.ids and {"case-001", "case-002", "case-003"} <= set(page.ids)
+    text = " ".join(page.text)
+    for expected in ("Test CPU", "quiet", "governor=performance", "turbo: no sysfs file",
+                     "120 runs done", "fit slope", "40 ns"):
+        assert expected in text, expected
+    # per case: series, histogram, error evolution (+ fit for the first); plus the overview
+    assert len(page.images) == 1 + 3 * 3 + 1
+
+
+def test_hostile_text_is_escaped(tmp_path: Path) -> None:
+    case = make_case(HOSTILE, implementation=f"impl {HOSTILE}", params={"p": HOSTILE})
+    case.extra["command"] = f"prog --name '{HOSTILE}'"
+    case.extra["output"] = "line 1\n" + HOSTILE + "\n</pre></details><script>x()</script>"
+    case.warnings.append(HOSTILE)
+    case.errors.append(HOSTILE)
+    case.stop_reason = HOSTILE
+    results = Results(suite=HOSTILE, cases=[case], environment={HOSTILE: HOSTILE},
+                      context={"preset": HOSTILE, "applied": [HOSTILE], HOSTILE: 1})
+    comparison = {"benchmarks": [{"name": HOSTILE, "speedup": 1.1, "verdict": HOSTILE,
+                                  "warnings": [HOSTILE]}], "warnings": [HOSTILE]}
+    path = rp.write_report([results], tmp_path / "r.html", comparison=comparison)
+    html = path.read_text(encoding="utf-8")
+    assert "<script" not in html and "<b>bold" not in html
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html
+    page = _parse(path)
+    assert "script" not in page.tags and "b" not in page.tags
+    text = "".join(page.text)
+    assert text.count('<script>alert("x")</script>') >= 10  # shown literally, many times
+    assert "x()</script>" in text
+    # ids and anchors never come from names
+    assert all(re.fullmatch(r"[a-z0-9-]+", i) for i in page.ids)
+
+
+def test_comparison_comes_first(tmp_path: Path) -> None:
+    base = make_results(("a", "b"), seed=0, monitors=False)
+    new = make_results(("a", "b"), seed=5, scale=0.9, monitors=False)
+    comparison = {
+        "kind": "steadybench-comparison",
+        "benchmarks": [
+            {"name": "a [size=10]", "benchmark": "a", "implementation": "impl",
+             "params": {"size": 10}, "speedup": 1.11, "speedup_ci": {"low": 1.05, "high": 1.2},
+             "verdict": "faster", "test": "Mann-Whitney", "p_value": 0.0001,
+             "p_adjusted": 0.0002, "confidence": 0.95, "warnings": []},
+            {"name": "b [size=10]", "speedup": None, "verdict": "inconclusive"},
+        ],
+        "suite": {"benchmarks": 2, "accelerated": 1,
+                  "gain": {"median": {"all": {"gain": 0.1, "speedup": 1.111}}},
+                  "confidence": 0.95},
+        "warnings": ["environment differs: cpu"],
+    }
+    path = rp.write_report([base, new], tmp_path / "r.html", comparison=comparison,
+                           labels=["base.json", "new.json"])
+    html = path.read_text(encoding="utf-8")
+    assert html.index('id="comparison"') < html.index('id="input-1"') < html.index('id="input-2"')
+    text = " ".join(_parse(path).text)
+    for expected in ("faster", "Mann-Whitney", "[1.05, 1.2]", "10.00 %", "inconclusive",
+                     "environment differs: cpu", "base.json", "new.json"):
+        assert expected in text, expected
+    page = _parse(path)
+    _check_images(page)
+    assert any("comparison-suite" in a[1] for a in page.attrs_seen if a[0] == "alt")
+    # pair plot drawn for "a" (matched by benchmark, implementation, parameters)
+    assert any("comparison-001" in (v or "") for k, v in page.attrs_seen if k == "alt")
+
+
+def test_two_results_without_comparison_show_ratio_only(tmp_path: Path) -> None:
+    path = rp.write_report([make_results(("a",), monitors=False),
+                            make_results(("a",), seed=3, monitors=False)], tmp_path / "r.html")
+    assert "ratio of medians only" in path.read_text(encoding="utf-8")
+
+
+def test_streaming_failed_and_empty_cases(tmp_path: Path) -> None:
+    streaming = CaseResult("stream", "stream", keep_samples=False)
+    for v in (1.0, 2.0, 3.0):
+        streaming.accumulate({"wall_time": v})
+    failed = CaseResult("broken", "broken")
+    failed.add_run("failed", {})
+    failed.errors.append("exit status 3")
+    one = CaseResult("one", "one")
+    one.add_run("ok", {"wall_time": 1e-3})
+    results = Results(cases=[streaming, failed, one])
+    path = rp.write_report([results], tmp_path / "r.html")
+    text = " ".join(_parse(path).text)
+    assert "exit status 3" in text and "1 failed" in text
+    _check_images(_parse(path))
+
+
+def test_json_round_trip_and_atomic_overwrite(tmp_path: Path) -> None:
+    results = Results.from_dict(json.loads(results_to_json(make_results(("a",)))))
+    target = tmp_path / "r.html"
+    target.write_text("old")
+    rp.write_report([results], target)
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]  # no temporary file left
+
+
+def test_plots_dir_and_svg(tmp_path: Path) -> None:
+    rp.write_report([make_results(("a",))], tmp_path / "r.html", plots_dir=str(tmp_path / "p"),
+                    plot_format="svg")
+    files = sorted(p.name for p in (tmp_path / "p").iterdir())
+    assert "overview-1.svg" in files and len(files) == 1 + 3
+    with pytest.raises(ConfigurationError):
+        rp.write_report([make_results()], tmp_path / "r.html", plot_format="gif")
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ConfigurationError):
+        rp.write_report([], "x.html")
+    with pytest.raises(ConfigurationError):
+        rp.write_report(["not results"], "x.html")  # type: ignore[list-item]
+
+
+def test_many_cases_are_compact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rp, "COMPACT_CASES", 4)
+    monkeypatch.setattr(rp, "BOX_CHUNK", 4)
+    names = tuple(f"b{i}" for i in range(6))
+    results = make_results(names, n=40)
+    path = rp.write_report([results], tmp_path / "r.html")
+    page = _parse(path)
+    # one figure per case plus two overview box plots (4 cases per plot)
+    assert len(page.images) == len(names) + 2
+    assert "compact figures" in " ".join(page.text)
+
+
+# ---------------------------------------------------------------- command line
+def _write(tmp_path: Path, name: str, results: Results) -> str:
+    path = tmp_path / name
+    path.write_text(results_to_json(results))
+    return str(path)
+
+
+def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f1 = _write(tmp_path, "one.json", make_results(("a",), monitors=False))
+    out = tmp_path / "out.html"
+    assert main(["report", f1, "-o", str(out), "--plots", str(tmp_path / "figs")]) == 0
+    assert out.exists() and (tmp_path / "figs" / "overview-1.png").exists()
+    assert "wrote" in capsys.readouterr().err
+
+
+def test_cli_two_files_compare(tmp_path: Path) -> None:
+    f1 = _write(tmp_path, "base.json", make_results(("a", "b"), seed=0, monitors=False))
+    f2 = _write(tmp_path, "new.json", make_results(("a", "b"), seed=4, scale=0.8,
+                                                   monitors=False))
+    out = tmp_path / "out.html"
+    assert main(["report", f1, f2, "-o", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert 'id="comparison"' in html and ">faster<" in html
+    # a saved comparison
+    comp = tmp_path / "comp.json"
+    comp.write_text(json.dumps({"benchmarks": [{"name": "x", "speedup": 2.0,
+                                                "verdict": "saved-verdict"}]}))
+    assert main(["report", f1, "--comparison", str(comp), "-o", str(out)]) == 0
+    assert "saved-verdict" in out.read_text(encoding="utf-8")
+
+
+def test_cli_unrelated_files_still_report(tmp_path: Path) -> None:
+    f1 = _write(tmp_path, "a.json", make_results(("a", "b"), monitors=False, n=20))
+    f2 = _write(tmp_path, "b.json", make_results(("yyy", "zzz"), monitors=False, n=20))
+    out = tmp_path / "out.html"
+    assert main(["report", f1, f2, "-o", str(out)]) == 0
+    assert "not compared" in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"foo": 1}', "not a steadybench results file"),
+    ('{"schema_version": 99, "benchmarks": []}', "schema version 99"),
+    ("not json", "not valid JSON"),
+])
+def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   content: str, message: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    assert main(["report", str(bad), "-o", str(tmp_path / "o.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "o.html").exists()
+
+
+def test_cli_compare_needs_two(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f1 = _write(tmp_path, "one.json", make_results())
+    assert main(["report", f1, "--compare", "-o", str(tmp_path / "o.html")]) == 2
+    assert "exactly two" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "missing.json")]) == 2
+    assert "no such file" in capsys.readouterr().err
