@@ -13,8 +13,10 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from ..output.console import make_console
 from ..output.results_io import _finite
 
 REFERENCE_COLUMNS = ("Name", "SpeedupMin", "SpeedupMean", "IsMeanSignificant", "MeanConfLevel",
@@ -125,10 +127,10 @@ def _legend(doc: dict[str, Any]) -> str:
 
 
 def print_table(doc: dict[str, Any], console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or make_console()
     table = Table(title="steadybench compare: BASE → NEW")
     for col in ("Benchmark", "Speedup [CI]", "Verdict", "Test (unit)", "p", "Conf."):
-        table.add_column(col)
+        table.add_column(escape(col), no_wrap=col in ("p", "Conf."))
     show_min = doc["options"]["show_min"]
     if show_min:
         table.add_column("Min speedup*")
@@ -136,12 +138,12 @@ def print_table(doc: dict[str, Any], console: Console | None = None) -> None:
     styles = {"faster": "green", "slower": "red"}
     for r in doc["benchmarks"]:
         style = styles.get(r["verdict"], "")
-        cells = [r["name"], speedup_text(r), f"[{style}]{r['verdict']}[/]" if style
+        cells = [escape(r["name"]), escape(speedup_text(r)), f"[{style}]{r['verdict']}[/]" if style
                  else r["verdict"], f"{r['test']} ({r['test_unit']})", _p(r["p_adjusted"]),
                  _pct(r["confidence"])]
         if show_min:
             cells.append(_num(r.get("speedup_min")) + "×")
-        cells.append("; ".join(r["warnings"]))
+        cells.append(escape("; ".join(r["warnings"])))
         table.add_row(*cells)
     console.print(table)
     console.print(_legend(doc), highlight=False)
@@ -150,9 +152,9 @@ def print_table(doc: dict[str, Any], console: Console | None = None) -> None:
                       highlight=False)
     for r in doc["benchmarks"]:
         if r.get("confidence_note"):
-            console.print(f"{r['name']}: {r['confidence_note']}", highlight=False)
+            console.print(escape(f"{r['name']}: {r['confidence_note']}"), highlight=False)
     if doc.get("suite"):
         for line in _suite_lines(doc["suite"]):
             console.print(line, highlight=False)
     for w in doc["warnings"]:
-        console.print(f"[yellow]warning:[/] {w}", highlight=False)
+        console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)

@@ -24,6 +24,7 @@ from rich.progress import (
 from rich.table import Table
 
 from ..model.results import CaseResult, Results
+from .console import make_console
 from .format import ci_text, format_params, format_percent, format_seconds
 
 
@@ -115,11 +116,7 @@ class ConsoleLogger(Logger):
     """Live view: a progress bar per case, then a summary table and the warnings."""
 
     def __init__(self, console: Console | None = None, live: bool = True) -> None:
-        if console is None:
-            console = Console(stderr=True)
-            if not console.is_terminal:  # a log file or CI: no need to squeeze into 80 columns
-                console.width = max(console.width, 120)
-        self.console = console
+        self.console = console or make_console(stderr=True)
         self.live = live and self.console.is_terminal
         self._progress: Progress | None = None
         self._task: Any = None
