@@ -1,0 +1,94 @@
+"""The demo's report in a real headless browser (Debian's chromium): the page renders its
+summary table and every image, and the screenshot is not blank.
+
+Skipped, with the reason shown, only when no chromium can be found (``.ci/run`` installs it).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib import image as mpimg
+
+from steadybench.cli import main
+
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
+                 if shutil.which(n)), None)
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="chromium not found (apt-get install -y chromium; .ci/run installs it)")
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--hide-scrollbars"]
+
+# Run after load in a copy of the report: record what the browser made of the page.
+CHECKER = """<script>
+window.addEventListener("load", () => {
+  const imgs = Array.from(document.images);
+  const result = {
+    images: imgs.length,
+    broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.alt),
+    summaryRows: document.querySelectorAll("table.summary tbody tr").length,
+    summaryVisible: (document.querySelector("table.summary") || {offsetHeight: 0}).offsetHeight,
+  };
+  const out = document.createElement("pre");
+  out.id = "sb-check";
+  out.textContent = JSON.stringify(result);
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def _chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args],
+                          capture_output=True, text=True, timeout=90, check=False)
+
+
+@pytest.fixture(scope="module")
+def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("demo") / "steadybench-demo"
+    assert main(["demo", "--out", str(out), "--max-time", "0.3"]) == 0
+    report = out / "report.html"
+    assert report.exists(), "steadybench demo did not write report.html"
+    return report
+
+
+def test_demo_report_renders_in_chromium(demo_report: Path, tmp_path: Path) -> None:
+    # 1. the page exactly as written: a screenshot that is not blank and shows plot colours
+    shot = tmp_path / "shot.png"
+    proc = _chromium(tmp_path / "profile1", "--window-size=1280,2400",
+                     f"--screenshot={shot}", demo_report.resolve().as_uri())
+    assert shot.exists(), proc.stderr[-2000:]
+    pixels = mpimg.imread(shot)[..., :3]
+    assert pixels.shape[0] == 2400 and pixels.shape[1] == 1280
+    assert float(pixels.std()) > 0.05, "blank screenshot"
+    blue = np.array([0x1F, 0x77, 0xB4]) / 255.0  # the colour of the plotted runs
+    near_blue = (np.abs(pixels - blue).max(axis=2) < 0.08).sum()
+    assert near_blue > 500, "no plot visible in the screenshot"
+
+    # 2. a copy with a checker script (the report itself forbids scripts by its CSP)
+    page = demo_report.read_text(encoding="utf-8")
+    page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page, count=1)
+    page = page.replace("</body>", CHECKER + "</body>")
+    probe = demo_report.with_name("probe.html")
+    probe.write_text(page, encoding="utf-8")
+    proc = _chromium(tmp_path / "profile2", "--virtual-time-budget=10000", "--dump-dom",
+                     probe.resolve().as_uri())
+    found = re.search(r'<pre id="sb-check">(.*?)</pre>', proc.stdout, re.S)
+    assert found, f"checker did not run: {proc.stderr[-2000:]}"
+    result = json.loads(html.unescape(found.group(1)))
+    results = json.loads((demo_report.parent / "results.json").read_text())
+    cases = len(results["benchmarks"])
+    assert result["broken"] == []
+    assert result["images"] >= cases + 1  # at least one per case and the overview
+    assert result["summaryRows"] == cases and result["summaryVisible"] > 50
+    os.unlink(probe)
