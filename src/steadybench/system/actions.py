@@ -228,7 +228,7 @@ def temperature_reading(root: SysRoot, sensors: list[str] | None = None) -> Call
             found = [s for s in found if s["name"] in sensors or s["path"] in sensors]
         values = [s["celsius"] for s in found if s["celsius"] is not None]
         if not values:
-            errors = "; ".join(f"{s['name']}: {s['error']}" for s in found) or "no such sensor"
+            errors = "; ".join(f"{s['name']}: {s['error']}" for s in found) or "none found"
             raise SystemControlError(f"no readable temperature sensor ({errors})")
         return max(values)
     return read

@@ -327,7 +327,7 @@ class _Builder:
             meter_t = TemperatureMeter(self.root, _sensors(o, "monitor"))
             if meter_t.stop(True) is None:
                 skipped.append({"name": "monitor:temperature",
-                                "reason": f"no readable temperature sensor ({meter_t.last_error})"})
+                                "reason": str(meter_t.last_error)})
             else:
                 meters.append(meter_t)
         if "loadavg" in wanted:
