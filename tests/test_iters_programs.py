@@ -3,10 +3,13 @@ the protocol helper, and programs that misbehave."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -150,3 +153,40 @@ def test_bad_iters_input(args, fragment, capsys):
     code, err = run_cli(["iters", *args], capsys)
     assert code == 2
     assert err.strip().splitlines()[-1].startswith(fragment), err
+
+
+def test_ctrl_c_keeps_the_points_and_leaves_no_child(tmp_path):
+    pids = tmp_path / "pids"
+    prog = _script(tmp_path, f"""
+        import os, sys, time
+        with open({str(pids)!r}, "a") as fh:
+            fh.write(f"{{os.getpid()}}\\n")
+        n = int(sys.argv[1])
+        time.sleep(0.02)
+        print(f"BATCHTIME: {{n * 1e-6}}")
+        if n >= 16:
+            time.sleep(60)
+    """)
+    out = tmp_path / "r.json"
+    code = "import sys; from steadybench.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen([sys.executable, "-c", code, "iters", "-q", "--json", str(out), "--",
+                             sys.executable, prog, "{iters}"], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if pids.exists() and len(pids.read_text().split()) >= 5:
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    data = json.loads(out.read_text())
+    assert data["interrupted"] is True
+    bench = data["benchmarks"][0]
+    assert bench["status"] == "interrupted"
+    assert bench["runs"]["metrics"]["iters"] == [1.0, 2.0, 4.0, 8.0]
+    assert bench["extra"]["fit"]["slope"] == pytest.approx(1e-6, rel=1e-6)
+    time.sleep(0.2)
+    for pid in map(int, pids.read_text().split()):
+        assert not Path(f"/proc/{pid}").exists() or \
+            Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
