@@ -175,6 +175,15 @@ def test_plots_dir_and_svg(tmp_path: Path) -> None:
         rp.write_report([make_results()], tmp_path / "r.html", plot_format="gif")
 
 
+def test_comparison_only(tmp_path: Path) -> None:
+    """A suite compared from plain sample files: no Results, only the comparison."""
+    comparison = {"benchmarks": [{"name": "k1", "speedup": 0.8, "verdict": "slower"}]}
+    path = rp.write_report([], tmp_path / "r.html", comparison=comparison)
+    text = " ".join(_parse(path).text)
+    assert "slower" in text and "k1" in text
+    _check_images(_parse(path))
+
+
 def test_bad_arguments() -> None:
     with pytest.raises(ConfigurationError):
         rp.write_report([], "x.html")
