@@ -186,8 +186,13 @@ def test_gc_action_disables_and_restores() -> None:
     ctx = _ctx()
     action(ctx)
     assert not gc.isenabled()
+    action(ctx)  # nothing allocated since: no collection is due
+    assert action.collections == 0
+    garbage = [[] for _ in range(gc.get_threshold()[0] + 10)]  # tracked containers
+    action(ctx)
+    assert action.collections == 1 and gc.get_count()[0] < gc.get_threshold()[0]
     action.close(ctx)
-    assert gc.isenabled()
+    assert gc.isenabled() and garbage
 
 
 def test_priority_action_fakes() -> None:

@@ -90,4 +90,18 @@ def capture_environment(clock: Callable[[], int] | None = None) -> dict[str, Any
     with contextlib.suppress(AttributeError, OSError):
         env["cpu_affinity"] = sorted(os.sched_getaffinity(0))
     env["clock"] = clock_properties(clock or time.perf_counter_ns)
+    env["fingerprint"] = machine_fingerprint()
     return env
+
+
+def machine_fingerprint(root: str = "/") -> dict[str, Any] | None:
+    """The settings that matter when comparing results (docs/machine-control.md); None when
+    the machine cannot be read."""
+    from .errors import SteadybenchError
+    from .system.fingerprint import fingerprint
+    from .system.sysfs import SysRoot
+
+    try:
+        return fingerprint(SysRoot(root))
+    except (OSError, SteadybenchError):
+        return None

@@ -88,6 +88,12 @@ def main(argv: list[str] | None = None) -> int:
         code = exc.exit_code
     except BrokenPipeError:
         code = 1
+    except Exception as exc:  # a bug of ours: still one line, the traceback behind --debug
+        if debug:
+            traceback.print_exc()
+        print(f"error: internal error: {type(exc).__name__}: {exc} "
+              "(run with --debug for the traceback)", file=sys.stderr)
+        code = 3
     else:
         code = result if isinstance(result, int) else 0
     if argv is None:

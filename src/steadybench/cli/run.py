@@ -13,6 +13,7 @@ from ..manager import Manager, PartialResults
 from ..model.results import Results
 from ..output.loggers import ConsoleLogger
 from ..processors.base import TukeyOutlierFilter
+from ..processors.machine import MachineStateFlagger
 from ..runner.runner import Runner
 from . import Interrupted
 from .common import output_options, stop_condition_from, stop_options, write_outputs
@@ -68,6 +69,26 @@ def build_method(name: str, options: dict[str, Any]):
     return make_method(name, **options)
 
 
+def apply_machine_preset(manager: Manager, preset: str, root: str, quiet: bool = False) -> None:
+    """Add a machine-control preset's countermeasures to every runner of the manager's
+    benchmarks, its monitor meters to the manager, and its record to the results' context."""
+    from ..system.presets import build_preset
+
+    plan = build_preset(preset, root)
+    runners = {id(c.runner): c.runner for b in manager.benchmarks for c in b.configurations}
+    for runner in runners.values():
+        for stage, action in plan.actions:
+            runner.add_action(stage, action)
+    for meter in plan.meters:
+        manager.add_meter(meter)
+    manager.context["machine"] = plan.record
+    if not quiet:
+        applied = ", ".join(a["name"] for a in plan.record["applied"]) or "none"
+        click.echo(f"preset {plan.record['preset']}: applied {applied}", err=True)
+        for skip in plan.record["skipped"]:
+            click.echo(f"  skipped {skip['name']}: {skip['reason']}", err=True)
+
+
 def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -> Results:
     """Load ``file``, run its benchmarks with the options, write the outputs, return Results."""
     definitions = load_file(file)
@@ -83,11 +104,14 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     manager = Manager(
         title or Path(file).stem,
         benchmarks=benchmarks,
-        processors=[TukeyOutlierFilter(action=action)],
+        processors=[TukeyOutlierFilter(action=action), MachineStateFlagger()],
         loggers=[] if opts.get("quiet") else [ConsoleLogger()],
         confidence=opts.get("confidence", 0.95),
     )
     manager.context["command"] = opts.get("command_line")
+    if opts.get("preset"):
+        quiet = bool(opts.get("quiet"))
+        apply_machine_preset(manager, opts["preset"], opts.get("root", "/"), quiet)
     try:
         results = manager.run()
     except PartialResults as partial:
@@ -131,11 +155,18 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     is_flag=True,
     help="Remove Tukey outliers from the statistics (default: only mark them).",
 )
+@click.option(
+    "--preset",
+    metavar="NAME|FILE",
+    help="Machine countermeasures: baseline, managed, or a preset file (docs/machine-control.md).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @output_options
 def run_cmd(file: str, **opts: Any) -> None:
     """Run the benchmarks defined in FILE (a Python file)."""
-    opts["command_line"] = click.get_current_context().command_path + " " + file
+    ctx = click.get_current_context()
+    opts["command_line"] = ctx.command_path + " " + file
+    opts["root"] = (ctx.obj or {}).get("root", "/")
     run_definitions(file, opts)
 
 

@@ -47,3 +47,7 @@ __all__ = [
     "WindowFilter",
     "finalize_case",
 ]
+
+from .machine import MachineStateFlagger  # noqa: E402
+
+__all__ += ["MachineStateFlagger"]
