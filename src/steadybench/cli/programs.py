@@ -20,6 +20,7 @@ from rich.table import Table
 from ..environment import capture_environment
 from ..errors import BenchmarkFailed, ConfigurationError
 from ..model.results import CaseResult, Results
+from ..output.console import make_console
 from ..output.format import ci_text, format_seconds
 from ..programs.commands import (
     Command,
@@ -37,10 +38,7 @@ from .common import output_options, pass_root, stop_condition_from, stop_options
 
 
 def _console() -> Console:
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        console.width = max(console.width, 120)
-    return console
+    return make_console(stderr=True)
 
 
 @contextlib.contextmanager
