@@ -183,3 +183,28 @@ def test_help_lists_the_commands(capsys):
     assert code == 0
     for name in ("exec", "iters", "sweep"):
         assert f"  {name} " in out
+
+
+def test_exec_commands_from_a_toml_file(tmp_path, capsys):
+    f = tmp_path / "cmds.toml"
+    f.write_text('[[command]]\nname = "quick"\nrun = "true"\n\n'
+                 '[[command]]\nargs = ["sleep", "0.001"]\n')
+    out = tmp_path / "r.json"
+    code, err = run_cli(["exec", "--runs", "2", "--file", str(f), "--json", str(out)], capsys)
+    assert code == 0, err
+    assert [c.benchmark for c in load_results(out).cases] == ["quick", "sleep 0.001"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no [[command]] tables"),
+    ("[[command]]\nname = 'x'\n", "give exactly one of 'run' and 'args'"),
+    ("[[command]]\nrun = 'true'\nshell = true\n", "unknown key(s) shell"),
+    ("[[command]]\nargs = 'true'\n", "args must be a list of strings"),
+    ("[[command]\n", "--file"),
+])
+def test_exec_bad_commands_file(text, message, tmp_path, capsys):
+    f = tmp_path / "cmds.toml"
+    f.write_text(text)
+    code, err = run_cli(["exec", "--file", str(f)], capsys)
+    assert code == 2
+    assert message in err.strip().splitlines()[-1]

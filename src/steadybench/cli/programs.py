@@ -25,6 +25,7 @@ from ..output.format import ci_text, format_seconds
 from ..programs.commands import (
     Command,
     check_placeholders,
+    load_commands_file,
     parameter_sets,
     parse_param,
     parse_param_range,
@@ -55,14 +56,16 @@ def _command_line() -> str:
 
 
 def _commands(args: Sequence[str], cmds: Sequence[str], names: Sequence[str],
-              shell: bool) -> list[Command]:
+              shell: bool, file: str | None = None) -> list[Command]:
     commands: list[Command] = []
     if args:
         commands.append(Command.from_line(" ".join(args), shell=True) if shell
                         else Command.from_args(list(args)))
     commands += [Command.from_line(c, shell=shell) for c in cmds]
+    if file:
+        commands += load_commands_file(file, shell)
     if not commands:
-        raise ConfigurationError("no command given (write it after --, or use --cmd)")
+        raise ConfigurationError("no command given (write it after --, or use --cmd or --file)")
     if names:
         if len(names) > len(commands):
             raise ConfigurationError(f"{len(names)} --name options for {len(commands)} commands")
@@ -170,11 +173,14 @@ def _runner(opts: dict[str, Any], capture: bool) -> CommandRunner:
 
 # ---------------------------------------------------------------------------- shared options
 def command_options(fn):
-    """--cmd, --name, --shell, --input, --param, --param-range."""
+    """--cmd, --file, --name, --shell, --input, --param, --param-range."""
     options = [
         click.option("--cmd", "cmds", multiple=True, metavar="COMMAND",
                      help="A command line to benchmark (repeatable); split like a shell would, "
                           "run without one unless --shell."),
+        click.option("--file", "commands_file", type=click.Path(dir_okay=False),
+                     help="A TOML file of commands: [[command]] tables with run = \"...\" (or "
+                          "args = [...]) and an optional name."),
         click.option("--name", "names", multiple=True,
                      help="Display name of each command, in order (repeatable)."),
         click.option("--shell", is_flag=True,
@@ -271,7 +277,8 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     are interleaved run by run.
     """
     _check_timeout(opts)
-    commands = _commands(args, opts["cmds"], opts["names"], opts["shell"])
+    commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
+                         opts["commands_file"])
     param_sets = _param_sets(opts, commands)
     if opts["processes"] and opts["best_of"] and opts["processes"] != opts["best_of"]:
         raise ConfigurationError("--processes and --best-of disagree; give one of them")
@@ -314,7 +321,8 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     on it: slope = time per iteration, intercept = shared overhead.
     """
     _check_timeout(opts)
-    commands = _commands(args, opts["cmds"], opts["names"], opts["shell"])
+    commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
+                         opts["commands_file"])
     param_sets = _param_sets(opts, commands, reserved=("iters",))
     settings = _iters_settings(opts)
     runner = _runner(opts, capture=True)
@@ -376,7 +384,8 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     """
     _check_timeout(opts)
     sizes = parse_sizes(opts["sizes"], opts["per_octave"])
-    commands = _commands(args, opts["cmds"], opts["names"], opts["shell"])
+    commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
+                         opts["commands_file"])
     if len(commands) != 1:
         raise ConfigurationError("sweep measures one command at a time")
     command = commands[0]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 import shlex
+import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -169,3 +170,54 @@ def check_placeholders(commands: Sequence[Command], param_names: Sequence[str],
         if name not in used:
             raise ConfigurationError(f"parameter {name!r} appears in no command "
                                      f"(write {{{name}}} where its value goes)")
+
+
+def load_commands_file(path: str, shell: bool = False) -> list[Command]:
+    """Commands from a TOML file: one ``[[command]]`` table per command.
+
+    Each table has ``run`` (a command line, split like a shell would unless ``--shell``) or
+    ``args`` (a list of arguments), and optionally ``name``::
+
+        [[command]]
+        name = "gzip -1"
+        run = "gzip -1 -k -f big.tar"
+
+        [[command]]
+        args = ["zstd", "-1", "-f", "big.tar"]
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigurationError(f"--file {path}: no such file") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigurationError(f"--file {path}: {exc}") from None
+    entries = data.get("command")
+    if not isinstance(entries, list) or not entries:
+        raise ConfigurationError(f"--file {path}: no [[command]] tables")
+    commands = []
+    for i, entry in enumerate(entries, 1):
+        where = f"--file {path}, command {i}"
+        if not isinstance(entry, dict):
+            raise ConfigurationError(f"{where}: not a table")
+        unknown = set(entry) - {"name", "run", "args"}
+        if unknown:
+            raise ConfigurationError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        name = entry.get("name")
+        if name is not None and not isinstance(name, str):
+            raise ConfigurationError(f"{where}: name must be a string")
+        if ("run" in entry) == ("args" in entry):
+            raise ConfigurationError(f"{where}: give exactly one of 'run' and 'args'")
+        if "run" in entry:
+            if not isinstance(entry["run"], str):
+                raise ConfigurationError(f"{where}: run must be a string")
+            commands.append(Command.from_line(entry["run"], name, shell=shell))
+        else:
+            args = entry["args"]
+            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+                raise ConfigurationError(f"{where}: args must be a list of strings")
+            if shell:
+                commands.append(Command.from_line(join_args(args), name, shell=True))
+            else:
+                commands.append(Command.from_args(args, name))
+    return commands
