@@ -112,3 +112,17 @@ def test_tree_and_find():
     tree = results.tree()
     assert tree["b"]["impl"]["n=10"] is results.cases[0]
     assert results.find("b", n=10) is results.cases[0] and results.find("b", n=11) is None
+
+
+def test_atomic_write_gives_the_usual_file_mode(tmp_path):
+    import os
+
+    from steadybench.fileio import atomic_write_text
+
+    old = os.umask(0o022)
+    try:
+        path = atomic_write_text(tmp_path / "sub" / "f.txt", "x")
+    finally:
+        os.umask(old)
+    assert path.read_text() == "x" and (path.stat().st_mode & 0o777) == 0o644
+    assert [p.name for p in path.parent.iterdir()] == ["f.txt"]  # no temporary file left

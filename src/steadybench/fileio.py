@@ -15,6 +15,12 @@ from pathlib import Path
 from .errors import SteadybenchError
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically, creating parent directories as needed."""
     target = Path(path)
@@ -27,6 +33,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
+            # mkstemp makes the file owner-only; give it the mode a plain open() would.
+            os.fchmod(handle.fileno(), 0o666 & ~_umask())
             os.fsync(handle.fileno())
         os.replace(tmp_name, target)
     except BaseException as exc:

@@ -44,11 +44,25 @@ def _console() -> Console:
 
 @contextlib.contextmanager
 def machine_control(opts: dict[str, Any], root: str, results_context: dict[str, Any]
-                    ) -> Iterator[None]:
-    """Where machine control (``--preset``, issue 5) wraps the measurement of all three
-    commands: set the machine up before, restore it after, record what was done in
-    ``results_context``. Nothing is changed yet."""
-    yield
+                    ) -> Iterator[Any]:
+    """Machine control (``--preset``) around the measurement of all three commands: the
+    preset's countermeasures are set up before, restored after on every exit path, and recorded
+    in ``results_context["machine"]``. Yields the :class:`MachineSession` (None without a
+    preset), whose ``before_run`` the caller runs before each measured process."""
+    preset = opts.get("preset")
+    if not preset:
+        yield None
+        return
+    from ..system.presets import machine_session
+
+    with machine_session(preset, root) as session:
+        results_context["machine"] = session.record
+        if not opts.get("quiet"):
+            applied = ", ".join(a["name"] for a in session.record["applied"]) or "none"
+            click.echo(f"preset {session.record['preset']}: applied {applied}", err=True)
+            for skip in session.record["skipped"]:
+                click.echo(f"  skipped {skip['name']}: {skip['reason']}", err=True)
+        yield session
 
 
 def _command_line() -> str:
@@ -193,6 +207,9 @@ def command_options(fn):
                           "is measured)."),
         click.option("--param-range", multiple=True, metavar="NAME=START:STOP[:STEP]",
                      help="A range of values of {NAME}, STOP included."),
+        click.option("--preset", metavar="NAME|FILE",
+                     help="Machine countermeasures: baseline, managed, or a preset file "
+                          "(docs/machine-control.md)."),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -297,7 +314,9 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
                       f"stop when {escape(settings.stop.describe())}")
     interrupted = False
     try:
-        with machine_control(opts, root, context):
+        with machine_control(opts, root, context) as machine:
+            if machine is not None:
+                session.before_run = machine.before_run
             session.run()
     except KeyboardInterrupt:
         interrupted = True

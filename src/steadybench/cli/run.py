@@ -50,6 +50,7 @@ def make_runner_factory(opts: dict[str, Any]):
             warmup=opts.get("warmup") or 0,
             method=build_method(method_name, options),
             keep_samples=not opts.get("stream"),
+            processes=opts.get("processes") or 1,
             time_limit=opts["time_limit"],
         )
 
@@ -154,6 +155,15 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     "--remove-outliers",
     is_flag=True,
     help="Remove Tukey outliers from the statistics (default: only mark them).",
+)
+@click.option(
+    "--processes",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Run each benchmark as this many independent worker processes, one after another; "
+    "results keep the per-process estimates (Touati et al. §2: runs in one process are not "
+    "independent).",
 )
 @click.option(
     "--preset",

@@ -50,6 +50,13 @@ class Method:
             from ..runner.processes import process_spread
 
             case.estimate.update(process_spread(case.processes, case.estimate))
+            if case.estimate.get("processes_disagree"):
+                case.warnings.append(
+                    f"the {len(case.processes)} processes disagree "
+                    f"{case.estimate['spread_ratio']:.0f}× more than their own noise predicts: "
+                    "each settles on its own value, so the interval shown is the one across "
+                    "processes (Touati et al. §2)"
+                )
 
     def estimate(self, case: CaseResult) -> dict[str, Any]:
         """The estimate of this case (default: mean per-execution time and its CI)."""

@@ -48,3 +48,20 @@ def ci_text(ci: dict | None) -> str:
     if centre == 0:
         return UNDEFINED
     return f"± {(ci['high'] - ci['low']) / 2 / abs(centre):.2%}"
+
+
+def headline(case) -> tuple[float | None, dict | None]:
+    """The figure to show for a case: the method's estimate and its interval (the mean and the
+    CI of the mean for ``direct``), as ``(value, {"low", "high"})``. When the case ran as
+    several independent processes, the interval is the one across processes: runs within one
+    process are not independent (Touati et al. §2), so their pooled interval is too narrow."""
+    est = case.estimate or {}
+    if est.get("value") is not None:
+        ci = None
+        between = est.get("between_process_ci")
+        if between and between[0] is not None:
+            ci = {"low": between[0], "high": between[1]}
+        elif est.get("ci_low") is not None and est.get("ci_high") is not None:
+            ci = {"low": est["ci_low"], "high": est["ci_high"]}
+        return est["value"], ci
+    return case.stats.get("mean"), case.ci

@@ -25,7 +25,7 @@ from rich.table import Table
 
 from ..model.results import CaseResult, Results
 from .console import make_console
-from .format import ci_text, format_params, format_percent, format_seconds
+from .format import ci_text, headline, format_params, format_percent, format_seconds
 
 
 class Logger:
@@ -87,7 +87,7 @@ def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Tabl
     """The human-readable summary: one row per case."""
     table = Table(title=title, header_style="bold", title_justify="left")
     table.add_column("benchmark", overflow="fold", ratio=1)
-    for name in ("n", "mean", "median", "CI (mean)", "CoV", "min"):
+    for name in ("n", "time", "CI", "median", "CoV", "min"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("status", overflow="fold")
     for case in cases:
@@ -99,12 +99,13 @@ def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Tabl
             reason = "[yellow]interrupted[/yellow]"
         elif case.stop_reason.startswith("hard limit"):
             reason = f"[yellow]{escape(case.stop_reason)}[/yellow]"
+        value, interval = headline(case)
         table.add_row(
             escape(case.label),
             str(case.n),
-            format_seconds(stats.get("mean")),
+            format_seconds(value),
+            ci_text(interval),
             format_seconds(stats.get("median")),
-            ci_text(case.ci),
             format_percent(stats.get("cov")),
             format_seconds(stats.get("min")),
             reason,
@@ -153,10 +154,11 @@ class ConsoleLogger(Logger):
             self._progress.remove_task(self._task)
             self._task = None
         status = f"[red]failed: {escape(case.errors[0])}[/red]" if case.errors else "done"
+        value, interval = headline(case)
+        what = "mean" if case.method == "direct" else case.method
         self.console.print(
-            f"  {escape(case.label)}: {status}, n={case.n}, "
-            f"mean {format_seconds(case.stats.get('mean'))} "
-            f"{ci_text(case.ci)}  [dim]({escape(case.stop_reason)})[/dim]"
+            f"  {escape(case.label)}: {status}, n={case.n}, {what} {format_seconds(value)} "
+            f"{ci_text(interval)}  [dim]({escape(case.stop_reason)})[/dim]"
         )
 
     def finish(self, results: Results) -> None:

@@ -146,6 +146,8 @@ class ExecSession:
         self.options = options
         self.calibrate_fn = calibrate_fn
         self.progress = progress
+        #: called before each measured process (machine countermeasures such as cool-down)
+        self.before_run: Callable[[], None] | None = None
         self.rng = random.Random(options.seed)
         #: per execution: the jobs, in command × parameter order
         self.executions: list[list[Job]] = []
@@ -214,6 +216,8 @@ class ExecSession:
 
     def _one_run(self, job: Job, limit_ns: int) -> None:
         opts = self.options
+        if self.before_run is not None:
+            self.before_run()
         run = self.runner.run(job.argv)
         job.own_ns += run.wall_ns
         state, case = job.state, job.case

@@ -57,12 +57,20 @@ class Runner:
             (see :mod:`steadybench.runner.processes`); 1 runs it in this process.
     """
 
-    def __init__(self, stop: StopCondition | None = None, *, warmup: int = 0,
-                 clock: Callable[[], int] = time.perf_counter_ns,
-                 sleep: Callable[[float], None] = time.sleep,
-                 method: Method | None = None, keep_samples: bool = True,
-                 time_limit: float = 600.0, max_runs: int = 100_000_000,
-                 max_failures: int = 100, processes: int = 1) -> None:
+    def __init__(
+        self,
+        stop: StopCondition | None = None,
+        *,
+        warmup: int = 0,
+        clock: Callable[[], int] = time.perf_counter_ns,
+        sleep: Callable[[float], None] = time.sleep,
+        method: Method | None = None,
+        keep_samples: bool = True,
+        time_limit: float = 600.0,
+        max_runs: int = 100_000_000,
+        max_failures: int = 100,
+        processes: int = 1,
+    ) -> None:
         if warmup < 0:
             raise ConfigurationError(f"warm-up runs must not be negative, got {warmup}")
         if not time_limit > 0:
@@ -88,15 +96,22 @@ class Runner:
     def clock(self) -> Callable[[], int]:
         return self.timer.clock
 
-    def add_action(self, stage: Stage | str, action: Action | Callable[[RunContext], None]) -> Runner:
+    def add_action(
+        self, stage: Stage | str, action: Action | Callable[[RunContext], None]
+    ) -> Runner:
         stage = Stage(stage) if isinstance(stage, str) else stage
         self.actions[stage].append(as_action(action))
         return self
 
     # ------------------------------------------------------------------ one case
-    def execute(self, implementation: Implementation, params: Parameters,
-                meters: Sequence[Meter] = (), benchmark: str | None = None,
-                progress: ProgressCallback | None = None) -> CaseResult:
+    def execute(
+        self,
+        implementation: Implementation,
+        params: Parameters,
+        meters: Sequence[Meter] = (),
+        benchmark: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> CaseResult:
         """Run one case and return its raw results (processors have not run yet)."""
         if self.processes > 1:
             from .processes import run_in_processes
@@ -153,8 +168,15 @@ class Runner:
         for action in self.actions[stage]:
             action(ctx)
 
-    def _loop(self, impl: Implementation, meters: Sequence[Meter], case: CaseResult,
-              state: RunState, ctx: RunContext, progress: ProgressCallback | None) -> None:
+    def _loop(
+        self,
+        impl: Implementation,
+        meters: Sequence[Meter],
+        case: CaseResult,
+        state: RunState,
+        ctx: RunContext,
+        progress: ProgressCallback | None,
+    ) -> None:
         clock = self.clock
         sample = self.method.sample
         record_raw = self.method.variable_executions
@@ -234,13 +256,17 @@ class Runner:
                     return
                 if state.attempted >= self.max_runs:
                     case.stop_reason = f"hard limit: {self.max_runs} runs"
-                    case.warnings.append(f"stopped by the hard run limit ({self.max_runs} runs) "
-                                         f"before the stop condition ({stop.describe()}) held")
+                    case.warnings.append(
+                        f"stopped by the hard run limit ({self.max_runs} runs) "
+                        f"before the stop condition ({stop.describe()}) held"
+                    )
                     return
             if state.elapsed_ns >= limit_ns:
                 case.stop_reason = f"hard limit: {self.time_limit:g} s"
-                case.warnings.append(f"stopped by the hard time limit ({self.time_limit:g} s) "
-                                     f"before the stop condition ({stop.describe()}) held")
+                case.warnings.append(
+                    f"stopped by the hard time limit ({self.time_limit:g} s) "
+                    f"before the stop condition ({stop.describe()}) held"
+                )
                 return
 
 

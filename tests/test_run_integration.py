@@ -1,0 +1,135 @@
+"""`steadybench run` with the other issues' parts: methods, processes, presets, flags."""
+
+import json
+import textwrap
+
+import pytest
+
+from steadybench.cli import main
+from steadybench.model import CaseResult
+from steadybench.output.format import headline
+from steadybench.processors import MachineStateFlagger
+
+BENCH = textwrap.dedent("""
+    import steadybench as sb
+
+    @sb.benchmark(n=[50])
+    def sort_reversed(n):
+        data = list(range(n, 0, -1))
+        return lambda: sorted(data)
+""")
+
+
+@pytest.fixture
+def bench(tmp_path):
+    path = tmp_path / "bench.py"
+    path.write_text(BENCH)
+    return path
+
+
+def test_method_and_processes_through_the_cli(bench, tmp_path):
+    out = tmp_path / "r.json"
+    code = main(
+        [
+            "run",
+            str(bench),
+            "--method",
+            "linefit",
+            "--method-option",
+            "points=5",
+            "--processes",
+            "2",
+            "--runs",
+            "20",
+            "--json",
+            str(out),
+            "-q",
+        ]
+    )
+    assert code == 0
+    entry = json.loads(out.read_text())["benchmarks"][0]
+    assert entry["method"] == "linefit" and len(entry["processes"]) == 2
+    assert entry["estimate"]["value"] > 0 and entry["estimate"]["between_process_ci"]
+    assert entry["extra"]["fit"]["x_label"] == "executions"
+
+
+QUICK_MANAGED = textwrap.dedent("""
+    name = "managed-quick"
+    base = "managed"
+    [quiet]
+    max_wait = 0.2
+    [settle]
+    max_wait = 0.2
+""")
+
+
+def test_managed_preset_on_this_machine_lists_what_it_skipped(bench, tmp_path, capsys):
+    """On this machine (a VM without cpufreq or thermal files), the managed preset runs with the
+    countermeasures it can apply and lists the others as skipped, with the reason. The waits
+    for a quiet machine and for the boot to settle are shortened so the test stays fast."""
+    preset = tmp_path / "quick.toml"
+    preset.write_text(QUICK_MANAGED)
+    out = tmp_path / "r.json"
+    assert (
+        main(["run", str(bench), "--preset", str(preset), "--runs", "5", "--json", str(out)]) == 0
+    )
+    err = capsys.readouterr().err
+    assert "preset managed-quick: applied" in err
+    machine = json.loads(out.read_text())["context"]["machine"]
+    assert machine["preset"] == "managed-quick" and machine["fingerprint"]["cpu_count"] >= 1
+    names = {a["name"] for a in machine["applied"]} | {s["name"] for s in machine["skipped"]}
+    assert {"tune", "pin", "cooldown", "gc"} <= {n.split(":")[0] for n in names}
+    for skip in machine["skipped"]:
+        assert skip["reason"]
+
+
+def test_unknown_preset_is_one_line(bench, capsys):
+    assert main(["run", str(bench), "--preset", "no-such-preset"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:")
+
+
+def case_with(freq, temp=None):
+    case = CaseResult("b", "i")
+    for i, f in enumerate(freq):
+        values = {"wall_time": 1.0, "cpu_freq": f}
+        if temp:
+            values["temperature"] = temp[i]
+        case.add_run("ok", values)
+    return case
+
+
+def test_machine_state_flagger_marks_slow_frequency_and_hot_runs():
+    case = case_with([2400, 2400, 1800, 2390, 1200], temp=[50, 50, 50, 91, 50])
+    MachineStateFlagger(frequency_tolerance=0.05, temperature_limit=90).process([case])
+    flags = case.analyses["machine_flags"]
+    assert flags == {"frequency_changed": [2, 4], "hot": [3]}
+    assert any("2 run(s)" in w for w in case.warnings) and case.n == 5
+    removing = case_with([2400, 1000, 2400])
+    MachineStateFlagger(remove=True).process([removing])
+    assert removing.n == 2 and removing.status[1] == "removed"
+    steady = case_with([2400, 2400])
+    MachineStateFlagger().process([steady])
+    assert "machine_flags" not in steady.analyses and not steady.warnings
+
+
+def test_headline_prefers_the_between_process_interval():
+    case = CaseResult("b", "i", stats={"mean": 2.0}, ci={"low": 1.9, "high": 2.1})
+    assert headline(case) == (2.0, {"low": 1.9, "high": 2.1})
+    case.estimate = {"value": 1.5, "ci_low": 1.49, "ci_high": 1.51}
+    assert headline(case) == (1.5, {"low": 1.49, "high": 1.51})
+    case.estimate["between_process_ci"] = [1.2, 1.8]
+    assert headline(case) == (1.5, {"low": 1.2, "high": 1.8})
+
+
+def test_exec_with_a_preset_records_it(tmp_path):
+    preset = tmp_path / "quick.toml"
+    preset.write_text(QUICK_MANAGED)
+    out = tmp_path / "e.json"
+    assert (
+        main(
+            ["exec", "--preset", str(preset), "--runs", "3", "--json", str(out), "-q", "--", "true"]
+        )
+        == 0
+    )
+    assert json.loads(out.read_text())["context"]["machine"]["preset"] == "managed-quick"
