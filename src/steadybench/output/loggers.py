@@ -25,7 +25,7 @@ from rich.table import Table
 
 from ..model.results import CaseResult, Results
 from .console import make_console
-from .format import ci_text, headline, format_params, format_percent, format_seconds
+from .format import ci_text, format_params, format_percent, format_seconds, headline
 
 
 class Logger:
