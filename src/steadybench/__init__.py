@@ -2,80 +2,92 @@
 
 The object API follows the Rancid framework (Afonso & Almeida, §V): a :class:`Manager` holds
 :class:`Benchmark` objects (implementations × parameter sets), meters, processors and loggers,
-and returns :class:`Results`. The short form is the :func:`benchmark` decorator.
+and returns :class:`Results`. The short form is the :func:`benchmark` decorator; the one-call
+API is :func:`measure`.
+
+The names below are loaded on first use (PEP 562), so ``import steadybench.iters_protocol`` in a
+measured program does not pay for numpy and scipy.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-from .definitions import benchmark
-from .errors import SteadybenchError
-from .manager import Manager, PartialResults, run_benchmarks
-from .measure import Estimate, measure
-from .meters import (
-    CallableMeter,
-    CpuTimeMeter,
-    FileValueMeter,
-    Meter,
-    PeakMemoryMeter,
-    SuccessfulRunsMeter,
-    WallTimeMeter,
-)
-from .model import (
-    Benchmark,
-    CallableImplementation,
-    CaseResult,
-    Configuration,
-    FunctionImplementation,
-    Implementation,
-    Parameters,
-    Results,
-)
-from .output.loggers import ConsoleLogger, CsvLogger, JsonLogger, MarkdownLogger, XmlLogger
-from .output.results_io import load_results, write_results
-from .runner import (
-    CiHalfWidth,
-    CovWindow,
-    ElapsedTime,
-    Runner,
-    Runs,
-    Stage,
-)
+#: public name → module (relative to this package) that defines it
+_EXPORTS: dict[str, str] = {
+    "benchmark": ".definitions",
+    "SteadybenchError": ".errors",
+    "Manager": ".manager",
+    "PartialResults": ".manager",
+    "run_benchmarks": ".manager",
+    "Estimate": ".measure",
+    "measure": ".measure",
+    **dict.fromkeys(
+        ("CallableMeter", "CpuTimeMeter", "FileValueMeter", "Meter", "PeakMemoryMeter",
+         "SuccessfulRunsMeter", "WallTimeMeter"), ".meters"),
+    **dict.fromkeys(
+        ("Benchmark", "CallableImplementation", "CaseResult", "Configuration",
+         "FunctionImplementation", "Implementation", "Parameters", "Results"), ".model"),
+    **dict.fromkeys(
+        ("ConsoleLogger", "CsvLogger", "JsonLogger", "MarkdownLogger", "XmlLogger"),
+        ".output.loggers"),
+    "load_results": ".output.results_io",
+    "write_results": ".output.results_io",
+    **dict.fromkeys(("CiHalfWidth", "CovWindow", "ElapsedTime", "Runner", "Runs", "Stage"),
+                    ".runner"),
+}
 
 __all__ = [
-    "Benchmark",
-    "CallableImplementation",
-    "CallableMeter",
-    "CaseResult",
-    "CiHalfWidth",
-    "Configuration",
-    "ConsoleLogger",
-    "CovWindow",
-    "CpuTimeMeter",
-    "CsvLogger",
-    "ElapsedTime",
-    "Estimate",
-    "FileValueMeter",
-    "FunctionImplementation",
-    "Implementation",
-    "JsonLogger",
-    "Manager",
-    "MarkdownLogger",
-    "Meter",
-    "Parameters",
-    "PartialResults",
-    "PeakMemoryMeter",
-    "Results",
-    "Runner",
-    "Runs",
-    "Stage",
-    "SteadybenchError",
-    "SuccessfulRunsMeter",
-    "WallTimeMeter",
-    "XmlLogger",
-    "__version__",
-    "benchmark",
-    "load_results",
-    "measure",
-    "run_benchmarks",
-    "write_results",
+    "__version__", "Benchmark", "CallableImplementation", "CallableMeter", "CaseResult",
+    "CiHalfWidth", "Configuration", "ConsoleLogger", "CovWindow", "CpuTimeMeter", "CsvLogger",
+    "ElapsedTime", "Estimate", "FileValueMeter", "FunctionImplementation", "Implementation",
+    "JsonLogger", "Manager", "MarkdownLogger", "Meter", "Parameters", "PartialResults",
+    "PeakMemoryMeter", "Results", "Runner", "Runs", "Stage", "SteadybenchError",
+    "SuccessfulRunsMeter", "WallTimeMeter", "XmlLogger", "benchmark", "load_results", "measure",
+    "run_benchmarks", "write_results",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'steadybench' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:  # for type checkers and editors: the same names, eagerly
+    from .definitions import benchmark
+    from .errors import SteadybenchError
+    from .manager import Manager, PartialResults, run_benchmarks
+    from .measure import Estimate, measure
+    from .meters import (
+        CallableMeter,
+        CpuTimeMeter,
+        FileValueMeter,
+        Meter,
+        PeakMemoryMeter,
+        SuccessfulRunsMeter,
+        WallTimeMeter,
+    )
+    from .model import (
+        Benchmark,
+        CallableImplementation,
+        CaseResult,
+        Configuration,
+        FunctionImplementation,
+        Implementation,
+        Parameters,
+        Results,
+    )
+    from .output.loggers import ConsoleLogger, CsvLogger, JsonLogger, MarkdownLogger, XmlLogger
+    from .output.results_io import load_results, write_results
+    from .runner import CiHalfWidth, CovWindow, ElapsedTime, Runner, Runs, Stage
