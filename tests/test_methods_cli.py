@@ -61,4 +61,4 @@ def test_blocks_command_errors_are_one_line(tmp_path, capsys, name, content, exp
 
 
 def test_blocks_command_missing_file(tmp_path, capsys):
-    _fails(capsys, ["blocks", str(tmp_path / "none.csv")], "cannot read")
+    _fails(capsys, ["blocks", str(tmp_path / "none.csv")], "no such file")

@@ -49,3 +49,34 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def read_user_text(path: str | os.PathLike[str],
+                   error: type[SteadybenchError] = SteadybenchError) -> str:
+    """The text of a file the user named, or ``error`` with one clear line saying why not."""
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{p}: is a directory, not a file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"{p}: cannot read ({exc})") from None
+
+
+def read_user_json(path: str | os.PathLike[str],
+                   error: type[SteadybenchError] = SteadybenchError) -> object:
+    """Parsed JSON of a file the user named; ``error`` names the line of a syntax error."""
+    import json
+
+    try:
+        return json.loads(read_user_text(path, error))
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+
+
+def content_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, stripped text) of the lines that are neither blank nor ``#`` comments."""
+    stripped = ((i, line.strip()) for i, line in enumerate(text.splitlines(), 1))
+    return [(i, line) for i, line in stripped if line and not line.startswith("#")]

@@ -16,19 +16,14 @@ from rich.console import Console
 from rich.table import Table
 
 from ..errors import ConfigurationError
-from ..fileio import atomic_write_text
+from ..fileio import atomic_write_text, content_lines, read_user_text
 from ..methods.blocks import BlockSolution, solve_blocks
 
 
 def read_counts(path: Path, total_column: str = "total") -> tuple[list[str], list[list[float]],
                                                                    list[float]]:
     """Block names, count rows and totals from a counts CSV; errors name the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigurationError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    lines = [(i, line) for i, line in enumerate(text.splitlines(), 1)
-             if line.strip() and not line.lstrip().startswith("#")]
+    lines = content_lines(read_user_text(path, ConfigurationError))
     if not lines:
         raise ConfigurationError(f"{path}: empty file")
     rows = list(csv.reader(line for _, line in lines))

@@ -22,6 +22,7 @@ from ..errors import BenchmarkFailed, ConfigurationError
 from ..model.results import CaseResult, Results
 from ..output.console import make_console
 from ..output.format import ci_text, format_seconds
+from ..output.loggers import status_markup
 from ..programs.commands import (
     Command,
     check_placeholders,
@@ -131,13 +132,7 @@ def _print_summary(results: Results, console: Console) -> None:
             table.add_column(name, justify="right", no_wrap=True)
     table.add_column("status", overflow="fold")
     for case in results.cases:
-        status = "ok"
-        if case.errors:
-            status = f"[red]FAILED[/red] {escape(case.errors[0])}"
-        elif case.interrupted:
-            status = "[yellow]interrupted[/yellow]"
-        elif case.stop_reason.startswith("hard limit"):
-            status = f"[yellow]{escape(case.stop_reason)}[/yellow]"
+        status = status_markup(case)
         est = case.estimate or {}
         if iters_mode:
             fit = case.extra.get("fit") or {}

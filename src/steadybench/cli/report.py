@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from ..errors import ConfigurationError, ResultsFormatError, SteadybenchError
+from ..fileio import read_user_json
 
 
 def _load_comparison(path: str) -> dict[str, Any]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ResultsFormatError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultsFormatError(f"{path}: cannot read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ResultsFormatError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") \
-            from None
+    data = read_user_json(path, ResultsFormatError)
     if not isinstance(data, dict) or not any(
             k in data for k in ("benchmarks", "pairs", "suite")):
         raise ResultsFormatError(f"{path}: not a comparison (the JSON of steadybench compare "

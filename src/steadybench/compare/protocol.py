@@ -123,18 +123,7 @@ def mean_protocol(a: np.ndarray, b: np.ndarray, confidence: float,
             why = "; ".join(
                 f"{side}: {'normality rejected (Shapiro–Wilk p = ' + format(chk['pvalue'], '.3g') + ')' if chk['rejected'] else chk['note']}"  # noqa: E501
                 for side, chk in bad)
-            if opts.small_sample == "bootstrap":
-                if "boot-mean" not in cache:
-                    cache["boot-mean"] = bootstrap_test(a, b, "mean", max(opts.resamples, 2000),
-                                                        opts.seed)
-                boot = cache["boot-mean"]
-                out.update(test="bootstrap (mean)", statistic=boot["statistic"], df=None,
-                           p_faster=boot["p_faster"], p_slower=boot["p_slower"],
-                           reason=f"{why}; bootstrap test used")
-                return out
-            out.update(test=None, status="inconclusive", statistic=None, df=None,
-                       p_faster=None, p_slower=None, reason=f"{why}: needs ≥ 30 runs")
-            return out
+            return _small_sample_fallback("mean", why, a, b, opts, cache, out)
     var = variance_test(a, b, confidence)
     out["assumptions"]["variance"] = var
     mt = mean_test(a, b, equal_var=not var["rejected"])
@@ -145,6 +134,25 @@ def mean_protocol(a: np.ndarray, b: np.ndarray, confidence: float,
                ci_difference={"low": low, "high": high, "confidence": confidence,
                               "of": "mean(BASE) − mean(NEW)"},
                one_sided_low=mt.lower_bound(confidence))
+    return out
+
+
+def _small_sample_fallback(stat: str, why: str, a: np.ndarray, b: np.ndarray,
+                           opts: CompareOptions, cache: dict[str, Any],
+                           out: dict[str, Any]) -> dict[str, Any]:
+    """A small sample whose assumption was rejected (``003`` Fig. 1): a bootstrap test of
+    ``stat`` with ``--small-sample bootstrap``, else "inconclusive: needs ≥ 30 runs"."""
+    if opts.small_sample == "bootstrap":
+        key = f"boot-{stat}"
+        if key not in cache:
+            cache[key] = bootstrap_test(a, b, stat, max(opts.resamples, 2000), opts.seed)
+        boot = cache[key]
+        out.update(test=f"bootstrap ({stat})", statistic=boot["statistic"], df=None,
+                   p_faster=boot["p_faster"], p_slower=boot["p_slower"],
+                   reason=f"{why}; bootstrap test used")
+        return out
+    out.update(test=None, status="inconclusive", statistic=None, df=None,
+               p_faster=None, p_slower=None, reason=f"{why}: needs ≥ 30 runs")
     return out
 
 
@@ -161,18 +169,7 @@ def median_protocol(a: np.ndarray, b: np.ndarray, confidence: float,
         if a.size < SMALL_SAMPLE or b.size < SMALL_SAMPLE:
             why = (f"shift assumption rejected (Kolmogorov–Smirnov on median-centred samples, "
                    f"p = {shift['pvalue']:.3g})")
-            if opts.small_sample == "bootstrap":
-                if "boot-median" not in cache:
-                    cache["boot-median"] = bootstrap_test(a, b, "median",
-                                                          max(opts.resamples, 2000), opts.seed)
-                boot = cache["boot-median"]
-                out.update(test="bootstrap (median)", statistic=boot["statistic"], df=None,
-                           p_faster=boot["p_faster"], p_slower=boot["p_slower"],
-                           reason=f"{why}; bootstrap test used")
-                return out
-            out.update(test=None, status="inconclusive", statistic=None, df=None,
-                       p_faster=None, p_slower=None, reason=f"{why}: needs ≥ 30 runs")
-            return out
+            return _small_sample_fallback("median", why, a, b, opts, cache, out)
         out["reason"] = ("the two distributions differ in shape (Kolmogorov–Smirnov on "
                          "median-centred samples): the rank test compares P(BASE > NEW) with ½, "
                          "not the medians")

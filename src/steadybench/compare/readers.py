@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ResultsFormatError
+from ..fileio import content_lines, read_user_text
 from ..model.results import Results
 
 
@@ -97,16 +98,6 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _content_lines(text: str) -> list[tuple[int, str]]:
-    """(line number, stripped text) of lines that are neither blank nor ``#`` comments."""
-    out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            out.append((number, stripped))
-    return out
-
-
 def _read_csv(path: Path, lines: list[tuple[int, str]], column: str | None) -> np.ndarray:
     body = "\n".join(line for _, line in lines)
     try:
@@ -143,7 +134,7 @@ def _read_csv(path: Path, lines: list[tuple[int, str]], column: str | None) -> n
 
 def read_sample_text(path: Path, text: str, column: str | None = None) -> SampleSet:
     """A plain sample file (one time per line) or one column of a CSV file."""
-    lines = _content_lines(text)
+    lines = content_lines(text)
     if not lines:
         raise SampleFormatError(f"{path}: no samples (the file is empty or only comments)")
     is_csv = column is not None or path.suffix.lower() in (".csv", ".tsv") or any(
@@ -235,14 +226,7 @@ def _from_pyperf(path: Path, data: dict[str, Any]) -> SampleSet:
 def read_samples(path: str | os.PathLike[str], column: str | None = None) -> SampleSet:
     """Read any supported input; the format is recognised from the content."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SampleFormatError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise SampleFormatError(f"{p}: is a directory, not a sample file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SampleFormatError(f"{p}: cannot read ({exc})") from None
+    text = read_user_text(p, SampleFormatError)
     if text.lstrip().startswith(("{", "[")):
         try:
             data = json.loads(text)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..fileio import content_lines, read_user_text
 from ..stats.proportion import proportion_interval, trials_needed
 from .protocol import FASTER
 from .readers import SampleFormatError
@@ -124,14 +125,7 @@ def read_suite(path: str | Path) -> list[dict[str, Any]]:
     Returns one dict per row: name, base, new (paths), confidence, coef, line.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SampleFormatError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SampleFormatError(f"{p}: cannot read ({exc})") from None
-    lines = [(i, line) for i, line in enumerate(text.splitlines(), 1)
-             if line.strip() and not line.lstrip().startswith("#")]
+    lines = content_lines(read_user_text(p, SampleFormatError))
     if not lines:
         raise SampleFormatError(f"{p}: empty suite file")
     try:

@@ -83,6 +83,17 @@ def MarkdownLogger(path: str | os.PathLike[str]) -> FileLogger:  # noqa: N802
     return FileLogger(path, "markdown")
 
 
+def status_markup(case: CaseResult) -> str:
+    """The status cell of a summary table (rich markup; user text escaped)."""
+    if case.errors:
+        return f"[red]FAILED[/red] {escape(case.errors[0])}"
+    if case.interrupted:
+        return "[yellow]interrupted[/yellow]"
+    if case.stop_reason.startswith("hard limit"):
+        return f"[yellow]{escape(case.stop_reason)}[/yellow]"
+    return "ok"
+
+
 def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Table:
     """The human-readable summary: one row per case."""
     table = Table(title=title, header_style="bold", title_justify="left")
@@ -92,13 +103,7 @@ def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Tabl
     table.add_column("status", overflow="fold")
     for case in cases:
         stats = case.stats
-        reason = "ok"
-        if case.errors:
-            reason = f"[red]FAILED[/red] {escape(case.errors[0])}"
-        elif case.interrupted:
-            reason = "[yellow]interrupted[/yellow]"
-        elif case.stop_reason.startswith("hard limit"):
-            reason = f"[yellow]{escape(case.stop_reason)}[/yellow]"
+        reason = status_markup(case)
         value, interval = headline(case)
         table.add_row(
             escape(case.label),

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ResultsFormatError
-from ..fileio import atomic_write_text
+from ..fileio import atomic_write_text, read_user_json
 from ..model.results import SCHEMA_VERSION, Results
 
 
@@ -57,15 +57,4 @@ def results_from_data(data: Any, source: str = "<data>") -> Results:
 
 def load_results(path: str | os.PathLike[str]) -> Results:
     """Read a steadybench JSON results file; one clear error for anything else."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ResultsFormatError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultsFormatError(f"{p}: cannot read ({exc})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultsFormatError(f"{p}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    return results_from_data(data, str(p))
+    return results_from_data(read_user_json(path, ResultsFormatError), str(path))

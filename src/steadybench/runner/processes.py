@@ -147,13 +147,7 @@ def run_in_processes(runner: Runner, implementation: Implementation, params: Par
 def merge_cases(runner: Runner, implementation: Implementation, params: Parameters,
                 benchmark: str | None, parts: list[dict[str, Any]], planned: int) -> CaseResult:
     """Pool the workers' runs into one case and list the per-process estimates."""
-    merged = CaseResult(
-        benchmark=benchmark or implementation.name,
-        implementation=implementation.name,
-        params=params.to_dict(),
-        method=runner.method.name,
-        keep_samples=runner.keep_samples,
-    )
+    merged = runner.new_case(implementation, params, benchmark)
     reasons: list[str] = []
     for part in parts:
         index = part.get("index", len(merged.processes))

@@ -117,13 +117,7 @@ class Runner:
             from .processes import run_in_processes
 
             return run_in_processes(self, implementation, params, meters, benchmark, progress)
-        case = CaseResult(
-            benchmark=benchmark or implementation.name,
-            implementation=implementation.name,
-            params=params.to_dict(),
-            method=self.method.name,
-            keep_samples=self.keep_samples,
-        )
+        case = self.new_case(implementation, params, benchmark)
         self.last_case = case  # what the manager keeps if Ctrl-C ends this case
         case.units[PRIMARY_METRIC] = "s"
         for meter in meters:
@@ -163,6 +157,17 @@ class Runner:
             for meter in meters:
                 meter.close()
         return case
+
+    def new_case(self, implementation: Implementation, params: Parameters,
+                 benchmark: str | None = None) -> CaseResult:
+        """An empty case for this implementation and parameter set, run by this runner."""
+        return CaseResult(
+            benchmark=benchmark or implementation.name,
+            implementation=implementation.name,
+            params=params.to_dict(),
+            method=self.method.name,
+            keep_samples=self.keep_samples,
+        )
 
     def _run_stage(self, stage: Stage, ctx: RunContext) -> None:
         for action in self.actions[stage]:
