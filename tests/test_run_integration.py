@@ -133,3 +133,25 @@ def test_exec_with_a_preset_records_it(tmp_path):
         == 0
     )
     assert json.loads(out.read_text())["context"]["machine"]["preset"] == "managed-quick"
+
+
+def test_compare_warns_when_presets_or_machines_differ(bench, tmp_path, capsys):
+    preset = tmp_path / "quick.toml"
+    preset.write_text(QUICK_MANAGED)
+    base, new = tmp_path / "base.json", tmp_path / "new.json"
+    assert main(["run", str(bench), "--runs", "30", "--json", str(base), "-q",
+                 "--preset", "baseline"]) == 0
+    assert main(["run", str(bench), "--runs", "30", "--json", str(new), "-q",
+                 "--preset", str(preset)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "cmp.json"
+    main(["compare", str(base), str(new), "--json", str(out)])
+    warnings = json.loads(out.read_text())["warnings"]
+    assert any("preset" in w and "baseline" in w and "managed-quick" in w for w in warnings)
+    data = json.loads(new.read_text())
+    data["environment"]["fingerprint"]["cpu_model"] = "Other CPU"
+    data["context"]["machine"]["fingerprint"]["cpu_model"] = "Other CPU"
+    new.write_text(json.dumps(data))
+    main(["compare", str(base), str(new), "--json", str(out)])
+    warnings = json.loads(out.read_text())["warnings"]
+    assert any("CPU model" in w and "Other CPU" in w for w in warnings)

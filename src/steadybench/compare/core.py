@@ -42,6 +42,18 @@ def match(base: SampleSet, new: SampleSet) -> tuple[list[tuple[Sample, Sample]],
     return pairs, notes
 
 
+def _machine_identity(samples: SampleSet) -> dict[str, Any]:
+    """The fingerprint of a results file with its preset (kept in ``context["machine"]``), so a
+    baseline run compared with a managed one is flagged too."""
+    env = dict(samples.environment or {})
+    machine = (samples.results.context.get("machine") if samples.results is not None else None)
+    if isinstance(machine, dict):
+        fingerprint = dict(machine.get("fingerprint") or env.get("fingerprint") or {})
+        fingerprint["preset"] = machine.get("preset")
+        env["fingerprint"] = fingerprint
+    return env
+
+
 def fingerprint_warnings(base: SampleSet, new: SampleSet) -> list[str]:
     """Differences of the machine fingerprints when both inputs are steadybench results."""
     if base.environment is None or new.environment is None:
@@ -51,7 +63,7 @@ def fingerprint_warnings(base: SampleSet, new: SampleSet) -> list[str]:
     except ImportError:
         return []
     try:
-        diffs = fingerprint_differences(base.environment, new.environment)
+        diffs = fingerprint_differences(_machine_identity(base), _machine_identity(new))
     except Exception as exc:  # a fingerprint problem must not hide the comparison
         return [f"machine fingerprints could not be compared ({exc})"]
     return [f"environment differs: {d}" for d in diffs]
