@@ -113,6 +113,13 @@ def test_select_stream_and_stop_options(tmp_path):
         ("raises.py", ["run", "{f}"], "error while loading: ZeroDivisionError"),
         ("bench.py", ["run", "{f}", "--nope"], "No such option"),
         (None, ["--root", "/definitely/not/here", "run", "x.py"], "not a directory"),
+        ("bench.py", ["run", "{f}", "--max-time", "nan"], "'--max-time': must be positive"),
+        (None, ["demo", "--max-time", "0"], "'--max-time': must be positive"),
+        ("notes.txt", ["demo", "--out", "{f}/sub"], "cannot create the folder"),
+        ("exits.py", ["run", "{f}"], "called sys.exit(3) while loading"),
+        ("nul.py", ["run", "{f}"], "nul.py: syntax error: source code"),
+        ("noparams.py", ["run", "{f}"], "benchmark 'e': parameter 'n' has no values"),
+        ("multiline.py", ["run", "{f}", "--runs", "2", "-q"], "(ValueError: boom | second line)"),
     ],
 )
 def test_bad_input_one_line_no_traceback(tmp_path, capsys, make, args, message):
@@ -122,6 +129,13 @@ def test_bad_input_one_line_no_traceback(tmp_path, capsys, make, args, message):
         "bench.py": BENCH,
         "syntax.py": "def (:\n",
         "raises.py": "1 / 0\n",
+        "exits.py": "import sys\nsys.exit(3)\n",
+        "nul.py": "x = 1\0\n",
+        "noparams.py": "import steadybench as sb\n@sb.benchmark(n=[])\ndef e(n):\n"
+                       "    return lambda: None\n",
+        "multiline.py": "import steadybench as sb\n@sb.benchmark\ndef bad():\n"
+                        "    def f():\n        raise ValueError('boom\\nsecond line')\n"
+                        "    return f\n",
     }
     f = write(tmp_path, contents[make], make) if make else tmp_path / "missing.py"
     code = run_cli(*[a.format(f=f) for a in args])

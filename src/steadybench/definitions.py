@@ -127,11 +127,14 @@ def load_file(path: str | os.PathLike[str]) -> Definitions:
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
-        raise DefinitionError(f"{p}:{exc.lineno}: syntax error: {exc.msg}") from exc
+        where = f"{p}:{exc.lineno}" if exc.lineno else str(p)
+        raise DefinitionError(f"{where}: syntax error: {exc.msg}") from exc
     except ConfigurationError as exc:
         raise DefinitionError(f"{p}: {exc}") from exc
     except Exception as exc:
         raise DefinitionError(f"{p}: error while loading: {type(exc).__name__}: {exc}") from exc
+    except SystemExit as exc:
+        raise DefinitionError(f"{p}: called sys.exit({exc.code!r}) while loading") from exc
     finally:
         found, _registry = _registry, saved
         sys.path.remove(str(p.resolve().parent))
@@ -165,7 +168,10 @@ def build_benchmarks(
         bench = grouped.get(spec.title)
         if bench is None:
             bench = grouped[spec.title] = Benchmark(spec.title)
-            bench.parameters = parameter_grid(spec.grid) if spec.grid else []
+            try:
+                bench.parameters = parameter_grid(spec.grid) if spec.grid else []
+            except ConfigurationError as exc:
+                raise DefinitionError(f"benchmark {spec.name!r}: {exc}") from exc
             grids[spec.title] = spec.grid
         elif grids[spec.title] != spec.grid:
             raise DefinitionError(

@@ -65,6 +65,13 @@ def _register() -> None:
 _register()
 
 
+def one_line(message: str) -> str:
+    """``message`` as one line: the lines of a multi-line message (a user's exception, a
+    program's output) are joined with `` | ``."""
+    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+    return " | ".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and turn errors into one line and an exit status."""
     args = sys.argv[1:] if argv is None else list(argv)
@@ -79,19 +86,19 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         if debug:
             traceback.print_exc()
-        print(f"error: {exc.format_message()}", file=sys.stderr)
+        print(f"error: {one_line(exc.format_message())}", file=sys.stderr)
         code = exc.exit_code
     except SteadybenchError as exc:
         if debug:
             traceback.print_exc()
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(str(exc)) or type(exc).__name__}", file=sys.stderr)
         code = exc.exit_code
     except BrokenPipeError:
         code = 1
     except Exception as exc:  # a bug of ours: still one line, the traceback behind --debug
         if debug:
             traceback.print_exc()
-        print(f"error: internal error: {type(exc).__name__}: {exc} "
+        print(f"error: internal error: {type(exc).__name__}: {one_line(str(exc))} "
               "(run with --debug for the traceback)", file=sys.stderr)
         code = 3
     else:

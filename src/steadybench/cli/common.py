@@ -14,9 +14,9 @@ from ..model.results import Results
 from ..runner.stop import StopCondition, build_stop_condition
 
 
-def _positive(kind: type) -> Callable[[click.Context, click.Parameter, Any], Any]:
+def positive(kind: type) -> Callable[[click.Context, click.Parameter, Any], Any]:
     def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-        if value is not None and value <= 0:
+        if value is not None and not value > 0:  # NaN too
             raise click.BadParameter(f"must be positive, got {value}")
         return value
 
@@ -31,7 +31,7 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             "--runs",
             "-n",
             type=int,
-            callback=_positive(int),
+            callback=positive(int),
             help="Measured runs after the warm-up (exactly this many unless runs fail).",
         ),
         click.option(
@@ -43,13 +43,13 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--max-time",
             type=float,
-            callback=_positive(float),
+            callback=positive(float),
             help="Stop after this many seconds per benchmark.",
         ),
         click.option(
             "--target-cov",
             type=float,
-            callback=_positive(float),
+            callback=positive(float),
             help="Stop when the coefficient of variation of the last --window runs is "
             "at most this (e.g. 0.02).",
         ),
@@ -63,7 +63,7 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--target-ci",
             type=float,
-            callback=_positive(float),
+            callback=positive(float),
             help="Stop when the CI of the mean is within ± this fraction of the mean.",
         ),
         click.option(
@@ -78,7 +78,7 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             type=float,
             default=600.0,
             show_default=True,
-            callback=_positive(float),
+            callback=positive(float),
             help="Hard limit in seconds per benchmark, whatever the stop condition.",
         ),
     ]

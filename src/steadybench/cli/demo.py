@@ -8,6 +8,8 @@ from typing import Any
 import click
 
 from .. import demo_suite
+from ..errors import SteadybenchError
+from .common import positive
 from .run import run_definitions
 
 
@@ -20,11 +22,17 @@ from .run import run_definitions
     help="Folder for the result files.",
 )
 @click.option(
-    "--max-time", type=float, default=2.0, show_default=True, help="Seconds per benchmark at most."
+    "--max-time", type=float, default=2.0, show_default=True, callback=positive(float),
+    help="Seconds per benchmark at most."
 )
 def demo_cmd(out: str, max_time: float) -> None:
     """Run a built-in suite of Python workloads and write results.json/.xml/.csv/.md."""
     folder = Path(out)
+    try:  # before a minute of measuring, not after
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SteadybenchError(f"--out {out}: cannot create the folder "
+                               f"({exc.strerror or exc})") from None
     opts: dict[str, Any] = {
         "runs": 30,
         "warmup": 5,
