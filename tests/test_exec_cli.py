@@ -81,6 +81,9 @@ def test_exec_shell_mode_and_input(tmp_path, capsys):
     (["--", "sleep", "{t}"], "error: placeholder {t}", 2),
     (["--param", "t=1", "--", "true"], "error: parameter 't' appears in no command", 2),
     (["--timeout", "-1", "--", "true"], "error: --timeout must be positive", 2),
+    (["--output", "/proc/no/such/dir/out.txt", "--", "true"],
+     "error: --output /proc/no/such/dir/out.txt: cannot write", 2),
+    (["--max-time", "nan", "--", "true"], "error: Invalid value for '--max-time'", 2),
 ])
 def test_exec_bad_input_gives_one_line(args, message, status, capsys):
     code, err = run_cli(["exec", "--runs", "2", *args], capsys)
@@ -111,6 +114,27 @@ def test_exec_ignore_failure(tmp_path, capsys):
     case = load_results(out).cases[0]
     assert case.n == 3
     assert case.count("failed") == case.extra["exit_statuses"].get("1", 0)
+
+
+def test_exec_ignore_failure_when_every_run_fails_is_a_failure(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code, err = run_cli(["exec", "--runs", "3", "-i", "--no-correction", "--json", str(out),
+                         "--", "false"], capsys)
+    assert code == 1
+    error_lines = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert len(error_lines) == 1 and "gave up after 100 failed runs (0 succeeded)" in err
+    case = load_results(out).cases[0]
+    assert case.n == 0 and case.errors
+
+
+def test_exec_warnings_are_not_repeated(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code, err = run_cli(["exec", "--runs", "1", "--no-correction", "--json", str(out), "--",
+                         "true"], capsys)
+    assert code == 0, err
+    assert err.count("one run only") == 1
+    assert load_results(out).cases[0].warnings.count(
+        "one run only: spread and confidence interval are undefined") == 1
 
 
 def test_exec_timeout_message(tmp_path, capsys):
@@ -201,10 +225,11 @@ def test_exec_commands_from_a_toml_file(tmp_path, capsys):
     ("[[command]]\nrun = 'true'\nshell = true\n", "unknown key(s) shell"),
     ("[[command]]\nargs = 'true'\n", "args must be a list of strings"),
     ("[[command]\n", "--file"),
+    (b"\x89PNG\r\n\x1a\n\x00", "cannot read"),
 ])
 def test_exec_bad_commands_file(text, message, tmp_path, capsys):
     f = tmp_path / "cmds.toml"
-    f.write_text(text)
+    f.write_bytes(text if isinstance(text, bytes) else text.encode())
     code, err = run_cli(["exec", "--file", str(f)], capsys)
     assert code == 2
     assert message in err.strip().splitlines()[-1]

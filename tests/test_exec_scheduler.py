@@ -171,7 +171,8 @@ def test_ignore_failure_records_failed_runs_and_goes_on():
     assert case.status == [RUN_FAILED] * 4
     assert case.n == 0
     assert "4 runs failed" in case.stop_reason
-    assert not case.errors
+    # giving up before the stop condition held fails the benchmark, --ignore-failure or not
+    assert len(case.errors) == 1 and case.errors[0].startswith("gave up after 4 failed runs")
 
 
 def test_parameter_sets_become_cases():

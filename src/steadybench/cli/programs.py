@@ -308,14 +308,16 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         console.print(f"[bold]exec[/bold]: {len(commands) * len(param_sets)} case(s), "
                       f"stop when {escape(settings.stop.describe())}")
     interrupted = False
+    results = None
     try:
         with machine_control(opts, root, context) as machine:
             if machine is not None:
                 session.before_run = machine.before_run
-            session.run()
+            results = session.run()
     except KeyboardInterrupt:
         interrupted = True
-    results = session.results(interrupted=interrupted)
+    if results is None:  # results() finalizes the cases: only once, or warnings repeat
+        results = session.results(interrupted=interrupted)
     results.context.update(context, command_line=_command_line())
     _finish(results, opts, console, interrupted)
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..fileio import read_user_text
 
 _SAFE = re.compile(r"[\w@%+=:,./{}-]+")
 
@@ -186,11 +187,10 @@ def load_commands_file(path: str, shell: bool = False) -> list[Command]:
         args = ["zstd", "-1", "-f", "big.tar"]
     """
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigurationError(f"--file {path}: no such file") from None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(read_user_text(path, ConfigurationError))
+    except ConfigurationError as exc:  # missing, a directory, not UTF-8 text
+        raise ConfigurationError(f"--file {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigurationError(f"--file {path}: {exc}") from None
     entries = data.get("command")
     if not isinstance(entries, list) or not entries:

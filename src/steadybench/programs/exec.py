@@ -256,6 +256,9 @@ class ExecSession:
             if state.failed >= opts.max_failures:
                 job.done = True
                 case.stop_reason = f"{state.failed} runs failed: {message}"
+                # the stop condition never held: the benchmark failed, --ignore-failure or not
+                case.errors.append(f"gave up after {state.failed} failed runs "
+                                   f"({state.runs} succeeded): {message}")
                 return
         reason = opts.stop.check(state)
         if reason:

@@ -96,6 +96,12 @@ class CommandRunner:
             raise ConfigurationError(f"--timeout must be positive, got {self.timeout}")
         if self.input_path is not None and not os.path.isfile(self.input_path):
             raise ConfigurationError(f"--input {self.input_path}: no such file")
+        if self.output_path is not None:  # fail now, not after the first run
+            try:
+                open(self.output_path, "ab").close()  # noqa: SIM115
+            except OSError as exc:
+                raise ConfigurationError(f"--output {self.output_path}: cannot write "
+                                         f"({exc.strerror or exc})") from None
 
     # ------------------------------------------------------------------ checks
     def resolve(self, argv: Sequence[str]) -> list[str]:
