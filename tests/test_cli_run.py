@@ -249,3 +249,25 @@ def test_env_root_variable(tmp_path, monkeypatch, capsys):
     assert run_cli("run", "x.py") != 0
     assert "not a directory" in capsys.readouterr().err
     os.environ.pop("STEADYBENCH_ROOT", None)
+
+
+def test_sigterm_writes_partial_results_and_exits_143(tmp_path):
+    bench = write(tmp_path, '''
+        import time
+        import steadybench as sb
+
+        @sb.benchmark
+        def slow():
+            return lambda: time.sleep(0.01)
+    ''')
+    out = tmp_path / "r.json"
+    exe = Path(sys.executable).with_name("steadybench")
+    proc = subprocess.Popen([str(exe), "run", str(bench), "--runs", "100000", "--json", str(out)],
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 143, err
+    assert "terminated" in err and "Traceback" not in err
+    entry = json.loads(out.read_text())["benchmarks"][0]
+    assert entry["interrupted"] is True and entry["n"] > 5

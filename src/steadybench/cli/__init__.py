@@ -7,10 +7,14 @@ as one line, ``error: <message>``, with a non-zero exit status; ``--debug`` show
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
 
 import click
 
@@ -20,8 +24,9 @@ from ..errors import SteadybenchError
 #: modules of this package that define sub-commands, in the order ``--help`` lists them
 COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "report", "system")
 
-#: exit status after Ctrl-C (128 + SIGINT), as shells use
+#: exit status after Ctrl-C (128 + SIGINT) and SIGTERM (128 + SIGTERM), as shells use
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 
 class Interrupted(KeyboardInterrupt):
@@ -72,15 +77,42 @@ def one_line(message: str) -> str:
     return " | ".join(lines)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: handled like Ctrl-C, so partial results are written and every setting
+    the run changed is put back (every ``finally`` runs)."""
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[list[bool]]:
+    """While the command runs, SIGTERM raises like Ctrl-C (main thread only); the yielded list
+    records whether it arrived."""
+    seen = [False]
+    if threading.current_thread() is not threading.main_thread():
+        yield seen
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        seen[0] = True
+        raise _Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and turn errors into one line and an exit status."""
     args = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in args
+    terminated = [False]
     try:
-        result = cli.main(args=args, prog_name="steadybench", standalone_mode=False)
+        with _sigterm_as_interrupt() as terminated:
+            result = cli.main(args=args, prog_name="steadybench", standalone_mode=False)
     except (Interrupted, KeyboardInterrupt, click.exceptions.Abort):
-        print("interrupted", file=sys.stderr)
-        code = EXIT_INTERRUPTED
+        print("terminated" if terminated[0] else "interrupted", file=sys.stderr)
+        code = EXIT_TERMINATED if terminated[0] else EXIT_INTERRUPTED
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.ClickException as exc:

@@ -132,6 +132,10 @@ class Runner:
                 case.errors.append(f"setup failed: {type(exc).__name__}: {exc}")
                 case.stop_reason = "setup failed"
                 return case
+            except KeyboardInterrupt:
+                case.interrupted = True
+                case.stop_reason = "interrupted"
+                raise
             try:
                 self._run_stage(Stage.BEFORE_BENCHMARK, ctx)
                 self.method.prepare(implementation, self.clock)
