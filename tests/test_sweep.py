@@ -54,12 +54,20 @@ def test_explicit_lists_and_duplicates():
     ("64..8", "below the lower end"),
     ("a..b", "not a number"),
     ("", "empty"),
+    ("1..inf", "'inf' is not a finite number"),
+    ("nan,4", "'nan' is not a finite number"),
+    ("2^3..2^100000", "'2\\^100000' is too large"),
 ])
 def test_bad_sizes(spec, message):
     with pytest.raises(ConfigurationError, match=message):
         parse_sizes(spec)
     with pytest.raises(ConfigurationError, match="per-octave"):
         parse_sizes("8..16", per_octave=0)
+
+
+def test_a_grid_far_too_dense_is_refused_before_it_is_built():
+    with pytest.raises(ConfigurationError, match="sizes is too many"):
+        parse_sizes("1..2^40", per_octave=100_000)
 
 
 # ---------------------------------------------------------------------------- complexity
@@ -193,6 +201,7 @@ def test_sweep_cli_linear_program(busy, tmp_path, capsys):
 @pytest.mark.parametrize("args, fragment", [
     (["--sizes", "0..8", "--", "prog", "{size}"], "error: --sizes 0..8: sizes must be positive"),
     (["--sizes", "8", "--", "true"], "error: command 'true' has no {size} placeholder"),
+    (["--sizes", "1..inf", "--", "prog", "{size}"], "error: --sizes: 'inf' is not a finite"),
     (["--sizes", "8", "--", "no-such-prog-xyz", "{size}"], "error: command not found"),
     (["--sizes", "8", "--cmd", "true {size}", "--cmd", "false {size}"],
      "error: sweep measures one command"),

@@ -45,17 +45,21 @@ COMPLEXITY_CLASSES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "O(n^3)": lambda n: n**3,
 }
 
+_MAX_SIZES = 10_000
 _POWER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*\^\s*(-?\d+(?:\.\d+)?)\s*$")
 
 
 def _size_value(text: str) -> float:
     m = _POWER.match(text)
-    if m:
-        return float(m.group(1)) ** float(m.group(2))
     try:
-        return float(text)
+        value = float(m.group(1)) ** float(m.group(2)) if m else float(text)
+    except OverflowError:
+        raise ConfigurationError(f"--sizes: {text.strip()!r} is too large") from None
     except ValueError:
         raise ConfigurationError(f"--sizes: {text.strip()!r} is not a number or B^E") from None
+    if not math.isfinite(value):
+        raise ConfigurationError(f"--sizes: {text.strip()!r} is not a finite number")
+    return value
 
 
 def parse_sizes(spec: str, per_octave: int = 1) -> list[int]:
@@ -77,6 +81,8 @@ def parse_sizes(spec: str, per_octave: int = 1) -> list[int]:
         if hi < lo:
             raise ConfigurationError(f"--sizes {spec}: the upper end is below the lower end")
         steps = int(math.floor(math.log2(hi / lo) * per_octave + 1e-9))
+        if steps >= 100 * _MAX_SIZES:  # before building the grid (duplicates merge below)
+            raise ConfigurationError(f"--sizes {spec}: {steps + 1} sizes is too many")
         values = [lo * 2 ** (k / per_octave) for k in range(steps + 1)]
         if values[-1] < hi * (1 - 1e-9):
             values.append(hi)
@@ -91,7 +97,7 @@ def parse_sizes(spec: str, per_octave: int = 1) -> list[int]:
             raise ConfigurationError(f"--sizes {spec}: sizes must be positive integers, got {v:g}")
         if n not in sizes:
             sizes.append(n)
-    if len(sizes) > 10_000:
+    if len(sizes) > _MAX_SIZES:
         raise ConfigurationError(f"--sizes {spec}: {len(sizes)} sizes is too many")
     return sizes
 
