@@ -53,6 +53,9 @@ def _fails(capsys, args, expected):
     ("singular.csv", "a,b,c,total\n" + "\n".join(
         f"{i},{j},{i + j},{3 * i + 5 * j}" for i, j in [(1, 2), (2, 1), (3, 3), (1, 4), (2, 2)]),
      "cannot be separated"),
+    ("header.csv", "a,b,total\n", "header.csv: no rounds (only the header)"),
+    ("nan.csv", "a,b,total\n1,2,3\n1,nan,3\n", "nan.csv:3: every field must be a finite"),
+    ("twice.csv", "a,a,total\n1,0,3\n0,1,4\n1,1,7\n", "'a' appear more than once"),
 ])
 def test_blocks_command_errors_are_one_line(tmp_path, capsys, name, content, expected):
     path = tmp_path / name
@@ -62,3 +65,11 @@ def test_blocks_command_errors_are_one_line(tmp_path, capsys, name, content, exp
 
 def test_blocks_command_missing_file(tmp_path, capsys):
     _fails(capsys, ["blocks", str(tmp_path / "none.csv")], "no such file")
+
+
+def test_blocks_command_prints_markup_in_names_literally(tmp_path, capsys):
+    path = tmp_path / "markup.csv"
+    path.write_text("[red]x[/red],<b>,total\n1,0,10\n0,1,20\n1,1,30\n2,1,41\n")
+    assert main(["blocks", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "[red]x[/red]" in out and "<b>" in out

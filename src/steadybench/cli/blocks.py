@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import ConfigurationError
@@ -36,6 +38,12 @@ def read_counts(path: Path, total_column: str = "total") -> tuple[list[str], lis
     names = [h for j, h in enumerate(header) if j != t_index]
     if not names:
         raise ConfigurationError(f"{path}: no block columns besides {total_column!r}")
+    repeated = sorted({h for h in header if header.count(h) > 1})
+    if repeated:
+        raise ConfigurationError(f"{path}: column(s) {', '.join(map(repr, repeated))} appear "
+                                 "more than once in the header")
+    if len(rows) < 2:
+        raise ConfigurationError(f"{path}: no rounds (only the header)")
     counts: list[list[float]] = []
     totals: list[float] = []
     for (lineno, _), row in zip(lines[1:], rows[1:]):
@@ -46,6 +54,8 @@ def read_counts(path: Path, total_column: str = "total") -> tuple[list[str], lis
             values = [float(v) for v in row]
         except ValueError:
             raise ConfigurationError(f"{path}:{lineno}: every field must be a number") from None
+        if not all(math.isfinite(v) for v in values):
+            raise ConfigurationError(f"{path}:{lineno}: every field must be a finite number")
         totals.append(values[t_index])
         counts.append([v for j, v in enumerate(values) if j != t_index])
     return names, counts, totals
@@ -57,12 +67,12 @@ def render(solution: BlockSolution, unit: str, console: Console) -> None:
     for col in ("block(s)", f"time ({unit})", "CI low", "CI high", "± se"):
         table.add_column(col, justify="left" if col == "block(s)" else "right")
     for g in solution.groups:
-        label = g.name if len(g.blocks) == 1 else f"{g.name} (always together: sum)"
+        label = escape(g.name if len(g.blocks) == 1 else f"{g.name} (always together: sum)")
         table.add_row(label, f"{g.value:.6g}", f"{g.ci_low:.6g}", f"{g.ci_high:.6g}",
                       f"{g.se:.3g}")
     console.print(table)
     if solution.never_ran:
-        console.print(f"never executed (no time): {', '.join(solution.never_ran)}")
+        console.print(f"never executed (no time): {escape(', '.join(solution.never_ran))}")
     console.print(f"residual std {solution.residual_std:.4g} {unit}, {solution.dof} degrees of "
                   "freedom")
 
