@@ -148,6 +148,8 @@ def test_csv_column(tmp_path):
     ("1.0\nabc\n", ":2: not a number"),
     ("1.0\n-2\n", ":2: negative time"),
     ("1.0\n1.1\nnan\n", ":3: NaN"),
+    ('{"benchmarks": [5]}', "benchmarks[0]: expected an object, got int"),
+    ('{"benchmarks": [{"runs": [1]}]}', "benchmarks[0].runs[0]: expected an object"),
 ])
 def test_bad_sample_files(tmp_path, capsys, content, message):
     bad = tmp_path / "bad.txt"
@@ -204,6 +206,14 @@ def test_suite_csv(tmp_path, capsys):
     (tmp_path / "bad2.csv").write_text("Name,Sample1,Sample2\nx,b0.txt,nope.txt\n")
     assert main(["compare", "--suite", str(tmp_path / "bad2.csv")]) != 0
     assert "bad2.csv:2" in capsys.readouterr().err
+    (tmp_path / "inf.csv").write_text("Name,Sample1,Sample2,ConfLevel,Coef\n"
+                                      "x,b0.txt,n0.txt,0.95,inf\n")
+    assert main(["compare", "--suite", str(tmp_path / "inf.csv"), "--weights", "custom"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {tmp_path / 'inf.csv'}:2: Coef must be a finite non-negative number"]
+    (tmp_path / "dir.csv").write_text("Name,Sample1,Sample2\nx,.,n0.txt\n")
+    assert main(["compare", "--suite", str(tmp_path / "dir.csv")]) != 0
+    assert "Sample1 file '.' is a directory" in capsys.readouterr().err
 
 
 def test_markdown_and_table(tmp_path, capsys):

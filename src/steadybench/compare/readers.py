@@ -195,20 +195,28 @@ def _from_hyperfine(path: Path, data: dict[str, Any]) -> SampleSet:
     return SampleSet(str(path), "hyperfine", samples)
 
 
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise SampleFormatError(f"{where}: expected an object, got {type(value).__name__}")
+    return value
+
+
 def _from_pyperf(path: Path, data: dict[str, Any]) -> SampleSet:
     """pyperf JSON: each run (a worker process) holds ``values``; calibration runs have none.
 
     Each worker process is an independent unit: its mean is a per-process estimate.
     """
-    top_meta = data.get("metadata") or {}
+    top_meta = _object(data.get("metadata") or {}, f"{path}: metadata")
     samples = []
     for i, bench in enumerate(data.get("benchmarks") or []):
-        meta = {**top_meta, **(bench.get("metadata") or {})}
+        bench = _object(bench, f"{path}: benchmarks[{i}]")
+        meta = {**top_meta, **_object(bench.get("metadata") or {}, f"{path}: benchmarks[{i}]"
+                                                                     ".metadata")}
         name = str(meta.get("name", f"benchmark {i + 1}"))
         values: list[float] = []
         processes: list[float] = []
         for j, run in enumerate(bench.get("runs") or []):
-            run_values = run.get("values")
+            run_values = _object(run, f"{path}: benchmarks[{i}].runs[{j}]").get("values")
             if not run_values:
                 continue  # calibration run
             arr = _checked_list(run_values, f"{path}: benchmarks[{i}].runs[{j}].values")

@@ -154,7 +154,8 @@ def read_suite(path: str | Path) -> list[dict[str, Any]]:
                 raise SampleFormatError(f"{where}: empty {name}")
             target = Path(value) if Path(value).is_absolute() else p.parent / value
             if not target.is_file():
-                raise SampleFormatError(f"{where}: {name} file {value!r} not found")
+                why = "is a directory" if target.is_dir() else "not found"
+                raise SampleFormatError(f"{where}: {name} file {value!r} {why}")
             entry[key] = str(target)
         if not entry["name"]:
             raise SampleFormatError(f"{where}: empty Name")
@@ -164,8 +165,8 @@ def read_suite(path: str | Path) -> list[dict[str, Any]]:
             entry["coef"] = float(coef) if coef else None
         except ValueError:
             raise SampleFormatError(f"{where}: Coef {coef!r} is not a number") from None
-        if entry["coef"] is not None and (math.isnan(entry["coef"]) or entry["coef"] < 0):
-            raise SampleFormatError(f"{where}: Coef must be a non-negative number")
+        if entry["coef"] is not None and not (math.isfinite(entry["coef"]) and entry["coef"] >= 0):
+            raise SampleFormatError(f"{where}: Coef must be a finite non-negative number")
         out.append(entry)
     if not out:
         raise SampleFormatError(f"{p}: suite file has a header but no benchmarks")
