@@ -257,6 +257,17 @@ def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     assert not (tmp_path / "o.html").exists()
 
 
+def test_cli_results_file_as_comparison_is_refused(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    f1 = _write(tmp_path, "one.json", make_results(monitors=False, n=20))
+    out = tmp_path / "o.html"
+    assert main(["report", f1, "--comparison", f1, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {f1}: a results file, not a "
+                                                   "comparison")
+    assert not out.exists()
+
+
 def test_cli_compare_needs_two(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f1 = _write(tmp_path, "one.json", make_results())
     assert main(["report", f1, "--compare", "-o", str(tmp_path / "o.html")]) == 2

@@ -13,6 +13,10 @@ from ..fileio import read_user_json
 
 def _load_comparison(path: str) -> dict[str, Any]:
     data = read_user_json(path, ResultsFormatError)
+    if isinstance(data, dict) and "schema_version" in data:
+        raise ResultsFormatError(f"{path}: a results file, not a comparison (give results files "
+                                 "as RESULTS; --comparison takes the JSON of steadybench "
+                                 "compare --json)")
     if not isinstance(data, dict) or not any(
             k in data for k in ("benchmarks", "pairs", "suite")):
         raise ResultsFormatError(f"{path}: not a comparison (the JSON of steadybench compare "
