@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from fake_machine import CPU, make_machine, put, set_proc, snapshot
+from steadybench.cli import main
 from steadybench.errors import ConfigurationError
 from steadybench.model.implementation import CallableImplementation
 from steadybench.model.parameters import Parameters
@@ -280,7 +281,7 @@ def test_baseline_has_no_actions(tmp_path: Path) -> None:
     assert plan.actions == [] and plan.record["preset"] == "baseline"
 
 
-def test_custom_preset_file(tmp_path: Path) -> None:
+def test_custom_preset_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_machine(tmp_path / "m", thermal={"cpu": 45000})
     path = tmp_path / "lab.toml"
     path.write_text('name = "lab"\nbase = "managed"\ndisable = ["priority", "quiet"]\n'
@@ -294,12 +295,26 @@ def test_custom_preset_file(tmp_path: Path) -> None:
     assert rec["rules"]["min_uptime"] == 10
     for bad, msg in (('base = "fast"\n', "base must be"), ("[pin]\ncore = 1\n", "unknown option"),
                      ('countermeasures = ["turbo"]\n', "unknown countermeasure"),
-                     ("x = [\n", "not valid TOML"), ("colour = 1\n", "unknown key")):
+                     ("x = [\n", "not valid TOML"), ("colour = 1\n", "unknown key"),
+                     ("countermeasures = 5\n", "countermeasures must be a list of names"),
+                     ('disable = "gc"\n', "disable must be a list of names"),
+                     ('base = ["managed"]\n', "base must be"),
+                     ('[rules]\nmax_temperature = "hot"\n',
+                      "max_temperature must be a non-negative number, got 'hot'"),
+                     ('[rules]\nrequire_ac = "yes"\n', "require_ac must be true or false")):
         path.write_text(bad)
         with pytest.raises(ConfigurationError, match=msg):
             load_preset(str(path))
     with pytest.raises(ConfigurationError, match="not baseline, managed"):
         load_preset("fastest")
+    path.write_text('countermeasures = ["priority"]\n[priority]\nniceness = "x"\n')
+    with pytest.raises(ConfigurationError, match="niceness must be an integer in -20..19"):
+        build_preset(load_preset(str(path)), root)
+    path.write_text("countermeasures = 5\n")  # was an internal error
+    assert main(["--root", str(root), "system", "check", "--preset", str(path),
+                 "--interval", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: preset {path}: countermeasures must be a list of names\n"
 
 
 def test_apply_preset_runs_and_records(tmp_path: Path) -> None:

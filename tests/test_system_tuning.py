@@ -128,6 +128,19 @@ def test_corrupt_journal_refused(tmp_path: Path, content: str) -> None:
     assert code != 0
 
 
+def test_binary_journal_is_corrupt_not_an_internal_error(tmp_path: Path, capsys) -> None:
+    root = make_machine(tmp_path / "m")
+    before = snapshot(root)
+    path = tmp_path / "j.json"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    for command in ("reset", "tune"):
+        code = main(["--root", str(root), "system", command, "--journal", str(path)])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1
+        assert err.startswith(f"error: journal {path} is corrupt") and "nothing was restored" in err
+    assert snapshot(root) == before
+
+
 def test_cli_tune_reset_no_root_and_root_errors(tmp_path: Path, capsys, monkeypatch) -> None:
     root = make_machine(tmp_path / "m")
     before = snapshot(root)

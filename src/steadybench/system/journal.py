@@ -98,13 +98,13 @@ class Journal:
         """Read a journal; a missing, unreadable or corrupt one raises SystemControlError."""
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            raw = path.read_bytes()
         except FileNotFoundError:
             raise SystemControlError(f"no restore journal at {path}") from None
         except OSError as exc:
             raise SystemControlError(f"cannot read journal {path}: {exc.strerror}") from exc
         try:
-            data = json.loads(text)
+            data = json.loads(raw.decode("utf-8"))  # not UTF-8: a ValueError, corrupt
             if data.get("format") != FORMAT:
                 raise ValueError("not a steadybench journal")
             if data.get("version") != VERSION:

@@ -131,11 +131,11 @@ def load_preset(preset: str) -> Preset:
     if unknown:
         raise ConfigurationError(f"preset {path}: unknown key(s) {', '.join(unknown)}")
     base = data.get("base", "baseline")
-    if base not in PRESETS:
+    if not isinstance(base, str) or base not in PRESETS:
         raise ConfigurationError(f"preset {path}: base must be baseline or managed, not {base!r}")
-    measures = _check_names(list(data.get("countermeasures", PRESETS[base])),
+    measures = _check_names(data.get("countermeasures", list(PRESETS[base])),
                             f"preset {path}: countermeasures")
-    disabled = _check_names(list(data.get("disable", [])), f"preset {path}: disable")
+    disabled = _check_names(data.get("disable", []), f"preset {path}: disable")
     measures = [m for m in COUNTERMEASURES if m in measures and m not in disabled]
     options: dict[str, dict[str, Any]] = {}
     for name in COUNTERMEASURES:
@@ -154,6 +154,16 @@ def load_preset(preset: str) -> Preset:
     known_rules = {f.name for f in fields(Rules)}
     if not isinstance(rules_data, dict) or set(rules_data) - known_rules:
         raise ConfigurationError(f"preset {path}: [rules] accepts {', '.join(sorted(known_rules))}")
+    for rule in fields(Rules):
+        if rule.name not in rules_data:
+            continue
+        value = rules_data[rule.name]
+        is_bool = isinstance(value, bool)
+        if rule.type == "bool" and not is_bool or rule.type == "float" and (
+                is_bool or not isinstance(value, int | float) or not value >= 0):
+            kind = "true or false" if rule.type == "bool" else "a non-negative number"
+            raise ConfigurationError(f"preset {path}: [rules] {rule.name} must be {kind}, "
+                                     f"got {value!r}")
     try:
         rules = Rules(**rules_data)
     except TypeError as exc:
@@ -213,9 +223,11 @@ class _Builder:
         return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
 
     def priority(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
-        niceness = int(o["niceness"])
-        if not -20 <= niceness <= 19:
-            raise ConfigurationError(f"[priority] niceness must be in -20..19, got {niceness}")
+        niceness = o["niceness"]
+        if isinstance(niceness, bool) or not isinstance(niceness, int) or \
+                not -20 <= niceness <= 19:
+            raise ConfigurationError(f"[priority] niceness must be an integer in -20..19, "
+                                     f"got {niceness!r}")
         if not hasattr(os, "setpriority"):
             raise Skip("os.setpriority is not available on this platform")
         if os.geteuid() != 0:
