@@ -271,3 +271,29 @@ def test_sigterm_writes_partial_results_and_exits_143(tmp_path):
     assert "terminated" in err and "Traceback" not in err
     entry = json.loads(out.read_text())["benchmarks"][0]
     assert entry["interrupted"] is True and entry["n"] > 5
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "{bench}", "--runs", "3"],
+    ["exec", "--runs", "3", "--", "true"],
+])
+@pytest.mark.parametrize("option", ["--json", "--xml", "--csv", "--markdown", "--report"])
+def test_unwritable_output_is_refused_before_measuring(tmp_path, capsys, command, option):
+    bench = write(tmp_path, BENCH)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    started = time.monotonic()
+    args = [a.format(bench=bench) for a in command]
+    code = run_cli(*args[:1], option, blocker / "out", *args[1:])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "is not a directory" in err[0], err
+    assert time.monotonic() - started < 5
+    assert run_cli(*args[:1], option, tmp_path, *args[1:]) == 2
+    assert "is a directory" in capsys.readouterr().err
+
+
+def test_output_folders_are_created(tmp_path):
+    bench = write(tmp_path, BENCH)
+    out = tmp_path / "new" / "deeper" / "r.json"
+    assert run_cli("run", bench, "--runs", "3", "--json", out, "-q") == 0
+    assert json.loads(out.read_text())["benchmarks"]

@@ -80,3 +80,28 @@ def content_lines(text: str) -> list[tuple[int, str]]:
     """(line number, stripped text) of the lines that are neither blank nor ``#`` comments."""
     stripped = ((i, line.strip()) for i, line in enumerate(text.splitlines(), 1))
     return [(i, line) for i, line in stripped if line and not line.startswith("#")]
+
+
+def check_writable(path: str | os.PathLike[str]) -> Path:
+    """Raise :class:`SteadybenchError` unless a file can be written at ``path``.
+
+    Checked before measuring, so a typo in an output path costs nothing: the path must not be a
+    directory, and its folder (or the nearest existing parent, whose missing folders would be
+    created) must accept a new file — tried for real with a temporary file, since permission
+    bits do not tell (root, read-only mounts, /proc).
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise SteadybenchError(f"cannot write {target}: it is a directory")
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise SteadybenchError(f"cannot write {target}: {folder} is not a directory")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".steadybench-probe.", dir=folder)
+    except OSError as exc:
+        raise SteadybenchError(f"cannot write {target}: {exc.strerror or exc}") from None
+    os.close(fd)
+    os.unlink(probe)
+    return target

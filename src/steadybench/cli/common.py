@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, SteadybenchError
+from ..fileio import check_writable
 from ..model.results import Results
 from ..runner.stop import StopCondition, build_stop_condition
 
@@ -102,12 +103,24 @@ def stop_condition_from(opts: dict[str, Any]) -> StopCondition:
     )
 
 
+def writable_path(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Click callback: an output path must be writable, checked before anything is measured
+    ("-" for standard output passes)."""
+    if value is not None and value != "-":
+        try:
+            check_writable(value)
+        except SteadybenchError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return value
+
+
 def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--json, --xml, --csv, --markdown, --report: files the results are written to."""
     fn = click.option(
         "--report",
         "report_path",
         type=click.Path(dir_okay=False),
+        callback=writable_path,
         help="Write a self-contained HTML report to this file.",
     )(fn)
     for fmt in ("markdown", "csv", "xml", "json"):
@@ -115,6 +128,7 @@ def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             f"--{fmt}",
             f"{fmt}_path",
             type=click.Path(dir_okay=False),
+            callback=writable_path,
             help=f"Write the results as {fmt.upper() if fmt != 'markdown' else 'Markdown'}"
             " to this file.",
         )(fn)

@@ -15,6 +15,7 @@ from ..compare.suite import WEIGHTS
 from ..errors import ConfigurationError, SteadybenchError
 from ..fileio import atomic_write_text
 from ..stats.multiple import CORRECTIONS
+from .common import writable_path
 
 
 def parse_fraction(text: str, what: str, *, allow_auto: bool = False) -> float | None:
@@ -91,13 +92,14 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
 @click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True,
               help="Bootstrap resamples (speedup CI, bootstrap tests).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Write the comparison as JSON to this file ('-' for stdout).")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False),
+              callback=writable_path,
               help="Write a Markdown table (for a pull-request comment) ('-' for stdout).")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False),
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Write CSV with the reference tool's columns ('-' for stdout).")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Write a self-contained HTML report with the comparison.")
 @click.option("--fail-on", type=click.Choice(["slower", "change", "never"]), default="never",
               show_default=True,
@@ -161,7 +163,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
 @click.option("--power", default="0.9", show_default=True, help="Power for --detect.")
 @click.option("--confidence", default="0.95", show_default=True, help="Confidence level.")
 @click.option("--column", default=None, help="CSV column (name or 1-based number).")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Write the plan as JSON ('-' for stdout).")
 def plan_cmd(samples: str, ci_width: str | None, detect: str | None, power: str,
              confidence: str, column: str | None, json_path: str | None) -> int:
