@@ -259,3 +259,24 @@ def test_sigkill_then_reset_from_journal(tmp_path: Path, capsys) -> None:
     assert main(["--root", str(root), "system", "reset", "--journal", str(journal)]) == 0
     assert "restored" in capsys.readouterr().out
     assert snapshot(root) == before and not journal.exists()
+
+
+def test_reset_restores_the_good_journals_past_a_corrupt_one(tmp_path: Path, capsys,
+                                                               monkeypatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = make_machine(tmp_path / "m", governor="schedutil",
+                        governors="performance schedutil powersave")
+    before = snapshot(root)
+    assert main(["--root", str(root), "system", "tune"]) == 0
+    assert snapshot(root) != before
+    corrupt = tmp_path / "state" / "steadybench" / "run-999999.json"
+    corrupt.write_text("{not json")
+    os.utime(corrupt, (time.time() + 60, time.time() + 60))  # the newest: tried first
+    capsys.readouterr()
+    code = main(["--root", str(root), "system", "reset"])
+    out, err = capsys.readouterr()
+    assert snapshot(root) == before, out
+    assert code != 0 and "restored:" in out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "1 journal(s) not restored" in lines[0] and "run-999999" in lines[0]
+    assert corrupt.exists()  # left for the user to inspect

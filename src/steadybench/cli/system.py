@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from ..errors import SystemControlError
 from ..system.advice import assess, check
 from ..system.journal import default_journal_path
 from ..system.presets import load_preset
@@ -171,8 +172,11 @@ def reset_cmd(root: str, journal: str | None) -> None:
         click.echo(f"restored: {item}")
     if not report["journals"]:
         click.echo(f"nothing to restore (no journal in {default_journal_path().parent})")
-    elif not report["restored"] and not report["skipped"]:
+    elif not report["restored"] and not report["skipped"] and not report["failed"]:
         click.echo("journal was empty; removed")
+    if report["failed"]:
+        raise SystemControlError(f"{len(report['failed'])} journal(s) not restored (the others "
+                                 f"were): {'; '.join(report['failed'])}")
 
 
 @click.group("system")

@@ -257,15 +257,29 @@ def tune(root: SysRoot, journal_path: str | os.PathLike[str], *, governor: str =
 def reset(journal_paths: list[Path] | None = None, *, root: SysRoot | None = None,
           write: Writer = write_file) -> dict[str, Any]:
     """Restore the journals given (default: every journal in the state directory, newest first,
-    skipping those of runs still alive). Returns ``{"restored": [...], "skipped": [...]}``."""
+    skipping those of runs still alive). Returns ``{"restored": [...], "skipped": [...],
+    "failed": [...]}``.
+
+    A journal named explicitly that cannot be used raises. When every journal is restored, one
+    that is corrupt or written for another root does not stop the others: it is listed under
+    ``failed`` (and left in place) so the machine gets back all that can be put back.
+    """
     explicit = journal_paths is not None
     paths = journal_paths if explicit else find_journals()
-    report: dict[str, Any] = {"restored": [], "skipped": [], "journals": [str(p) for p in paths]}
+    report: dict[str, Any] = {"restored": [], "skipped": [], "failed": [],
+                              "journals": [str(p) for p in paths]}
     for path in paths:
-        journal = Journal.load(path)
-        if root is not None and journal.root.root != root.root:
-            raise SystemControlError(f"journal {path} was written for root {journal.root.root}, "
-                                     f"not {root.root} (pass the same --root)")
+        try:
+            journal = Journal.load(path)
+            if root is not None and journal.root.root != root.root:
+                raise SystemControlError(f"journal {path} was written for root "
+                                         f"{journal.root.root}, not {root.root} "
+                                         "(pass the same --root)")
+        except SystemControlError as exc:
+            if explicit:
+                raise
+            report["failed"].append(str(exc))
+            continue
         if not explicit and path.name.startswith("run-") and journal.pid != os.getpid() \
                 and pid_alive(journal.pid):
             report["skipped"].append(f"{path}: run {journal.pid} is still running")
