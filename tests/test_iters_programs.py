@@ -190,3 +190,16 @@ def test_ctrl_c_keeps_the_points_and_leaves_no_child(tmp_path):
     for pid in map(int, pids.read_text().split()):
         assert not Path(f"/proc/{pid}").exists() or \
             Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+
+
+def test_batchtime_that_does_not_grow_is_an_error_not_a_number(tmp_path, capsys):
+    """A program that ignores the count: no per-iteration time is published (issue 3's rule)."""
+    out = tmp_path / "r.json"
+    prog = _script(tmp_path, "print('BATCHTIME: 0.001')")
+    code, err = run_cli(["iters", "-q", "--max-time", "0.3", "--json", str(out), "--",
+                         sys.executable, prog, "{iters}"], capsys)
+    lines = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert code == 1 and len(lines) == 1, err
+    assert "time per iteration is not positive" in lines[0] and prog in lines[0]
+    case = load_results(out).cases[0]
+    assert case.estimate["value"] is None and case.extra["fit"]["x"]

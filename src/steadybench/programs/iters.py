@@ -346,8 +346,17 @@ class ItersMethod(Method):
             case.warnings.append(f"robust refit dropped {len(fit['dropped'])} point(s) far off "
                                  f"the line (iters {[int(x[i]) for i in fit['dropped']]})")
         if fit["slope"] <= 0:
-            case.warnings.append("the fitted slope is not positive: the per-iteration cost is "
-                                 "below the noise; raise --max-time or the work per iteration")
+            # Never publish a non-positive time as the cost of an iteration (issue 3's rule for
+            # every fit); the points stay in extra["fit"] so the plot shows what happened.
+            case.errors.append(
+                f"{case.extra.get('command', case.benchmark)}: the fitted time per iteration is "
+                f"not positive ({fit['slope']:.3g} s): BATCHTIME does not grow with iters — check "
+                "that the program runs its workload ITERS times, or raise --max-time or the work "
+                "per iteration")
+            case.estimate = {"value": None, "ci_low": None, "ci_high": None,
+                             "confidence": self.opts.confidence, "slope": fit["slope"],
+                             "intercept": fit["intercept"], "points": len(x)}
+            return
         case.estimate = {
             "value": fit["slope"],
             "ci_low": fit["slope_ci"][0],
