@@ -182,3 +182,17 @@ def test_null_space_columns():
     a = np.array([[1, 1, 2, 0], [1, 1, 3, 1], [1, 1, 1, 5], [1, 1, 0, 2]], dtype=float)
     assert null_space_columns(a) == [[0, 1]]
     assert null_space_columns(np.eye(3)) == []
+
+
+def test_slope_is_positive_ignores_rounding_on_constant_data():
+    import numpy as np
+
+    from steadybench.stats.regression import ols, slope_is_positive
+
+    x = np.array([1, 2, 4, 8, 16, 33, 41, 50, 61, 74], dtype=float)
+    y = np.full(x.size, 0.001)
+    fit = ols(x, y)
+    assert abs(fit.slope) < 1e-15  # zero up to rounding, sign arbitrary
+    assert not slope_is_positive(fit.slope, x, y)
+    assert not slope_is_positive(1e-22, x, y) and not slope_is_positive(-1.0, x, y)
+    assert slope_is_positive(1e-6, x, 1e-6 * x + 0.001)

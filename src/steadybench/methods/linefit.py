@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import MeasurementError
-from ..stats.regression import DEFAULT_OUTLIER_THRESHOLD, robust_ols, try_loglog_fit
+from ..stats.regression import (
+    DEFAULT_OUTLIER_THRESHOLD,
+    robust_ols,
+    slope_is_positive,
+    try_loglog_fit,
+)
 from .base import Clock, Method
 from .common import (
     calibrate_executions,
@@ -51,7 +56,7 @@ def fit_points(kind: str, x: list[float], y: list[float], confidence: float,
         raise MeasurementError("every point has the same number of executions; no line fits")
     rob = robust_ols(x, y, confidence=confidence, threshold=threshold)
     fit = rob.fit
-    if not fit.slope > 0:
+    if not slope_is_positive(fit.slope, x, y):
         raise MeasurementError(
             f"the fitted time per execution is not positive ({fit.slope:.3g} s): the code is too "
             "fast for the clock's noise; use more executions per point (option 'base_batch')")

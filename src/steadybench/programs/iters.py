@@ -28,7 +28,12 @@ from ..errors import ConfigurationError, MeasurementError
 from ..methods.base import Method
 from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
 from ..processors import finalize_case
-from ..stats.regression import DEFAULT_OUTLIER_THRESHOLD, robust_ols, try_loglog_fit
+from ..stats.regression import (
+    DEFAULT_OUTLIER_THRESHOLD,
+    robust_ols,
+    slope_is_positive,
+    try_loglog_fit,
+)
 from ..stats.summary import check_confidence
 from .commands import Command
 from .process import CommandRunner, ProcessRun
@@ -345,7 +350,7 @@ class ItersMethod(Method):
         if fit["dropped"]:
             case.warnings.append(f"robust refit dropped {len(fit['dropped'])} point(s) far off "
                                  f"the line (iters {[int(x[i]) for i in fit['dropped']]})")
-        if fit["slope"] <= 0:
+        if not slope_is_positive(fit["slope"], x, y):
             # Never publish a non-positive time as the cost of an iteration (issue 3's rule for
             # every fit); the points stay in extra["fit"] so the plot shows what happened.
             case.errors.append(

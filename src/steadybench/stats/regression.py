@@ -101,6 +101,24 @@ def _points(x: ArrayLike, y: ArrayLike, minimum: int) -> tuple[np.ndarray, np.nd
     return xa, ya
 
 
+#: a slope whose contribution over the whole x range is below this share of the largest y is
+#: rounding noise, not growth (constant y can give a slope of ±1e-22 from floating point)
+GROWTH_RELATIVE_FLOOR = 1e-9
+
+
+def slope_is_positive(slope: float, x: ArrayLike, y: ArrayLike,
+                      floor: float = GROWTH_RELATIVE_FLOOR) -> bool:
+    """True when ``y`` really grows with ``x``: the slope is positive and, over the range of
+    ``x``, adds more than ``floor`` of the largest ``|y|``. A line fitted to constant data has a
+    slope of zero only up to rounding; this keeps it from passing for a tiny positive time."""
+    xs = np.asarray(x, dtype=float)
+    ys = np.abs(np.asarray(y, dtype=float))
+    if not slope > 0 or xs.size == 0:
+        return False
+    span = float(xs.max() - xs.min())
+    return slope * span > floor * float(ys.max(initial=0.0))
+
+
 def ols(x: ArrayLike, y: ArrayLike, confidence: float = 0.95) -> LineFit:
     """Ordinary least squares of ``y`` on ``x`` (``002`` §4, eqs. 4–5).
 
