@@ -77,7 +77,7 @@ def test_other_formats_hold_the_numbers(tmp_path):
         float(rows[0]["mean_s"]) == results.cases[0].stats["mean"] and rows[0]["params"] == "n=10"
     )
     md = results_to_markdown(results)
-    assert 'sort <b>"x"</b> \\| y' in md  # the pipe is escaped so the table holds
+    assert 'sort &lt;b&gt;"x"&lt;/b&gt; \\| y' in md  # HTML shown, not rendered; pipe escaped
 
 
 def test_bad_files_give_one_clear_error(tmp_path):

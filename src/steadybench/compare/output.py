@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..output.console import make_console
+from ..output.format import markdown_text
 from ..output.results_io import _finite
 
 REFERENCE_COLUMNS = ("Name", "SpeedupMin", "SpeedupMean", "IsMeanSignificant", "MeanConfLevel",
@@ -99,8 +100,9 @@ def to_markdown(doc: dict[str, Any]) -> str:
     out = ["| Benchmark | Speedup (median, CI) | Verdict | Test | p | Confidence | Notes |",
            "|---|---|---|---|---|---|---|"]
     for r in doc["benchmarks"]:
-        notes = "; ".join(r["warnings"]).replace("|", "\\|")
-        out.append(f"| {r['name']} | {speedup_text(r)} | **{r['verdict']}** | {r['test']} "
+        notes = markdown_text("; ".join(r["warnings"]))
+        name = markdown_text(r["name"])
+        out.append(f"| {name} | {speedup_text(r)} | **{r['verdict']}** | {r['test']} "
                    f"({r['test_unit']}) | {_p(r['p_adjusted'])} | {_pct(r['confidence'])} | "
                    f"{notes} |")
     out.append("")
@@ -110,7 +112,7 @@ def to_markdown(doc: dict[str, Any]) -> str:
         out.extend(f"- {line}" for line in _suite_lines(doc["suite"]))
     if doc["warnings"]:
         out.append("")
-        out.extend(f"- ⚠ {w}" for w in doc["warnings"])
+        out.extend(f"- ⚠ {markdown_text(w)}" for w in doc["warnings"])
     return "\n".join(out) + "\n"
 
 

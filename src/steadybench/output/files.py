@@ -17,7 +17,14 @@ from typing import Any
 from ..fileio import atomic_write_text
 from ..model.results import Results
 from ..stats.summary import STAT_KEYS
-from .format import UNDEFINED, ci_text, format_params, format_percent, format_seconds
+from .format import (
+    UNDEFINED,
+    ci_text,
+    format_params,
+    format_percent,
+    format_seconds,
+    markdown_text,
+)
 from .results_io import _finite, write_results
 
 Writer = Callable[[Results, "str | os.PathLike[str]"], Path]
@@ -128,8 +135,7 @@ def results_to_csv(results: Results) -> str:
     return out.getvalue()
 
 
-def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+_md = markdown_text
 
 
 def results_to_markdown(results: Results) -> str:

@@ -65,3 +65,10 @@ def headline(case) -> tuple[float | None, dict | None]:
             ci = {"low": est["ci_low"], "high": est["ci_high"]}
         return est["value"], ci
     return case.stats.get("mean"), case.ci
+
+
+def markdown_text(text: object) -> str:
+    """Text safe in a Markdown table cell: HTML is shown, not rendered (a pull-request comment
+    would render ``<b>``), and ``|`` or a line break cannot break the table."""
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("|", "\\|").replace("\n", " "))
