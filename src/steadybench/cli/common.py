@@ -15,13 +15,11 @@ from ..model.results import Results
 from ..runner.stop import StopCondition, build_stop_condition
 
 
-def positive(kind: type) -> Callable[[click.Context, click.Parameter, Any], Any]:
-    def check(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-        if value is not None and not value > 0:  # NaN too
-            raise click.BadParameter(f"must be positive, got {value}")
-        return value
-
-    return check
+def positive(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Click callback: the option's value, when given, must be a positive number (not NaN)."""
+    if value is not None and not value > 0:  # NaN too
+        raise click.BadParameter(f"must be positive, got {value}")
+    return value
 
 
 def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -32,7 +30,7 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             "--runs",
             "-n",
             type=int,
-            callback=positive(int),
+            callback=positive,
             help="Measured runs after the warm-up (exactly this many unless runs fail).",
         ),
         click.option(
@@ -44,13 +42,13 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--max-time",
             type=float,
-            callback=positive(float),
+            callback=positive,
             help="Stop after this many seconds per benchmark.",
         ),
         click.option(
             "--target-cov",
             type=float,
-            callback=positive(float),
+            callback=positive,
             help="Stop when the coefficient of variation of the last --window runs is "
             "at most this (e.g. 0.02).",
         ),
@@ -64,7 +62,7 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--target-ci",
             type=float,
-            callback=positive(float),
+            callback=positive,
             help="Stop when the CI of the mean is within ± this fraction of the mean.",
         ),
         click.option(
@@ -79,7 +77,7 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             type=float,
             default=600.0,
             show_default=True,
-            callback=positive(float),
+            callback=positive,
             help="Hard limit in seconds per benchmark, whatever the stop condition.",
         ),
     ]

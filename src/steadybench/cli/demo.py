@@ -22,7 +22,7 @@ from .run import run_definitions
     help="Folder for the result files.",
 )
 @click.option(
-    "--max-time", type=float, default=2.0, show_default=True, callback=positive(float),
+    "--max-time", type=float, default=2.0, show_default=True, callback=positive,
     help="Seconds per benchmark at most."
 )
 def demo_cmd(out: str, max_time: float) -> None:

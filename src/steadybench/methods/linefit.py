@@ -11,6 +11,7 @@ from the line and R² say how straight the points are.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -42,13 +43,14 @@ if TYPE_CHECKING:
 STEP_FACTOR = 10
 
 
-def fit_points(kind: str, x: list[float], y: list[float], confidence: float,
+def fit_record(kind: str, x: Sequence[float], y: Sequence[float], confidence: float,
                threshold: float = DEFAULT_OUTLIER_THRESHOLD,
                x_label: str = "executions") -> tuple[dict[str, Any], Any]:
     """Robust line fit of ``y`` (seconds) on ``x`` and the common ``case.extra["fit"]`` record.
 
-    Raises :class:`MeasurementError` for too few points, a single ``x`` value or a non-positive
-    slope. Shared by ``linefit`` and the ITERS protocol so that reports plot both alike.
+    Shared by ``linefit`` and the ITERS protocol so that reports plot both alike. Raises
+    :class:`MeasurementError` for too few points or a single ``x`` value; the sign of the
+    slope is left to the caller.
     """
     if len(x) < 3:
         raise MeasurementError(f"a line fit needs at least 3 points, got {len(x)}")
@@ -56,10 +58,6 @@ def fit_points(kind: str, x: list[float], y: list[float], confidence: float,
         raise MeasurementError("every point has the same number of executions; no line fits")
     rob = robust_ols(x, y, confidence=confidence, threshold=threshold)
     fit = rob.fit
-    if not slope_is_positive(fit.slope, x, y):
-        raise MeasurementError(
-            f"the fitted time per execution is not positive ({fit.slope:.3g} s): the code is too "
-            "fast for the clock's noise; use more executions per point (option 'base_batch')")
     kept = np.asarray(rob.kept)
     loglog = try_loglog_fit(np.asarray(x)[kept], np.asarray(y)[kept])
     record = {
@@ -76,11 +74,23 @@ def fit_points(kind: str, x: list[float], y: list[float], confidence: float,
         "r2": fit.r2,
         "msd": fit.msd,
         "residual_std": fit.residual_std,
-        "threshold": rob.threshold,
+        "threshold": rob.threshold if np.isfinite(rob.threshold) else None,  # None: keep all
         "initial": {"slope": rob.initial.slope, "intercept": rob.initial.intercept,
                     "msd": rob.initial.msd, "r2": rob.initial.r2},
         "loglog": loglog.to_dict() if loglog else None,
     }
+    return record, rob
+
+
+def fit_points(kind: str, x: list[float], y: list[float], confidence: float,
+               threshold: float = DEFAULT_OUTLIER_THRESHOLD,
+               x_label: str = "executions") -> tuple[dict[str, Any], Any]:
+    """:func:`fit_record`, refusing a slope that is not positive (never a wrong number)."""
+    record, rob = fit_record(kind, x, y, confidence, threshold, x_label)
+    if not slope_is_positive(rob.fit.slope, x, y):
+        raise MeasurementError(
+            f"the fitted time per execution is not positive ({rob.fit.slope:.3g} s): the code is "
+            "too fast for the clock's noise; use more executions per point (option 'base_batch')")
     return record, rob
 
 

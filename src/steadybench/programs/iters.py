@@ -26,13 +26,12 @@ import numpy as np
 
 from ..errors import ConfigurationError, MeasurementError
 from ..methods.base import Method
+from ..methods.linefit import fit_record
 from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
 from ..processors import finalize_case
 from ..stats.regression import (
     DEFAULT_OUTLIER_THRESHOLD,
-    robust_ols,
     slope_is_positive,
-    try_loglog_fit,
 )
 from ..stats.summary import check_confidence
 from .commands import Command
@@ -277,32 +276,20 @@ def fit_iters(iters: Sequence[float], batchtime: Sequence[float], confidence: fl
     """
     x = np.asarray(iters, dtype=float)
     y = np.asarray(batchtime, dtype=float)
-    robust = robust_ols(x, y, confidence, threshold=outlier_threshold)
+    record, robust = fit_record("iters", x.tolist(), y.tolist(), confidence,
+                                outlier_threshold, x_label="iters")
     fit = robust.fit
     kept = np.asarray(robust.kept, dtype=int)
     boot = bootstrap_slope_ci(x[kept], y[kept], confidence, bootstrap, seed)
-    loglog = try_loglog_fit(x[kept], y[kept])
-    return {
-        "kind": "iters",
-        "x": x.tolist(),
-        "x_label": "iters",
-        "y": y.tolist(),
-        "y_label": "BATCHTIME (s)",
-        "dropped": list(robust.dropped),
-        "slope": fit.slope,
-        "intercept": fit.intercept,
-        "slope_ci": list(boot) if boot else [fit.slope_ci[0], fit.slope_ci[1]],
-        "slope_ci_method": "bootstrap percentile (pairs)" if boot else "student-t",
-        "slope_ci_t": [fit.slope_ci[0], fit.slope_ci[1]],
-        "intercept_ci": [fit.intercept_ci[0], fit.intercept_ci[1]],
-        "bootstrap_resamples": bootstrap if boot else 0,
-        "confidence": confidence,
-        "r2": fit.r2,
-        "residual_std": fit.residual_std,
-        "n": fit.n,
-        "loglog": {"factor": loglog.factor, "power": loglog.power,
-                   "geo_stdev": loglog.geo_stdev, "r2": loglog.r2} if loglog else None,
-    }
+    record.update(
+        y_label="BATCHTIME (s)",
+        slope_ci=list(boot) if boot else [fit.slope_ci[0], fit.slope_ci[1]],
+        slope_ci_method="bootstrap percentile (pairs)" if boot else "student-t",
+        slope_ci_t=[fit.slope_ci[0], fit.slope_ci[1]],
+        bootstrap_resamples=bootstrap if boot else 0,
+        n=fit.n,
+    )
+    return record
 
 
 def per_iteration_stddev(fit: dict[str, Any], threshold: float) -> float | None:
