@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import ConfigurationError, DefinitionError
 from .model.benchmark import Benchmark
-from .model.implementation import FunctionImplementation
+from .model.implementation import FunctionImplementation, Implementation
 from .model.parameters import parameter_grid
 
 #: keyword arguments of :func:`benchmark` that are options, not parameters
@@ -180,3 +180,30 @@ def build_benchmarks(
         impl = FunctionImplementation(spec.factory, spec.name, spec.error_policy)
         bench.add_configuration(runner_for(spec), impl)
     return list(grouped.values())
+
+
+def find_implementation(path: str, title: str, name: str) -> Implementation:
+    """The implementation ``name`` of benchmark ``title`` defined in the file ``path``.
+
+    A worker process (:mod:`steadybench.runner.worker`) rebuilds its benchmark this way: it
+    imports the file anew, in its own interpreter.
+    """
+    definitions = load_file(path)
+    for spec in definitions.specs:
+        if spec.title == title and spec.name == name:
+            return FunctionImplementation(spec.factory, spec.name, spec.error_policy)
+    for bench in definitions.benchmarks:
+        if bench.title == title:
+            for config in bench.configurations:
+                if config.implementation.name == name:
+                    return config.implementation
+    raise DefinitionError(f"{path}: no benchmark {title!r} with implementation {name!r}")
+
+
+def mark_origin(benchmarks: Iterable[Benchmark], path: str | os.PathLike[str]) -> None:
+    """Record on each implementation the file it was defined in, so worker processes can
+    rebuild it (see :func:`find_implementation`)."""
+    where = str(Path(path).resolve())
+    for bench in benchmarks:
+        for config in bench.configurations:
+            config.implementation.origin = (where, bench.title, config.implementation.name)

@@ -108,6 +108,7 @@ class Manager:
                 for logger in self.loggers:
                     logger.case_start(benchmark.title, config.implementation.name, params.to_dict())
                 progress = self._progress if self.loggers else None
+                runner.confidence = self.confidence  # per-execution intervals at this level
                 case: CaseResult | None = None
                 try:
                     case = runner.execute(

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..definitions import BenchmarkSpec, build_benchmarks, load_file, matches
+from ..definitions import BenchmarkSpec, build_benchmarks, load_file, mark_origin, matches
 from ..errors import BenchmarkFailed, ConfigurationError
 from ..manager import Manager, PartialResults
 from ..model.results import Results
@@ -38,20 +38,32 @@ def parse_key_values(items: tuple[str, ...], option: str) -> dict[str, Any]:
 
 
 def make_runner_factory(opts: dict[str, Any]):
-    """A function giving each benchmark spec its Runner from the command-line options."""
-    stop = stop_condition_from(opts)
+    """A function giving each benchmark spec its Runner from the command-line options.
+
+    By default each benchmark runs as :data:`~steadybench.defaults.PROCESSES` independent
+    executions, and the stop condition applies inside each execution; ``--in-process`` runs
+    it in this process (debugging: not isolated).
+    """
+    from .. import defaults
+
+    in_process = bool(opts.get("in_process"))
+    processes = 1 if in_process else (opts.get("processes") or defaults.PROCESSES)
+    stop = stop_condition_from(opts, default_time=None if processes == 1
+                               else defaults.EXECUTION_TIME)
     cli_method_options = parse_key_values(opts.get("method_option") or (), "--method-option")
+    warmup = opts.get("warmup")
 
     def runner_for(spec: BenchmarkSpec | None) -> Runner:
-        method_name = opts.get("method") or (spec.method if spec else None) or "direct"
+        method_name = opts.get("method") or (spec.method if spec else None) or defaults.METHOD
         options = {**(spec.method_options if spec else {}), **cli_method_options}
         return Runner(
             stop,
-            warmup=opts.get("warmup") or 0,
+            warmup=defaults.WARMUP if warmup is None else warmup,
             method=build_method(method_name, options),
             keep_samples=not opts.get("stream"),
-            processes=opts.get("processes") or 1,
+            processes=processes,
             time_limit=opts["time_limit"],
+            confidence=opts.get("confidence", 0.95),
         )
 
     return runner_for
@@ -97,6 +109,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     runner_for = make_runner_factory(opts)
     benchmarks = build_benchmarks(definitions.specs, runner_for, pattern)
     benchmarks += [b for b in definitions.benchmarks if matches(pattern, b.title)]
+    mark_origin(benchmarks, file)
     if not benchmarks:
         raise ConfigurationError(
             f"-k {pattern!r} selects no benchmark (defined: {', '.join(definitions.names())})"
@@ -110,6 +123,13 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         confidence=opts.get("confidence", 0.95),
     )
     manager.context["command"] = opts.get("command_line")
+    if opts.get("in_process"):
+        manager.context["isolation"] = "in-process"
+        if not opts.get("quiet"):
+            click.echo("in-process (--in-process): not isolated; for debugging only, the "
+                       "interval describes one execution", err=True)
+    else:
+        manager.context["isolation"] = "spawned worker processes"
     if opts.get("preset"):
         quiet = bool(opts.get("quiet"))
         apply_machine_preset(manager, opts["preset"], opts.get("root", "/"), quiet)
@@ -143,7 +163,8 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
 @click.option(
     "--method",
     default=None,
-    help="Measurement method: direct, batch, differential, linefit, initsplit.",
+    help="Measurement method: auto (default: calibrated samples, median), direct, batch, "
+    "differential, linefit, initsplit.",
 )
 @click.option(
     "--method-option",
@@ -157,13 +178,19 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     help="Remove Tukey outliers from the statistics (default: only mark them).",
 )
 @click.option(
+    "-p",
     "--processes",
     type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Run each benchmark as this many independent worker processes, one after another; "
-    "results keep the per-process estimates (Touati et al. §2: runs in one process are not "
-    "independent).",
+    default=None,
+    help="Independent executions per benchmark: fresh worker processes, each with its own "
+    "hash seed and environment size, run one after another; the interval is across them "
+    "(Kalibera & Jones 2013). Default: 10.",
+)
+@click.option(
+    "--in-process",
+    is_flag=True,
+    help="Measure in this process (for debugging: not isolated; the interval describes "
+    "one execution only).",
 )
 @click.option(
     "--preset",
@@ -173,7 +200,15 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @output_options
 def run_cmd(file: str, **opts: Any) -> None:
-    """Run the benchmarks defined in FILE (a Python file)."""
+    """Run the benchmarks defined in FILE (a Python file).
+
+    By default each benchmark runs in 10 independent executions (fresh processes) with the
+    calibrated method ``auto``: in each, 1 warm-up sample, then samples until at least 10 and
+    a ±1 % interval, or 0.2 s. The headline is the mean of the executions' medians, with its
+    interval across executions.
+    """
+    if opts.get("in_process") and opts.get("processes"):
+        raise ConfigurationError("--in-process and --processes exclude each other")
     ctx = click.get_current_context()
     opts["command_line"] = ctx.command_path + " " + file
     opts["root"] = (ctx.obj or {}).get("root", "/")

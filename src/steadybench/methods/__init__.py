@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from .base import DirectMethod, Method, estimate_from_stats
 from .batch import BatchMethod
+from .calibrated import CalibratedMethod
 from .blocks import BlockGroup, BlockSolution, solve_blocks
 from .differential import DifferentialMethod, trimmed_mean_ci
 from .initsplit import InitSplitMethod, default_schedule
@@ -24,6 +25,7 @@ from .unroll import MAX_UNROLL, StatementImplementation
 
 #: method name → class
 METHODS: dict[str, type[Method]] = {
+    "auto": CalibratedMethod,
     "direct": DirectMethod,
     "batch": BatchMethod,
     "differential": DifferentialMethod,
@@ -71,7 +73,7 @@ def make_method(name: str, **options: Any) -> Method:
 
 
 __all__ = [
-    "MAX_UNROLL", "METHODS", "METHOD_NAMES", "BatchMethod", "BlockGroup", "BlockSolution",
+    "MAX_UNROLL", "METHODS", "METHOD_NAMES", "BatchMethod", "CalibratedMethod", "BlockGroup", "BlockSolution",
     "DifferentialMethod", "DirectMethod", "InitSplitMethod", "LineFitMethod", "Method",
     "StatementImplementation", "default_schedule", "estimate_from_stats", "fit_points",
     "make_method", "method_options", "solve_blocks", "trimmed_mean_ci",

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..model.estimate import Estimate
     from ..model.implementation import Implementation
     from ..model.results import CaseResult
 
@@ -38,25 +39,16 @@ class Method:
         raise NotImplementedError
 
     def finish(self, case: CaseResult) -> None:
-        """Fill ``case.estimate`` from the case's samples and statistics.
+        """Set ``case.estimate``, the case's one :class:`~steadybench.model.estimate.Estimate`.
 
-        Subclasses override :meth:`estimate`; this adds the between-process spread when the
-        case ran as independent processes (``case.processes``, see
-        :mod:`steadybench.runner.processes`).
+        Subclasses override :meth:`estimate` (the value from this case's samples); this wraps
+        it with the level it stands on: across executions when the case ran in ≥ 2
+        independent worker processes (``case.processes``), else across runs of one execution
+        (see :func:`build_estimate`).
         """
         case.method = self.name
-        case.estimate = self.estimate(case)
-        if case.processes:
-            from ..runner.processes import process_spread
-
-            case.estimate.update(process_spread(case.processes, case.estimate))
-            if case.estimate.get("processes_disagree"):
-                case.warnings.append(
-                    f"the {len(case.processes)} processes disagree "
-                    f"{case.estimate['spread_ratio']:.0f}× more than their own noise predicts: "
-                    "each settles on its own value, so the interval shown is the one across "
-                    "processes (Touati et al. §2)"
-                )
+        case.estimate = build_estimate(case, self.estimate(case), self.name)
+        warn_if_unstable(case)
 
     def estimate(self, case: CaseResult) -> dict[str, Any]:
         """The estimate of this case (default: mean per-execution time and its CI)."""
@@ -65,6 +57,93 @@ class Method:
     def options(self) -> dict[str, Any]:
         """The method's settings, recorded with the results."""
         return {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled state: settings and calibration, without private working objects (compiled
+        timing code, the measured callable), so a worker process can send its calibrated method
+        back to the parent."""
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state)
+
+
+#: a headline whose deciding spread (CoV) is above this is flagged "may be unstable", as pyperf
+#: does when the standard deviation is above 10 % of the mean
+UNSTABLE_COV = 0.10
+
+#: keys of a method's estimate dict that are attributes of the Estimate, not method figures
+_ESTIMATE_KEYS = ("value", "ci_low", "ci_high", "confidence", "statistic", "error")
+
+
+def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estimate:
+    """The case's :class:`Estimate` from the method's own figures ``own`` (from the case's
+    samples) and, when the case ran in several executions, the per-execution values.
+
+    With ≥ 2 executions that gave a value, the headline is the mean of the per-execution values
+    and its interval a Student-t interval across executions, the executions being the
+    independent observations (Kalibera & Jones, ISMM 2013, §3; Touati et al., source ``003``
+    §2). With one execution it is the method's own value and interval, at the level of runs.
+    """
+    from ..model.estimate import LEVEL_EXECUTIONS, LEVEL_RUNS, Estimate
+
+    figures = {k: v for k, v in own.items() if k not in _ESTIMATE_KEYS}
+    statistic = own.get("statistic") or ("mean" if method in ("direct", "batch") else method)
+    confidence = own.get("confidence") or (case.ci or {}).get("confidence")
+    unit = case.units.get("wall_time", case.unit) if case.units else case.unit
+    executions = [p for p in case.processes if p.get("value") is not None]
+    within = [p["within_cov"] for p in executions if p.get("within_cov") is not None]
+    if len(executions) >= 2:
+        from ..stats.summary import across_executions
+
+        level = confidence or 0.95
+        spread = across_executions([p["value"] for p in executions], level)
+        figures["execution_values"] = [p["value"] for p in executions]
+        figures["between_sd"] = spread.sd
+        return Estimate(
+            value=spread.mean, ci_low=spread.low, ci_high=spread.high, confidence=level,
+            unit=unit, method=method, statistic=f"mean of execution {statistic}s",
+            level=LEVEL_EXECUTIONS, n_executions=len(executions), n_runs=case.n,
+            within_cov=_median(within), between_cov=spread.cov, fields=figures,
+            error=own.get("error"))
+    if not within and case.stats.get("cov") is not None:
+        within = [case.stats["cov"]]
+    return Estimate(
+        value=own.get("value"), ci_low=own.get("ci_low"), ci_high=own.get("ci_high"),
+        confidence=confidence, unit=unit, method=method, statistic=statistic,
+        level=LEVEL_RUNS, n_executions=max(len(executions), 1 if case.n else 0),
+        n_runs=case.n, within_cov=_median(within), fields=figures, error=own.get("error"))
+
+
+def warn_if_unstable(case: CaseResult) -> None:
+    """Warn when the headline's spread makes it meaningless, as pyperf's "may be unstable":
+    the spread its interval rests on is above :data:`UNSTABLE_COV`, or the interval of a time
+    reaches zero or below."""
+    est = case.estimate
+    if est is None or not est.ok:
+        return
+    messages = []
+    if est.independent and est.between_cov is not None and est.between_cov > UNSTABLE_COV:
+        messages.append(f"the {est.n_executions} executions differ by {est.between_cov:.0%} "
+                        f"(CoV, above {UNSTABLE_COV:.0%})")
+    elif not est.independent and est.within_cov is not None and est.within_cov > UNSTABLE_COV:
+        messages.append(f"the runs vary by {est.within_cov:.0%} (CoV, above {UNSTABLE_COV:.0%})")
+    if est.ci_low is not None and est.ci_low <= 0 < est.value:  # type: ignore[operator]
+        messages.append("the interval reaches zero or below")
+    if messages:
+        text = ("may be unstable: " + "; ".join(messages)
+                + ": use a quieter machine (steadybench system tune, --preset managed), more "
+                "processes, or longer runs")
+        if text not in case.warnings:
+            case.warnings.append(text)
+
+
+def _median(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 def estimate_from_stats(case: CaseResult) -> dict[str, Any]:

@@ -27,6 +27,9 @@ class Implementation:
     """
 
     error_policy: str = "stop"
+    #: (file, benchmark title, implementation name) when defined in a benchmark file: how a
+    #: worker process finds it again (set by :func:`steadybench.definitions.mark_origin`)
+    origin: tuple[str, str, str] | None = None
 
     def __init__(self, name: str | None = None) -> None:
         self.name = name or type(self).__name__

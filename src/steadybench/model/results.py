@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..stats.streaming import StreamingStats
+from .estimate import Estimate
 
 SCHEMA_VERSION = 1
 
@@ -62,9 +63,9 @@ class CaseResult:
     interrupted: bool = False
     #: results of analyzers, by name
     analyses: dict[str, Any] = field(default_factory=dict)
-    #: the measurement method's estimate (value, ci_low, ci_high, confidence, method fields)
-    estimate: dict[str, Any] | None = None
-    #: per-process estimates when the case ran as independent processes
+    #: the case's headline, computed once by the method; every output shows it
+    estimate: Estimate | None = None
+    #: per-execution values when the case ran as independent worker processes
     processes: list[dict[str, Any]] = field(default_factory=list)
     #: anything else a producer records (command line, program output tail, fits, ...)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -185,7 +186,7 @@ class CaseResult:
             runs=runs,
             stream={k: v.to_dict() for k, v in self.stream.items()},
             analyses=self.analyses,
-            estimate=self.estimate,
+            estimate=self.estimate.to_dict() if self.estimate is not None else None,
             processes=self.processes,
             extra=self.extra,
         )
@@ -211,7 +212,7 @@ class CaseResult:
             units=dict(data.get("units") or {}),
             stream={k: StreamingStats.from_dict(v) for k, v in (data.get("stream") or {}).items()},
             analyses=data.get("analyses") or {},
-            estimate=data.get("estimate"),
+            estimate=Estimate.from_dict(data.get("estimate")),
             processes=list(data.get("processes") or []),
             extra=data.get("extra") or {},
         )

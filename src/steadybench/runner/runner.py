@@ -12,6 +12,7 @@ limit apply, and the reason the case stopped is recorded in ``case.stop_reason``
 
 from __future__ import annotations
 
+import copy
 import enum
 import time
 from collections import deque
@@ -53,8 +54,10 @@ class Runner:
         time_limit: hard limit in seconds for one case, whatever the stop condition says.
         max_runs: hard limit on measured runs for one case.
         max_failures: with an error policy of "continue", stop after this many failed runs.
-        processes: run each case as this many independent worker processes, one after another
-            (see :mod:`steadybench.runner.processes`); 1 runs it in this process.
+        processes: run each case as this many independent executions: spawned worker
+            processes, one after another (see :mod:`steadybench.runner.workers`); 1 runs it in
+            this process.
+        confidence: the level of the per-execution intervals (the manager sets its own).
     """
 
     def __init__(
@@ -70,6 +73,7 @@ class Runner:
         max_runs: int = 100_000_000,
         max_failures: int = 100,
         processes: int = 1,
+        confidence: float = 0.95,
     ) -> None:
         if warmup < 0:
             raise ConfigurationError(f"warm-up runs must not be negative, got {warmup}")
@@ -91,6 +95,21 @@ class Runner:
         if int(processes) < 1:
             raise ConfigurationError(f"processes must be at least 1, got {processes}")
         self.processes = int(processes)
+        self.confidence = float(confidence)
+
+    def worker_runner(self, time_limit: float | None = None) -> Runner:
+        """The in-process runner a worker process uses for one execution: these settings, the
+        per-run actions only (the parent runs the benchmark-stage ones around all executions),
+        and ``time_limit`` when given (the time left of the case's hard limit)."""
+        inner = copy.copy(self)
+        inner.processes = 1
+        inner.last_case = None
+        inner.actions = {stage: list(self.actions[stage])
+                         if stage in (Stage.BEFORE_RUN, Stage.AFTER_RUN) else []
+                         for stage in Stage}
+        if time_limit is not None:
+            inner.time_limit = max(float(time_limit), 1e-3)
+        return inner
 
     @property
     def clock(self) -> Callable[[], int]:
@@ -114,9 +133,7 @@ class Runner:
     ) -> CaseResult:
         """Run one case and return its raw results (processors have not run yet)."""
         if self.processes > 1:
-            from .processes import run_in_processes
-
-            return run_in_processes(self, implementation, params, meters, benchmark, progress)
+            return self._execute_in_workers(implementation, params, meters, benchmark, progress)
         case = self.new_case(implementation, params, benchmark)
         self.last_case = case  # what the manager keeps if Ctrl-C ends this case
         case.units[PRIMARY_METRIC] = "s"
@@ -160,6 +177,30 @@ class Runner:
                 action.close(ctx)
             for meter in meters:
                 meter.close()
+        return case
+
+    def _execute_in_workers(self, implementation: Implementation, params: Parameters,
+                            meters: Sequence[Meter], benchmark: str | None,
+                            progress: ProgressCallback | None) -> CaseResult:
+        """The case as independent executions: the benchmark-stage actions (machine tuning,
+        pinning, priority) run here, around all the worker processes, which inherit them."""
+        from .workers import run_in_workers
+
+        case = self.new_case(implementation, params, benchmark)
+        self.last_case = case
+        ctx = RunContext(implementation, params, case, RunState(), self.clock, self.sleep)
+        staged = self.actions[Stage.BEFORE_BENCHMARK] + self.actions[Stage.AFTER_BENCHMARK]
+        try:
+            self._run_stage(Stage.BEFORE_BENCHMARK, ctx)
+            run_in_workers(self, implementation, params, meters, benchmark, progress, case)
+            self._run_stage(Stage.AFTER_BENCHMARK, ctx)
+        except KeyboardInterrupt:
+            case.interrupted = True
+            case.stop_reason = "interrupted"
+            raise
+        finally:
+            for action in reversed(staged):
+                action.close(ctx)
         return case
 
     def new_case(self, implementation: Implementation, params: Parameters,

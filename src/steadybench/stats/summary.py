@@ -152,3 +152,31 @@ def describe_stream(stream: StreamingStats) -> dict[str, float | None]:
     out.update(mean=stream.mean, stdev=stream.stdev, min=stream.min, max=stream.max)
     out["cov"] = cov(stream.mean, stream.stdev)
     return out
+
+
+@dataclass(frozen=True)
+class ExecutionSpread:
+    """The per-execution values of a case as independent observations."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    sd: float | None
+    cov: float | None
+    n: int
+
+
+def across_executions(values: Sequence[float], confidence: float = 0.95) -> ExecutionSpread:
+    """Mean of per-execution values with the Student-t interval across executions.
+
+    Each execution (a fresh process: its own hash seed, memory layout and cache state) gives one
+    value; the executions are the independent observations, so the interval is built from their
+    spread, not from the runs inside them (Kalibera & Jones, "Rigorous benchmarking in reasonable
+    time", ISMM 2013, §3). Needs ≥ 2 values for an interval.
+    """
+    arr = as_array(values)
+    mean = float(arr.mean())
+    interval = ci_mean(arr, confidence) if arr.size >= 2 else None
+    sd = float(arr.std(ddof=1)) if arr.size >= 2 else None
+    return ExecutionSpread(mean, interval.low if interval else None,
+                           interval.high if interval else None, sd, cov(mean, sd), int(arr.size))

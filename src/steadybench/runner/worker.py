@@ -1,0 +1,141 @@
+"""The worker side of independent executions: ``python -m steadybench.runner.worker``.
+
+A worker is a fresh interpreter started by :mod:`steadybench.runner.workers`. It reads one
+pickled :class:`WorkerTask` from standard input, rebuilds the benchmark (importing the
+benchmark file, or unpickling an importable callable), runs set-up, calibration, warm-up and
+samples with an ordinary in-process :class:`~steadybench.runner.runner.Runner`, and sends its
+raw case back over the pipe named by ``STEADYBENCH_WORKER_FD``.
+
+Messages are length-prefixed pickles (4-byte big-endian length): ``("ready", pid)`` once the
+task is read, ``("progress", runs, elapsed_s)`` about ten times a second, and finally
+``("result", payload)``. Anything the user's code does is contained here: ``sys.exit``, a
+``BaseException`` subclass or an error while loading becomes an error in the payload; the parent
+notices ``os._exit``, a crash (a signal) or a hang from the outside.
+
+This module imports only light modules at start: the worker's start-up is part of every
+execution's cost.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import sys
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+#: environment variable naming the file descriptor messages go to
+FD_VARIABLE = "STEADYBENCH_WORKER_FD"
+#: environment variable whose random length varies the environment size per execution
+PAD_VARIABLE = "STEADYBENCH_ENV_PAD"
+
+
+@dataclass
+class WorkerTask:
+    """What one worker needs: where the benchmark comes from and how to measure it.
+
+    ``origin`` is ``(file, benchmark title, implementation name)`` for benchmarks defined in a
+    file; otherwise ``implementation`` holds the pickled implementation (its code importable by
+    module name). ``runner`` is a pickled in-process Runner carrying only per-run actions.
+    """
+
+    benchmark: str
+    params: dict[str, Any]
+    runner: bytes
+    meters: bytes
+    origin: tuple[str, str, str] | None = None
+    implementation: bytes | None = None
+    sys_path: list[str] = field(default_factory=list)
+    cwd: str | None = None
+
+
+def write_message(stream: BinaryIO, message: Any) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack(">I", len(data)) + data)
+    stream.flush()
+
+
+def user_frames(exc: BaseException) -> list[str]:
+    """The traceback frames of ``exc`` outside the steadybench package: the user's own code."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frames = traceback.extract_tb(exc.__traceback__)
+    mine = [f for f in frames if not os.path.abspath(f.filename).startswith(package + os.sep)]
+    return traceback.format_list(mine)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"the benchmark called sys.exit({exc.code!r})"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _load_implementation(task: WorkerTask) -> Any:
+    if task.origin is not None:
+        from ..definitions import find_implementation
+
+        return find_implementation(*task.origin)
+    assert task.implementation is not None
+    return pickle.loads(task.implementation)
+
+
+def run_task(task: WorkerTask, out: BinaryIO) -> None:
+    """Measure the task's case and send the result (the body of :func:`main`)."""
+    from ..model.parameters import Parameters
+
+    if task.cwd:
+        os.chdir(task.cwd)
+    for entry in reversed(task.sys_path):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    payload: dict[str, Any] = {"pid": os.getpid(), "case": None, "method": None,
+                               "interrupted": False, "error": None, "frames": []}
+    try:
+        implementation = _load_implementation(task)
+        runner = pickle.loads(task.runner)
+        meters = pickle.loads(task.meters)
+    except BaseException as exc:  # noqa: BLE001 - contained and reported
+        if isinstance(exc, KeyboardInterrupt):
+            payload["interrupted"] = True
+        payload["error"] = f"could not load the benchmark in a worker process: {_describe(exc)}"
+        payload["frames"] = user_frames(exc)
+        write_message(out, ("result", payload))
+        return
+
+    def progress(case: Any, state: Any) -> None:
+        write_message(out, ("progress", state.runs, state.elapsed))
+
+    try:
+        case = runner.execute(implementation, Parameters(task.params), meters,
+                              benchmark=task.benchmark, progress=progress)
+    except KeyboardInterrupt:
+        payload["interrupted"] = True
+        case = runner.last_case
+    except BaseException as exc:  # noqa: BLE001 - user code must not end the worker silently
+        case = runner.last_case
+        payload["error"] = _describe(exc)
+        payload["frames"] = user_frames(exc)
+    payload["case"] = case
+    payload["method"] = runner.method
+    write_message(out, ("result", payload))
+
+
+def main() -> None:
+    out = os.fdopen(int(os.environ[FD_VARIABLE]), "wb")
+    write_message(out, ("ready", os.getpid()))
+    try:
+        task = pickle.load(sys.stdin.buffer)
+        run_task(task, out)
+    except KeyboardInterrupt:
+        write_message(out, ("result", {"pid": os.getpid(), "case": None, "method": None,
+                                       "interrupted": True, "error": "interrupted",
+                                       "frames": []}))
+    finally:
+        out.flush()
+        # Leave at once: user code's atexit handlers or threads must not keep a worker alive.
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+"""Independent executions: a case measured in spawned worker processes.
+
+These tests start real interpreters, but assert only structure (pids, seeds, counts, what was
+reported), never how fast anything ran. Waiting is always for a condition (a marker file the
+benchmark writes), never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from scipy import stats as sps
+
+import steadybench as sb
+from steadybench.cli import main
+from steadybench.definitions import build_benchmarks, load_file, mark_origin
+from steadybench.errors import ConfigurationError
+from steadybench.methods import make_method
+from steadybench.model.parameters import Parameters
+from steadybench.processors import finalize_case
+from steadybench.runner import workers as workmod
+
+
+def _file(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "bench.py"
+    path.write_text("import os, sys, time\nimport steadybench as sb\n\n" + body)
+    return path
+
+
+def _case(path: Path, name: str, runner: sb.Runner, confidence: float = 0.95):
+    definitions = load_file(path)
+    benchmarks = build_benchmarks(definitions.specs, lambda spec: runner, name)
+    mark_origin(benchmarks, path)
+    impl = benchmarks[0].configurations[0].implementation
+    case = runner.execute(impl, Parameters(), benchmark=name)
+    finalize_case(case, (), runner.method, confidence)
+    return case
+
+
+def _no_children() -> bool:
+    return psutil.Process().children(recursive=True) == []
+
+
+def test_executions_are_fresh_spawned_interpreters(tmp_path):
+    record = tmp_path / "seen.txt"
+    path = _file(tmp_path, f"""
+@sb.benchmark
+def work():
+    buffer = bytearray(64)
+    with open({str(record)!r}, "a") as out:
+        out.write(f"{{os.getpid()}} {{os.getppid()}} {{hash('steadybench')}} "
+                  f"{{len(os.environ.get('STEADYBENCH_ENV_PAD', ''))}} {{id(buffer)}}\\n")
+    return lambda: sum(range(50))
+""")
+    runner = sb.Runner(sb.Runs(12), warmup=1, method=make_method("auto"), processes=4)
+    case = _case(path, "work", runner)
+    rows = [line.split() for line in record.read_text().splitlines()]
+    assert len(rows) == 4
+    pids = [int(r[0]) for r in rows]
+    assert len(set(pids)) == 4 and os.getpid() not in pids
+    assert all(int(r[1]) == os.getpid() for r in rows)  # spawned by us, not forked workers
+    assert len({r[2] for r in rows}) == 4  # own hash seed each
+    assert [p["pid"] for p in case.processes] == pids
+    assert [p["env_pad"] for p in case.processes] == [int(r[3]) for r in rows]
+    assert len({p["hash_seed"] for p in case.processes}) == 4
+    assert [p["n"] for p in case.processes] == [12] * 4 and case.n == 48
+    est = case.estimate
+    assert est.level == "executions" and est.n_executions == 4 and est.n_runs == 48
+    assert est.statistic == "mean of execution medians"
+    values = [p["value"] for p in case.processes]
+    low, high = sps.t.interval(0.95, 3, loc=sum(values) / 4, scale=sps.sem(values))
+    assert est.value == pytest.approx(sum(values) / 4)
+    assert (est.ci_low, est.ci_high) == (pytest.approx(low), pytest.approx(high))
+    assert "4 of 4 executions" in case.stop_reason
+    assert _no_children()
+
+
+def test_confidence_reaches_every_level(tmp_path):
+    path = _file(tmp_path, "@sb.benchmark\ndef work():\n    return lambda: sum(range(50))\n")
+    runner = sb.Runner(sb.Runs(10), method=make_method("auto"), processes=2, confidence=0.9)
+    case = _case(path, "work", runner, confidence=0.9)
+    assert [p["confidence"] for p in case.processes] == [0.9, 0.9]
+    assert case.estimate.confidence == 0.9
+
+
+MISBEHAVING = {
+    "sys.exit in the benchmark": ("return lambda: sys.exit(0)", "sys.exit(0)"),
+    "sys.exit in set-up": ("sys.exit(4)\n    return lambda: None", "sys.exit(4)"),
+    "os._exit": ("return lambda: os._exit(3)", "exited with status 3"),
+    "BaseException subclass": (
+        "class Odd(BaseException):\n        pass\n    def f():\n        raise Odd('very odd')\n"
+        "    return f", "Odd: very odd"),
+    "segfault": ("import ctypes\n    return lambda: ctypes.string_at(0)", "SIGSEGV"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MISBEHAVING))
+def test_misbehaving_code_is_contained(tmp_path, kind):
+    body, expected = MISBEHAVING[kind]
+    path = _file(tmp_path, f"@sb.benchmark\ndef bad():\n    {body}\n")
+    runner = sb.Runner(sb.Runs(5), processes=3, method=make_method("auto"))
+    case = _case(path, "bad", runner)
+    assert case.n == 0 and case.errors
+    assert any(expected in e for e in case.errors), case.errors
+    assert all("\n" not in e for e in case.errors)
+    assert len(case.processes) == 1  # the code cannot run: later executions are not tried
+    assert _no_children()
+
+
+def test_user_frames_are_kept(tmp_path):
+    path = _file(tmp_path, "@sb.benchmark\ndef bad():\n    def f():\n        sys.exit(0)\n"
+                           "    return f\n")
+    case = _case(path, "bad", sb.Runner(sb.Runs(5), processes=2))
+    frames = "".join(case.extra["tracebacks"][0]["frames"])
+    assert str(path) in frames and "sys.exit(0)" in frames
+    assert "steadybench/runner" not in frames
+
+
+def test_a_hang_is_killed_at_the_hard_limit(tmp_path):
+    path = _file(tmp_path, "@sb.benchmark\ndef stuck():\n    time.sleep(3600)\n"
+                           "    return lambda: None\n")
+    runner = sb.Runner(sb.Runs(5), processes=3, time_limit=1.0)
+    case = _case(path, "stuck", runner)
+    assert any("hard time limit" in e for e in case.errors)
+    assert case.n == 0 and len(case.processes) == 1
+    assert _no_children()
+
+
+def test_cli_reports_sys_exit_in_one_line_and_writes_results(tmp_path, capsys):
+    path = _file(tmp_path, "@sb.benchmark\ndef bad():\n    return lambda: sys.exit(0)\n\n"
+                           "@sb.benchmark\ndef good():\n    return lambda: sum(range(20))\n")
+    out = tmp_path / "r.json"
+    code = main(["run", str(path), "-q", "-p", "2", "--runs", "5", "--json", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "sys.exit(0)" in lines[0] and "Traceback" not in err
+    data = json.loads(out.read_text())
+    by_name = {b["name"]: b for b in data["benchmarks"]}
+    assert by_name["good"]["status"] == "ok" and by_name["good"]["estimate"]["value"] > 0
+    assert by_name["bad"]["status"] == "failed"
+
+
+def test_code_that_cannot_be_sent_is_refused():
+    runner = sb.Runner(sb.Runs(5), processes=2)
+    with pytest.raises(ConfigurationError, match="fresh interpreter"):
+        runner.execute(sb.CallableImplementation(lambda: None, name="lam"), Parameters())
+
+
+def test_ctrl_c_is_forwarded_and_partial_results_kept(tmp_path, monkeypatch):
+    marker = tmp_path / "running"
+    path = _file(tmp_path, f"""
+@sb.benchmark
+def slow():
+    calls = [0]
+    def f():
+        calls[0] += 1
+        if calls[0] == 30:
+            open({str(marker)!r}, "w").close()
+        time.sleep(0.001)
+    return f
+""")
+    monkeypatch.setattr(workmod, "INTERRUPT_GRACE_S", 30.0)
+
+    def interrupt_when_running() -> None:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    runner = sb.Runner(sb.Runs(100_000), processes=3, time_limit=300,
+                       method=make_method("auto", executions=1))
+    thread = threading.Thread(target=interrupt_when_running)
+    thread.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _case(path, "slow", runner)
+    finally:
+        thread.join()
+    case = runner.last_case
+    assert case is not None and case.interrupted
+    assert len(case.processes) == 1 and case.processes[0]["interrupted"]
+    assert case.n > 0
+    assert _no_children()
+
+
+def test_in_process_mode_says_it_is_not_isolated(tmp_path, capsys):
+    path = _file(tmp_path, "@sb.benchmark\ndef work():\n    return lambda: sum(range(20))\n")
+    out = tmp_path / "r.json"
+    code = main(["run", str(path), "--in-process", "--runs", "5", "--json", str(out)])
+    assert code == 0
+    assert "not isolated" in capsys.readouterr().err
+    data = json.loads(out.read_text())
+    assert data["context"]["isolation"] == "in-process"
+    assert data["benchmarks"][0]["estimate"]["level"] == "runs"
+
+
+def test_invalid_process_count():
+    with pytest.raises(ConfigurationError, match="processes"):
+        sb.Runner(processes=0)
