@@ -40,7 +40,7 @@ def test_direct_timing_includes_one_clock_read():
     case = run_case(CallableImplementation(clock.workload(100_000), "w"), runner)
     assert case.n == 20
     assert case.stats["mean"] == pytest.approx(108_500e-9)  # work + ε
-    assert case.estimate["value"] == pytest.approx(108_500e-9)
+    assert case.estimate.value == pytest.approx(108_500e-9)
     assert case.stop_reason == "20 runs done"
 
 

@@ -28,9 +28,13 @@ if TYPE_CHECKING:
 
 @dataclass
 class RunContext:
-    """What an action can see and use."""
+    """What an action can see and use.
 
-    implementation: Implementation
+    ``implementation`` is None when the measured code is an external command (``exec``,
+    ``iters``), which has no in-process implementation.
+    """
+
+    implementation: Implementation | None
     params: Parameters
     case: CaseResult
     state: RunState
@@ -128,8 +132,9 @@ class WarmUpAction(Action):
     """Run a workload until a reading reaches a target, bounded by a timeout (Rancid §IV-A1).
 
     Typical use: with no root to set the governor, spin until the CPU frequency reaches its
-    maximum. ``workload`` defaults to the implementation's ``run``. A reading that fails ends the
-    warm-up with a warning; the timeout passing also gives a warning.
+    maximum. ``workload`` defaults to the implementation's ``run`` (an external command has
+    none: give a workload, or the warm-up is skipped with a warning). A reading that fails ends
+    the warm-up with a warning; the timeout passing also gives a warning.
     """
 
     def __init__(
@@ -149,7 +154,10 @@ class WarmUpAction(Action):
         self.name = name
 
     def __call__(self, ctx: RunContext) -> None:
-        work = self.workload or ctx.implementation.run
+        work = self.workload or (ctx.implementation.run if ctx.implementation else None)
+        if work is None:
+            ctx.warn("warm-up: no workload to run (an external command); warm-up skipped")
+            return
         start = ctx.now()
         rounds = 0
         while True:

@@ -2,9 +2,11 @@
 
 This is Rancid's ModularBenchmarkRunner (§V-A): actions at four stages (before the benchmark,
 before each run, after each run, after the benchmark), a stop condition checked after every
-measured run, and meters around the measured code. The loop is the shared harness of source
-``000``: one wrapper loop for every experiment, a monotonic nanosecond clock, streaming
-mean/variance so a million runs need O(1) memory when raw samples are not kept.
+measured run, and meters around the measured code. The runs themselves are made by the one run
+loop of :mod:`steadybench.runner.loop` with an :class:`~steadybench.runner.loop.InProcessExecutor`
+(the shared harness of source ``000``: one wrapper loop for every experiment, a monotonic
+nanosecond clock, streaming mean/variance so a million runs need O(1) memory when raw samples
+are not kept); the runner adds set-up, the before/after-benchmark stages and teardown around it.
 
 Every case always ends: besides the user's stop condition, a hard time limit and a hard run
 limit apply, and the reason the case stopped is recorded in ``case.stop_reason``.
@@ -15,7 +17,6 @@ from __future__ import annotations
 import copy
 import enum
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 
 from ..errors import ConfigurationError
@@ -23,14 +24,20 @@ from ..meters.base import Meter, WallTimeMeter
 from ..methods.base import DirectMethod, Method
 from ..model.implementation import Implementation
 from ..model.parameters import Parameters
-from ..model.results import PRIMARY_METRIC, RUN_FAILED, RUN_OK, RUN_WARMUP, CaseResult
+from ..model.results import PRIMARY_METRIC, CaseResult
 from .actions import Action, RunContext, as_action
+from .loop import (
+    MAX_ERRORS_KEPT,
+    InProcessExecutor,
+    LoopSettings,
+    ProgressCallback,
+    RunFailure,
+    RunLoop,
+    keep_traceback,
+)
 from .stop import RunState, StopCondition, build_stop_condition
 
-ProgressCallback = Callable[[CaseResult, RunState], None]
-
-#: at most this many distinct error messages are kept per case
-MAX_ERRORS_KEPT = 5
+__all__ = ["MAX_ERRORS_KEPT", "ProgressCallback", "Runner", "Stage"]
 
 
 class Stage(enum.Enum):
@@ -123,6 +130,12 @@ class Runner:
         return self
 
     # ------------------------------------------------------------------ one case
+    def loop_settings(self) -> LoopSettings:
+        """The loop settings of this runner (stop condition, warm-up, limits)."""
+        return LoopSettings(stop=self.stop, warmup=self.warmup, time_limit=self.time_limit,
+                            max_runs=self.max_runs, max_failures=self.max_failures,
+                            keep_samples=self.keep_samples)
+
     def execute(
         self,
         implementation: Implementation,
@@ -131,7 +144,13 @@ class Runner:
         benchmark: str | None = None,
         progress: ProgressCallback | None = None,
     ) -> CaseResult:
-        """Run one case and return its raw results (processors have not run yet)."""
+        """Run one case and return its raw results (processors have not run yet).
+
+        Whatever the user's code raises — in set-up, calibration, a run or teardown, including
+        ``SystemExit`` and other ``BaseException`` subclasses — is recorded in the case (one
+        line in ``case.errors``, the user's frames in ``case.extra["tracebacks"]``); only
+        ``KeyboardInterrupt`` (and a :class:`ConfigurationError`) propagates.
+        """
         if self.processes > 1:
             return self._execute_in_workers(implementation, params, meters, benchmark, progress)
         case = self.new_case(implementation, params, benchmark)
@@ -139,38 +158,44 @@ class Runner:
         case.units[PRIMARY_METRIC] = "s"
         for meter in meters:
             case.units[meter.name] = meter.unit
-        state = RunState(window=deque(maxlen=max(1, self.stop.window_size())))
-        ctx = RunContext(implementation, params, case, state, self.clock, self.sleep)
+        executor = InProcessExecutor(implementation, self.method, self.clock, meters)
+        loop = RunLoop(executor, case, self.loop_settings(), clock=self.clock, sleep=self.sleep,
+                       before_run=self.actions[Stage.BEFORE_RUN],
+                       after_run=self.actions[Stage.AFTER_RUN], progress=progress,
+                       implementation=implementation, params=params)
+        ctx = loop.context
         all_actions = [a for stage in Stage for a in self.actions[stage]]
         try:
             try:
                 implementation.setup(params)
-            except Exception as exc:
-                case.errors.append(f"setup failed: {type(exc).__name__}: {exc}")
-                case.stop_reason = "setup failed"
-                return case
             except KeyboardInterrupt:
                 case.interrupted = True
                 case.stop_reason = "interrupted"
                 raise
+            except ConfigurationError:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - user code is contained
+                failure = RunFailure.from_exception(exc, "set-up")
+                case.errors.append(f"setup failed: {failure.message}")
+                keep_traceback(case, failure)
+                case.stop_reason = "setup failed"
+                return case
             try:
                 self._run_stage(Stage.BEFORE_BENCHMARK, ctx)
-                self.method.prepare(implementation, self.clock)
-                self._loop(implementation, meters, case, state, ctx, progress)
+                loop.run()
                 self._run_stage(Stage.AFTER_BENCHMARK, ctx)
             except KeyboardInterrupt:
                 case.interrupted = True
                 case.stop_reason = "interrupted"
                 raise
             finally:
-                try:
-                    implementation.teardown()
-                except Exception as exc:
-                    case.warnings.append(f"teardown failed: {type(exc).__name__}: {exc}")
-        except Exception as exc:
-            if isinstance(exc, ConfigurationError):
-                raise
-            case.errors.append(f"{type(exc).__name__}: {exc}")
+                self._teardown(implementation, case)
+        except (KeyboardInterrupt, ConfigurationError):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - user code is contained
+            failure = RunFailure.from_exception(exc)
+            case.errors.append(failure.message)
+            keep_traceback(case, failure)
             case.stop_reason = case.stop_reason or "error"
         finally:
             for action in reversed(all_actions):
@@ -178,6 +203,19 @@ class Runner:
             for meter in meters:
                 meter.close()
         return case
+
+    @staticmethod
+    def _teardown(implementation: Implementation, case: CaseResult) -> None:
+        try:
+            implementation.teardown()
+        except KeyboardInterrupt:
+            case.interrupted = True
+            case.stop_reason = "interrupted"
+            raise
+        except BaseException as exc:  # noqa: BLE001 - user code is contained
+            failure = RunFailure.from_exception(exc, "teardown")
+            case.warnings.append(f"teardown failed: {failure.message}")
+            keep_traceback(case, failure)
 
     def _execute_in_workers(self, implementation: Implementation, params: Parameters,
                             meters: Sequence[Meter], benchmark: str | None,
@@ -217,109 +255,3 @@ class Runner:
     def _run_stage(self, stage: Stage, ctx: RunContext) -> None:
         for action in self.actions[stage]:
             action(ctx)
-
-    def _loop(
-        self,
-        impl: Implementation,
-        meters: Sequence[Meter],
-        case: CaseResult,
-        state: RunState,
-        ctx: RunContext,
-        progress: ProgressCallback | None,
-    ) -> None:
-        clock = self.clock
-        sample = self.method.sample
-        record_raw = self.method.variable_executions
-        keep = self.keep_samples
-        before = self.actions[Stage.BEFORE_RUN]
-        after = self.actions[Stage.AFTER_RUN]
-        stop = self.stop
-        primary = case.stream.setdefault(PRIMARY_METRIC, state.stream)
-        window = state.window
-        limit_ns = int(self.time_limit * 1e9)
-        last_progress = start = clock()
-        index = 0
-        # Hooks the implementation does not override are not called: a no-op call per run is
-        # pure harness overhead.
-        init_run = impl.init_run if _overrides(impl, "init_run") else None
-        release_run = impl.release_run if _overrides(impl, "release_run") else None
-        while True:
-            warm = index < self.warmup
-            ctx.run_index, ctx.warmup = index, warm
-            for action in before:
-                action(ctx)
-            if init_run is not None:
-                init_run()
-            for meter in meters:
-                meter.start()
-            error: Exception | None = None
-            try:
-                elapsed_ns, executions = sample(impl, clock)
-            except Exception as exc:
-                error = exc
-            values = {m.name: m.stop(error is None) for m in reversed(meters)} if meters else {}
-            if release_run is not None:
-                release_run()
-            for action in after:
-                action(ctx)
-
-            if error is None:
-                seconds = elapsed_ns / executions / 1e9
-                values[PRIMARY_METRIC] = seconds
-                if record_raw:
-                    values["elapsed"] = elapsed_ns / 1e9
-                    values["executions"] = float(executions)
-            status = RUN_WARMUP if warm else (RUN_OK if error is None else RUN_FAILED)
-            if keep:
-                case.add_run(status, values)
-            if not warm:
-                state.attempted += 1
-                if error is None:
-                    state.runs += 1
-                    primary.push(seconds)
-                    window.append(seconds)
-                    if len(values) > 1:
-                        case.accumulate({k: v for k, v in values.items() if k != PRIMARY_METRIC})
-                else:
-                    state.failed += 1
-                    message = f"{type(error).__name__}: {error}"
-                    state.last_error = message
-                    if message not in case.errors and len(case.errors) < MAX_ERRORS_KEPT:
-                        case.errors.append(message)
-                    if not impl.on_error(error):
-                        case.stop_reason = f"run failed: {message}"
-                        return
-                    if state.failed >= self.max_failures:
-                        case.stop_reason = f"{state.failed} runs failed: {message}"
-                        return
-            index += 1
-
-            now = clock()
-            state.elapsed_ns = now - start
-            if progress is not None and now - last_progress > 100_000_000:
-                last_progress = now
-                progress(case, state)
-            if not warm:
-                reason = stop.check(state)
-                if reason:
-                    case.stop_reason = reason
-                    return
-                if state.attempted >= self.max_runs:
-                    case.stop_reason = f"hard limit: {self.max_runs} runs"
-                    case.warnings.append(
-                        f"stopped by the hard run limit ({self.max_runs} runs) "
-                        f"before the stop condition ({stop.describe()}) held"
-                    )
-                    return
-            if state.elapsed_ns >= limit_ns:
-                case.stop_reason = f"hard limit: {self.time_limit:g} s"
-                case.warnings.append(
-                    f"stopped by the hard time limit ({self.time_limit:g} s) "
-                    f"before the stop condition ({stop.describe()}) held"
-                )
-                return
-
-
-def _overrides(impl: Implementation, hook: str) -> bool:
-    """True when ``impl`` provides its own ``hook`` (set on the instance or in a subclass)."""
-    return hook in vars(impl) or getattr(type(impl), hook) is not getattr(Implementation, hook)
