@@ -27,8 +27,8 @@ def test_exec_true_reports_a_corrected_mean_near_zero(tmp_path, capsys):
     assert code == 0, err
     results = load_results(out)
     (case,) = results.cases
-    raw = case.estimate["raw_mean"]
-    startup = case.estimate["startup"]
+    raw = case.estimate.figure("raw_mean")
+    startup = case.estimate.figure("startup")
     assert raw > 0 and startup > 0
     # the corrected mean is the raw one minus the start-up cost: zero for `true`, within a
     # few standard errors of the difference of two means
@@ -153,7 +153,7 @@ def test_exec_best_of_is_labelled_everywhere(tmp_path, capsys):
     assert code == 0, err
     case = load_results(out).cases[0]
     assert case.method == "exec (best of 2)"
-    assert case.estimate["label"] == "best of 2 executions (smallest mean)"
+    assert case.estimate.figure("label") == "best of 2 executions (smallest mean)"
     assert len(case.processes) == 2
     assert "lucky" in err
     assert "best of 2" in md.read_text()

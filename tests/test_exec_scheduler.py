@@ -133,8 +133,8 @@ def test_startup_correction_subtracts_the_calibrated_mean():
     s, _ = session(["work 4"], ExecOptions(stop=Runs(10)))
     (case,) = s.run().cases
     assert case.stats["mean"] == pytest.approx(0.004, abs=1e-9)
-    assert case.estimate["raw_mean"] == pytest.approx(0.005, abs=1e-9)
-    assert case.estimate["startup"] == pytest.approx(0.001, abs=1e-9)
+    assert case.estimate.figure("raw_mean") == pytest.approx(0.005, abs=1e-9)
+    assert case.estimate.figure("startup") == pytest.approx(0.001, abs=1e-9)
     assert case.extra["calibration"]["runs"] == 5 + 10  # 5 up front, one per round
     assert case.values("wall_time_raw")[0] == pytest.approx(0.005, abs=1e-9)
     assert not any("dominates" in w for w in case.warnings)
@@ -144,7 +144,7 @@ def test_true_gives_zero_and_a_warning():
     s, _ = session(["true"], ExecOptions(stop=Runs(10)))
     (case,) = s.run().cases
     assert case.stats["mean"] == pytest.approx(0.0, abs=1e-9)
-    assert case.estimate["raw_mean"] == pytest.approx(0.001, abs=1e-9)
+    assert case.estimate.figure("raw_mean") == pytest.approx(0.001, abs=1e-9)
     assert any("correction dominates" in w for w in case.warnings)
 
 
@@ -211,7 +211,7 @@ def test_best_of_reports_the_smallest_mean_and_warns():
     assert case.stats["mean"] == pytest.approx(min(means))
     assert case.n == 4
     assert "best of 3" in case.method
-    assert case.estimate["label"].startswith("best of 3")
+    assert case.estimate.figure("label").startswith("best of 3")
     assert any("lucky" in w for w in case.warnings)
 
 

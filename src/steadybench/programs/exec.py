@@ -1,14 +1,16 @@
 """``steadybench exec``: benchmark external commands, interleaved run by run.
 
-Every command × parameter set is one *job* with its own :class:`~steadybench.runner.stop.RunState`
-and stop condition. The scheduler gives each unfinished job one run per round — in a fixed
-round-robin order, or in an order shuffled every round with a seeded generator — so slow drift
-of the machine (heat, background load, frequency) reaches every command alike instead of
-biasing whichever happened to be measured last; a job leaves the rotation when its stop
-condition holds. Warm-up runs are interleaved the same way.
+Every command × parameter set is one *job*: a :class:`~steadybench.runner.loop.RunLoop` of its
+own around a :class:`CommandExecutor`, so warm-up, stop conditions, the hard time and run limits
+(``--time-limit``, ``max_runs``), failure limits, per-run countermeasures and progress behave as
+in every other command. The scheduler gives each unfinished job one step (one run) per round —
+in a fixed round-robin order, or in an order shuffled every round with a seeded generator — so
+slow drift of the machine (heat, background load, frequency) reaches every command alike instead
+of biasing whichever happened to be measured last; a job leaves the rotation when its loop ends.
+Warm-up runs are interleaved the same way.
 
 A job's elapsed time (what ``--max-time`` and the hard ``--time-limit`` look at) is the time
-spent in its own runs, so interleaving does not cut a command's budget. Precision targets
+spent in its own steps, so interleaving does not cut a command's budget. Precision targets
 (``--target-cov``, ``--target-ci``) are judged on the raw run times: the corrected mean of a
 command that does little more than start can be near zero, and no relative precision of a
 near-zero mean is ever reached.
@@ -21,11 +23,11 @@ source ``003`` §1.3), so every output carries a warning.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
 from array import array
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,13 +38,22 @@ from ..environment import capture_environment
 from ..errors import ConfigurationError
 from ..model.results import (
     PRIMARY_METRIC,
-    RUN_FAILED,
     RUN_OK,
     RUN_WARMUP,
     CaseResult,
     Results,
 )
 from ..processors import finalize_case
+from ..runner.actions import Action, FunctionAction
+from ..runner.loop import (
+    Executor,
+    LoopSettings,
+    OnFailure,
+    ProgressCallback,
+    RunFailure,
+    RunLoop,
+    Sample,
+)
 from ..runner.stop import RunState, StopCondition, build_stop_condition
 from ..stats.streaming import StreamingStats
 from .calibration import Calibration, calibrate
@@ -77,6 +88,9 @@ class ExecOptions:
     best_of: bool = False
     confidence: float = 0.95
     max_failures: int = 100
+    #: hard limit on measured runs of one command (at one parameter set), whatever the stop
+    #: condition says
+    max_runs: int = 100_000_000
 
     def __post_init__(self) -> None:
         if self.order not in ORDERS:
@@ -88,38 +102,86 @@ class ExecOptions:
             raise ConfigurationError(f"--processes must be at least 1, got {self.processes}")
         if not self.time_limit > 0:
             raise ConfigurationError(f"--time-limit must be positive, got {self.time_limit}")
+        if self.max_runs < 1:
+            raise ConfigurationError(f"--max-runs must be at least 1, got {self.max_runs}")
+        if self.max_failures < 1:
+            raise ConfigurationError(
+                f"max_failures must be at least 1, got {self.max_failures}")
+
+    def loop_settings(self) -> LoopSettings:
+        """The run loop's settings: the same stop condition and limits as every command."""
+        return LoopSettings(stop=self.stop, warmup=self.warmup, time_limit=self.time_limit,
+                            max_runs=self.max_runs, max_failures=self.max_failures)
 
 
 @dataclass
 class Job:
-    """One command at one parameter set, during one execution."""
+    """One command at one parameter set, during one execution: its run loop."""
 
     command: Command
     params: dict[str, Any]
     argv: list[str]
-    case: CaseResult
-    state: RunState
-    warmups_left: int
-    done: bool = False
-    own_ns: int = 0
+    loop: RunLoop
+
+    @property
+    def case(self) -> CaseResult:
+        return self.loop.case
+
+    @property
+    def state(self) -> RunState:
+        return self.loop.state
+
+    @property
+    def done(self) -> bool:
+        return self.loop.done
 
 
-class CommandFailed(Exception):
-    """A run of a command failed and failures are not ignored (message is user-facing)."""
-
-
-def _failure_message(job: Job, run: ProcessRun, timeout: float | None) -> str:
+def _failure_message(command: Command, case: CaseResult, run: ProcessRun,
+                     timeout: float | None) -> str:
     why = run.describe_failure()
     if run.timed_out and timeout is not None:
         why = f"timed out after {timeout:g} s (process group killed)"
-    msg = f"command {job.command.text!r}"
-    if job.params:
-        msg += f" [{job.case.param_name}]"
+    msg = f"command {command.text!r}"
+    if case.params:
+        msg += f" [{case.param_name}]"
     msg += f" failed: {why}"
     tail = run.stderr_tail.strip().splitlines()[-5:]
     if tail:
         msg += "; stderr: " + " | ".join(tail)
     return msg
+
+
+class CommandExecutor(Executor):
+    """One run of an external command: wall time from the runner's clock around the process,
+    CPU time and peak memory from ``wait4``. A non-zero exit status or a timeout is a failed
+    run, which ends the case unless failures are ignored (``--ignore-failure``)."""
+
+    def __init__(self, runner: CommandRunner, command: Command, argv: Sequence[str],
+                 case: CaseResult, ignore_failure: bool = False) -> None:
+        self.runner = runner
+        self.command = command
+        self.argv = list(argv)
+        self.case = case
+        self.ignore_failure = ignore_failure
+
+    def sample(self, warmup: bool = False) -> Sample:
+        run = self.runner.run(self.argv)
+        raw = run.wall_ns / 1e9
+        values: dict[str, float | None] = {
+            PRIMARY_METRIC: raw, "wall_time_raw": raw,  # corrected at the end
+            "user_time": run.user_time, "sys_time": run.sys_time,
+            "max_rss": float(run.max_rss) if run.max_rss is not None else None,
+            "exit_code": float(run.exit_code) if run.exit_code is not None
+            else (-float(run.signal) if run.signal is not None else None),
+        }
+        if run.ok:
+            return Sample(run.wall_ns, 1, values)
+        message = _failure_message(self.command, self.case, run,
+                                   getattr(self.runner, "timeout", None))
+        return Sample(run.wall_ns, 1, values, RunFailure(message))
+
+    def on_failure(self, failure: RunFailure) -> OnFailure:
+        return OnFailure.IGNORE if self.ignore_failure else OnFailure.STOP
 
 
 class ExecSession:
@@ -131,13 +193,14 @@ class ExecSession:
         runner: the :class:`CommandRunner` (or a test double with ``resolve``/``run``/``clock``).
         options: :class:`ExecOptions`.
         calibrate_fn: measures the start-up cost (default :func:`calibrate`).
-        progress: called with (job, run) after every run.
+        progress: called with (case, state) while a job runs, as every run loop does (at most
+            about ten times a second per job).
     """
 
     def __init__(self, commands: Sequence[Command], param_sets: Sequence[dict[str, Any]],
                  runner: CommandRunner, options: ExecOptions,
                  calibrate_fn: Callable[[CommandRunner], Calibration] = calibrate,
-                 progress: Callable[[Job, ProcessRun], None] | None = None) -> None:
+                 progress: ProgressCallback | None = None) -> None:
         if not commands:
             raise ConfigurationError("no command to benchmark")
         self.commands = list(commands)
@@ -146,8 +209,11 @@ class ExecSession:
         self.options = options
         self.calibrate_fn = calibrate_fn
         self.progress = progress
-        #: called before each measured process (machine countermeasures such as cool-down)
+        #: called before each run of a command (machine countermeasures such as cool-down)
         self.before_run: Callable[[], None] | None = None
+        #: per-run actions of every job's loop, besides :attr:`before_run`
+        self.before_run_actions: list[Action] = []
+        self.after_run_actions: list[Action] = []
         self.rng = random.Random(options.seed)
         #: per execution: the jobs, in command × parameter order
         self.executions: list[list[Job]] = []
@@ -167,7 +233,12 @@ class ExecSession:
 
     def _new_jobs(self) -> list[Job]:
         jobs = []
-        window = max(1, self.options.stop.window_size())
+        opts = self.options
+        settings = opts.loop_settings()
+        before = list(self.before_run_actions)
+        if self.before_run is not None:
+            hook = self.before_run
+            before.insert(0, FunctionAction(lambda ctx: hook()))
         for ci, cmd in enumerate(self.commands):
             for pi, ps in enumerate(self.param_sets):
                 case = CaseResult(benchmark=cmd.name, implementation=cmd.name, params=dict(ps),
@@ -176,8 +247,11 @@ class ExecSession:
                 argv = self._argvs[(ci, pi)]
                 case.extra["command"] = cmd.text
                 case.extra["argv"] = list(argv)
-                jobs.append(Job(cmd, dict(ps), argv, case, RunState(window=deque(maxlen=window)),
-                                self.options.warmup))
+                executor = CommandExecutor(self.runner, cmd, argv, case, opts.ignore_failure)
+                loop = RunLoop(executor, case, settings, clock=self.runner.clock,
+                               before_run=before, after_run=self.after_run_actions,
+                               progress=self.progress)
+                jobs.append(Job(cmd, dict(ps), argv, loop))
         return jobs
 
     def _execute_once(self) -> None:
@@ -186,7 +260,6 @@ class ExecSession:
         self.calibrations.append(calibration)
         jobs = self._new_jobs()
         self.executions.append(jobs)
-        limit_ns = int(opts.time_limit * 1e9)
         try:
             while True:
                 active = [j for j in jobs if not j.done]
@@ -195,86 +268,24 @@ class ExecSession:
                 if opts.order == "random":
                     self.rng.shuffle(active)
                 for job in active:
-                    self._one_run(job, limit_ns)
+                    job.loop.step()
                 if calibration is not None:
                     # One trivial process per round, so the start-up cost is measured under
                     # the same drift as the commands.
                     self._calibration_run(calibration)
         except KeyboardInterrupt:
             for job in jobs:
-                if not job.done:
-                    job.case.interrupted = True
-                    job.case.stop_reason = "interrupted"
+                job.loop.interrupt()
             raise
         finally:
+            for job in jobs:
+                job.loop.close()
             _apply_correction(jobs, calibration)
 
     def _calibration_run(self, calibration: Calibration) -> None:
         run = self.runner.run(calibration.command)
         if run.ok:
             calibration.samples.append(run.wall_ns / 1e9)
-
-    def _one_run(self, job: Job, limit_ns: int) -> None:
-        opts = self.options
-        if self.before_run is not None:
-            self.before_run()
-        run = self.runner.run(job.argv)
-        job.own_ns += run.wall_ns
-        state, case = job.state, job.case
-        state.elapsed_ns = job.own_ns
-        raw = run.wall_ns / 1e9
-        values: dict[str, float | None] = {
-            PRIMARY_METRIC: raw, "wall_time_raw": raw,  # corrected at the end
-            "user_time": run.user_time, "sys_time": run.sys_time,
-            "max_rss": float(run.max_rss) if run.max_rss is not None else None,
-            "exit_code": float(run.exit_code) if run.exit_code is not None
-            else (-float(run.signal) if run.signal is not None else None),
-        }
-        if self.progress is not None:
-            self.progress(job, run)
-        if job.warmups_left > 0:
-            job.warmups_left -= 1
-            case.add_run(RUN_WARMUP, values)
-            if not run.ok and not opts.ignore_failure:
-                self._fail(job, run)
-            return
-        state.attempted += 1
-        if run.ok:
-            case.add_run(RUN_OK, values)
-            state.runs += 1
-            state.stream.push(values[PRIMARY_METRIC])  # type: ignore[arg-type]
-            state.window.append(values[PRIMARY_METRIC])  # type: ignore[arg-type]
-            case.accumulate(values)
-        else:
-            case.add_run(RUN_FAILED, values)
-            state.failed += 1
-            message = _failure_message(job, run, getattr(self.runner, "timeout", None))
-            state.last_error = message
-            if not opts.ignore_failure:
-                self._fail(job, run)
-                return
-            if state.failed >= opts.max_failures:
-                job.done = True
-                case.stop_reason = f"{state.failed} runs failed: {message}"
-                # the stop condition never held: the benchmark failed, --ignore-failure or not
-                case.errors.append(f"gave up after {state.failed} failed runs "
-                                   f"({state.runs} succeeded): {message}")
-                return
-        reason = opts.stop.check(state)
-        if reason:
-            job.done = True
-            case.stop_reason = reason
-        elif job.own_ns >= limit_ns:
-            job.done = True
-            case.stop_reason = f"hard limit: {opts.time_limit:g} s"
-            case.warnings.append(f"stopped by the hard time limit ({opts.time_limit:g} s) "
-                                 f"before the stop condition ({opts.stop.describe()}) held")
-
-    def _fail(self, job: Job, run: ProcessRun) -> None:
-        message = _failure_message(job, run, getattr(self.runner, "timeout", None))
-        job.case.errors.append(message)
-        job.case.stop_reason = "run failed"
-        job.done = True
 
     # ------------------------------------------------------------------ results
     def results(self, interrupted: bool = False) -> Results:
@@ -295,6 +306,8 @@ class ExecSession:
             "seed": self.options.seed,
             "warmup": self.options.warmup,
             "stop": self.options.stop.describe(),
+            "time_limit": self.options.time_limit,
+            "max_runs": self.options.max_runs,
             "processes": self.options.processes,
             "best_of": self.options.best_of,
             "startup_correction": self.options.correct,
@@ -344,14 +357,17 @@ class ExecSession:
                                      "label": f"best of {len(cases)} executions (smallest mean)"}
             _warn(case, BEST_OF_WARNING.format(k=len(cases)))
         finalize_case(case, (), None, opts.confidence)
-        estimate = case.estimate or {}
         raw = case.values("wall_time_raw")
-        estimate["raw_mean"] = float(np.mean(raw)) if raw else None
-        estimate["startup"] = cal.value if cal else 0.0
-        estimate["corrected"] = cal is not None
+        figures: dict[str, Any] = {
+            "raw_mean": float(np.mean(raw)) if raw else None,
+            "startup": cal.value if cal else 0.0,
+            "corrected": cal is not None,
+        }
         if opts.best_of and len(cases) > 1:
-            estimate["label"] = case.extra["best_of"]["label"]
-        case.estimate = estimate
+            figures["label"] = case.extra["best_of"]["label"]
+        estimate = case.estimate
+        assert estimate is not None  # finalize_case always makes one
+        case.estimate = dataclasses.replace(estimate, fields={**estimate.fields, **figures})
         if cal is not None and case.n:
             mean = case.stats.get("mean")
             if mean is not None and mean < cal.value:
