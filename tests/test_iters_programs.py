@@ -72,9 +72,9 @@ def test_c_example_slope_and_intercept(busy, tmp_path, capsys):
     assert code == 0, err
     case = load_results(out).cases[0]
     est = case.estimate
-    assert est["slope"] == pytest.approx(100e-6, rel=0.03)
-    assert est["intercept"] == pytest.approx(2e-3, rel=0.10)
-    assert est["ci_low"] <= est["slope"] <= est["ci_high"]
+    assert est.value == pytest.approx(100e-6, rel=0.03)
+    assert est.figure("intercept") == pytest.approx(2e-3, rel=0.10)
+    assert est.ci_low <= est.value <= est.ci_high
     fit = case.extra["fit"]
     assert len(fit["x"]) >= 8 and fit["x"][0] == 1
     assert case.values("selftimed")  # the C header prints SELFTIMED too
@@ -87,8 +87,8 @@ def test_python_helper_program_slope_and_intercept(pyprog, tmp_path, capsys):
                          sys.executable, str(pyprog), "{iters}", "300", "5000"], capsys)
     assert code == 0, err
     case = load_results(out).cases[0]
-    assert case.estimate["slope"] == pytest.approx(300e-6, rel=0.05)
-    assert case.estimate["intercept"] == pytest.approx(5e-3, rel=0.15)
+    assert case.estimate.value == pytest.approx(300e-6, rel=0.05)
+    assert case.estimate.figure("intercept") == pytest.approx(5e-3, rel=0.15)
     assert case.extra["iters_position"] == "placeholder {iters}"
 
 
@@ -99,7 +99,7 @@ def test_sweep_with_params_gives_a_case_per_value(busy, tmp_path, capsys):
     assert code == 0, err
     a, b = load_results(out).cases
     assert a.params == {"w": 20} and b.params == {"w": 60}
-    assert b.estimate["slope"] / a.estimate["slope"] == pytest.approx(3, rel=0.05)
+    assert b.estimate.value / a.estimate.value == pytest.approx(3, rel=0.05)
 
 
 def _script(tmp_path: Path, body: str) -> str:
@@ -202,4 +202,4 @@ def test_batchtime_that_does_not_grow_is_an_error_not_a_number(tmp_path, capsys)
     assert code == 1 and len(lines) == 1, err
     assert "time per iteration is not positive" in lines[0] and prog in lines[0]
     case = load_results(out).cases[0]
-    assert case.estimate["value"] is None and case.extra["fit"]["x"]
+    assert case.estimate.value is None and case.extra["fit"]["x"]

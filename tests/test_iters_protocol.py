@@ -187,12 +187,13 @@ def test_sweep_records_every_point_and_recovers_slope_and_intercept():
     assert counts[10] == int(512 * 1.2) + 1
     assert all(b == int(a * 1.2) + 1 for a, b in zip(counts[10:], counts[11:]))
     assert case.values("iters") == [float(c) for c in counts]
-    assert "time budget" in case.stop_reason
+    assert case.stop_reason == "0.5 s elapsed"  # the time budget is the stop condition
     assert case.extra["time_spent"] >= 0.5
-    assert case.estimate["slope"] == pytest.approx(2e-6, rel=1e-3)
-    assert case.estimate["intercept"] == pytest.approx(5e-5, rel=0.05)
-    assert case.estimate["value"] == case.estimate["slope"]
-    assert case.estimate["ci_low"] <= case.estimate["slope"] <= case.estimate["ci_high"]
+    est = case.estimate
+    assert est.value == pytest.approx(2e-6, rel=1e-3)
+    assert est.figure("intercept") == pytest.approx(5e-5, rel=0.05)
+    assert est.value == est.figure("slope") and est.statistic == "slope"
+    assert est.ci_low <= est.value <= est.ci_high
     assert case.extra["fit"]["stddev"] is not None
     assert case.method == "iters"
     assert case.extra["iters_position"] == "first argument"
@@ -212,11 +213,13 @@ def test_sweep_results_survive_json():
     data = json.loads(results_to_json(Results(cases=[case])))
     back = Results.from_dict(data).cases[0]
     fit = back.extra["fit"]
-    assert fit["slope"] == case.estimate["slope"]
+    assert fit["slope"] == case.estimate.value
     assert set(fit) >= {"kind", "x", "x_label", "y", "dropped", "slope", "intercept",
                         "slope_ci", "confidence", "r2", "residual_std", "loglog"}
     assert set(fit["loglog"]) >= {"factor", "power", "geo_stdev"}
-    assert data["benchmarks"][0]["estimate"]["intercept"] == case.estimate["intercept"]
+    assert data["benchmarks"][0]["estimate"]["fields"]["intercept"] == \
+        case.estimate.figure("intercept")
+    assert back.estimate == case.estimate
 
 
 @pytest.mark.parametrize("prog, fragment", [
@@ -233,9 +236,11 @@ def test_sweep_errors_end_the_measurement_and_keep_the_points(prog, fragment):
     assert len(case.errors) == 1
     assert case.errors[0].startswith("command 'prog x' with iters=")
     assert fragment in case.errors[0]
-    assert case.stop_reason == "protocol error"
+    assert case.stop_reason == f"run failed: {case.errors[0]}"
     finish_iters_case(case, opts)
-    assert case.runs_recorded == prog.counts.index(prog.counts[-1])
+    # every point is recorded, the one that broke the sweep as a failed run
+    assert case.runs_recorded == len(prog.counts)
+    assert case.status[-1] == "failed" and case.count("ok") == len(prog.counts) - 1
 
 
 def test_python_helper_speaks_the_protocol():

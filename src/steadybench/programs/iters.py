@@ -12,6 +12,11 @@ of ``004`` (a line through the logarithms: y = e^b·x^m).
 
 Where the count goes: at ``{iters}`` in the command, or — the convention of ``004``,
 ``benchrunner ITERS Quicksort Seq 2000`` — as the first argument when there is no placeholder.
+
+The sweep is the shared run loop (:mod:`steadybench.runner.loop`) around an
+:class:`ItersExecutor`: one step is one run of the program at the current count, so stop
+conditions (the time budget, or any condition such as ``Runs(n)``), warm-up, the hard time and
+run limits, per-run countermeasures and progress behave as in every other command.
 """
 
 from __future__ import annotations
@@ -25,17 +30,28 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError, MeasurementError
-from ..methods.base import Method
+from ..methods.base import Method, build_estimate
 from ..methods.linefit import fit_record
-from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
+from ..model.results import PRIMARY_METRIC, CaseResult
 from ..processors import finalize_case
+from ..runner.actions import FunctionAction
+from ..runner.loop import (
+    Executor,
+    LoopSettings,
+    OnFailure,
+    ProgressCallback,
+    RunFailure,
+    RunLoop,
+    Sample,
+)
+from ..runner.stop import ElapsedTime, StopCondition
 from ..stats.regression import (
     DEFAULT_OUTLIER_THRESHOLD,
     slope_is_positive,
 )
 from ..stats.summary import check_confidence
 from .commands import Command
-from .process import CommandRunner, ProcessRun
+from .process import CommandRunner
 
 ITERS_UNITS = {
     PRIMARY_METRIC: "s", "iters": "", "batchtime": "s", "selftimed": "s", "process_time": "s",
@@ -110,16 +126,21 @@ class ItersOptions:
     """Settings of one ITERS sweep (see ``docs/programs.md``).
 
     Args:
-        max_time: time budget of the sweep in seconds (whole process runs counted).
+        max_time: time budget of the sweep in seconds (whole process runs counted): the stop
+            condition when ``stop`` is not given.
         threshold: BATCHTIME in seconds below which the count doubles; above it, it grows by
             ``growth`` (×1.2) plus one.
-        min_points: points measured at least, whatever the budget.
-        max_points: points measured at most.
+        min_points: points measured at least, whatever the stop condition.
+        max_points: points measured at most (the hard run limit).
         max_iters: largest count ever asked for.
         confidence: level of the slope's confidence intervals.
         bootstrap: resamples of the bootstrap CI of the slope (0 disables it).
         seed: seed of the bootstrap.
         outlier_threshold: robust refit threshold (× median absolute deviation; ``inf``: none).
+        stop: the stop condition of the sweep (e.g. ``Runs(20)``, or what ``--runs``,
+            ``--target-cov``... build); None: ``ElapsedTime(max_time)``.
+        warmup: runs of the program (at the first count) made first and left out of the fit.
+        time_limit: hard limit in seconds on one sweep, whatever the stop condition.
     """
 
     max_time: float = 3.0
@@ -132,6 +153,9 @@ class ItersOptions:
     bootstrap: int = 2000
     seed: int | None = 0
     outlier_threshold: float = DEFAULT_OUTLIER_THRESHOLD
+    stop: StopCondition | None = None
+    warmup: int = 0
+    time_limit: float = 600.0
 
     def __post_init__(self) -> None:
         if not self.max_time > 0:
@@ -147,6 +171,21 @@ class ItersOptions:
         if self.bootstrap < 0:
             raise ConfigurationError(f"--bootstrap must not be negative, got {self.bootstrap}")
         check_confidence(self.confidence)
+        if self.warmup < 0:
+            raise ConfigurationError(f"--warmup must not be negative, got {self.warmup}")
+        if not self.time_limit > 0:
+            raise ConfigurationError(f"--time-limit must be positive, got {self.time_limit}")
+
+    def stop_condition(self) -> StopCondition:
+        """``stop``, or the time budget ``ElapsedTime(max_time)``."""
+        return self.stop if self.stop is not None else ElapsedTime(self.max_time)
+
+    def loop_settings(self) -> LoopSettings:
+        """The run loop's settings: the stop condition, not consulted before ``min_points``
+        points; at most ``max_points`` points and ``time_limit`` seconds."""
+        return LoopSettings(stop=self.stop_condition(), warmup=self.warmup,
+                            min_runs=self.min_points, time_limit=self.time_limit,
+                            max_runs=self.max_points)
 
 
 def next_iters(current: int, batchtime: float, options: ItersOptions) -> int:
@@ -157,16 +196,69 @@ def next_iters(current: int, batchtime: float, options: ItersOptions) -> int:
     return min(int(current * options.growth) + 1, options.max_iters)
 
 
+class ItersExecutor(Executor):
+    """One run of a protocol program at the current count; the count follows the sweep's
+    schedule (:func:`next_iters`) from one measured run to the next (warm-up runs stay at the
+    first count). A timeout, a non-zero exit status or output that breaks the protocol is a
+    failed run, which ends the sweep."""
+
+    def __init__(self, command: Command, runner: CommandRunner, options: ItersOptions,
+                 values: dict[str, Any] | None = None) -> None:
+        self.command = command
+        self.runner = runner
+        self.options = options
+        self.values = dict(values or {})
+        self.iters = 1
+
+    def prepare(self) -> None:
+        self.runner.resolve(iters_argv(self.command, 1, self.values))
+
+    def sample(self, warmup: bool = False) -> Sample:
+        iters = self.iters
+        argv = self.runner.resolve(iters_argv(self.command, iters, self.values))
+        run = self.runner.run(argv)
+        row: dict[str, float | None] = {
+            "iters": float(iters), "process_time": run.wall_ns / 1e9,
+            "user_time": run.user_time, "sys_time": run.sys_time,
+            "max_rss": None if run.max_rss is None else float(run.max_rss),
+        }
+        where = _describe(self.command.text, iters)
+        if run.timed_out:
+            timeout = getattr(self.runner, "timeout", None)
+            after = f" after {timeout:g} s" if timeout is not None else ""
+            return Sample.failed(f"{where}: timed out{after} (process group killed)", row)
+        if not run.ok:
+            tail = " | ".join(run.stderr_tail.splitlines()[-3:])
+            return Sample.failed(f"{where}: {run.describe_failure()}"
+                                 + (f"; stderr: {tail}" if tail else ""), row)
+        try:
+            out = parse_iters_output(run.stdout or "", self.command.text, iters)
+        except ProtocolError as exc:
+            return Sample.failed(str(exc), row)
+        row.update(batchtime=out.batchtime, selftimed=out.selftimed)
+        if not warmup:
+            self.iters = next_iters(iters, out.batchtime, self.options)
+        # wall_time = BATCHTIME / iters
+        return Sample(out.batchtime * 1e9, iters, row)
+
+    def on_failure(self, failure: RunFailure) -> OnFailure:
+        return OnFailure.STOP
+
+
 def sweep_iters(command: Command, runner: CommandRunner, options: ItersOptions,
                 values: dict[str, Any] | None = None, case: CaseResult | None = None,
-                progress: Callable[[int, ItersOutput, ProcessRun], None] | None = None,
-                ) -> CaseResult:
+                progress: ProgressCallback | None = None,
+                before_run: Callable[[], None] | None = None) -> CaseResult:
     """Run the sweep for one command (and parameter ``values``); return the raw case.
 
     Every point becomes one run of the case (``iters``, ``batchtime``, ``selftimed``, the
-    process's own wall time and resource usage; ``wall_time`` = BATCHTIME/iters). A protocol
-    error stops the sweep: it is recorded in ``case.errors`` (and the points so far are kept).
-    Ctrl-C marks the case interrupted and re-raises. Call :func:`finish_iters_case` after.
+    process's own wall time and resource usage; ``wall_time`` = BATCHTIME/iters). The sweep
+    goes on until the stop condition of ``options`` holds (after at least ``min_points``
+    points) or a hard limit is reached. A run that fails or breaks the protocol ends the sweep:
+    it is recorded as a failed run and its message in ``case.errors`` (the points so far are
+    kept). ``before_run`` (machine countermeasures) is called before every run, ``progress``
+    with (case, state) as in every run loop. Ctrl-C marks the case interrupted and re-raises.
+    Call :func:`finish_iters_case` after.
     """
     values = dict(values or {})
     if case is None:
@@ -177,55 +269,14 @@ def sweep_iters(command: Command, runner: CommandRunner, options: ItersOptions,
     runner.resolve(iters_argv(command, 1, values))  # fails at once on a bad command
     case.extra["iters_position"] = ("placeholder {iters}" if "iters" in command.placeholders()
                                     else "first argument")
-    spent_ns = 0
-    iters = 1
-    points = 0
+    executor = ItersExecutor(command, runner, options, values)
+    actions = [FunctionAction(lambda ctx: before_run())] if before_run is not None else []
+    loop = RunLoop(executor, case, options.loop_settings(), clock=runner.clock,
+                   before_run=actions, progress=progress)
     try:
-        while True:
-            argv = runner.resolve(iters_argv(command, iters, values))
-            run = runner.run(argv)
-            spent_ns += run.wall_ns
-            where = _describe(command.text, iters)
-            if run.timed_out:
-                timeout = getattr(runner, "timeout", None)
-                raise ProtocolError(f"{where}: timed out after {timeout:g} s "
-                                    "(process group killed)")
-            if not run.ok:
-                tail = " | ".join(run.stderr_tail.splitlines()[-3:])
-                raise ProtocolError(f"{where}: {run.describe_failure()}"
-                                    + (f"; stderr: {tail}" if tail else ""))
-            out = parse_iters_output(run.stdout or "", command.text, iters)
-            row = {
-                PRIMARY_METRIC: out.batchtime / iters, "iters": float(iters),
-                "batchtime": out.batchtime, "selftimed": out.selftimed,
-                "process_time": run.wall_ns / 1e9, "user_time": run.user_time,
-                "sys_time": run.sys_time,
-                "max_rss": None if run.max_rss is None else float(run.max_rss),
-            }
-            case.add_run(RUN_OK, row)
-            case.accumulate(row)
-            points += 1
-            if progress is not None:
-                progress(iters, out, run)
-            if points >= options.max_points:
-                case.stop_reason = f"{points} points (the most allowed)"
-                break
-            if spent_ns >= options.max_time * 1e9 and points >= options.min_points:
-                case.stop_reason = f"time budget of {options.max_time:g} s spent, {points} points"
-                break
-            following = next_iters(iters, out.batchtime, options)
-            if following == iters:
-                case.stop_reason = f"largest count {options.max_iters} reached, {points} points"
-                break
-            iters = following
-    except ProtocolError as exc:
-        case.errors.append(str(exc))
-        case.stop_reason = "protocol error"
-    except KeyboardInterrupt:
-        case.interrupted = True
-        case.stop_reason = "interrupted"
-        raise
-    case.extra["time_spent"] = spent_ns / 1e9
+        loop.run()
+    finally:
+        case.extra["time_spent"] = loop.state.elapsed
     return case
 
 
@@ -317,21 +368,25 @@ class ItersMethod(Method):
 
     def finish(self, case: CaseResult) -> None:
         case.method = self.name
+        case.estimate = build_estimate(case, self.estimate(case), self.name)
+
+    def estimate(self, case: CaseResult) -> dict[str, Any]:
+        """The slope of BATCHTIME on iters and its interval (the method's own figures; fills
+        ``case.extra["fit"]``)."""
         x = case.values("iters")
         y = case.values("batchtime")
         if len(x) < 3 or len(set(x)) < 2:
-            case.estimate = {"value": None, "ci_low": None, "ci_high": None,
-                             "confidence": self.opts.confidence, "slope": None,
-                             "intercept": None}
             if not case.errors:
                 case.warnings.append(f"only {len(x)} ITERS point(s): no fit")
-            return
+            return {"value": None, "confidence": self.opts.confidence, "statistic": "slope",
+                    "error": f"only {len(x)} ITERS point(s): no fit", "points": len(x)}
         try:
             fit = fit_iters(x, y, self.opts.confidence, self.opts.bootstrap, self.opts.seed,
                             self.opts.outlier_threshold)
         except MeasurementError as exc:
             case.errors.append(f"fit failed: {exc}")
-            return
+            return {"value": None, "confidence": self.opts.confidence, "statistic": "slope",
+                    "error": f"fit failed: {exc}", "points": len(x)}
         fit["stddev"] = per_iteration_stddev(fit, self.opts.threshold)
         case.extra["fit"] = fit
         if fit["dropped"]:
@@ -340,20 +395,21 @@ class ItersMethod(Method):
         if not slope_is_positive(fit["slope"], x, y):
             # Never publish a non-positive time as the cost of an iteration (issue 3's rule for
             # every fit); the points stay in extra["fit"] so the plot shows what happened.
-            case.errors.append(
+            message = (
                 f"{case.extra.get('command', case.benchmark)}: the fitted time per iteration is "
                 f"not positive ({fit['slope']:.3g} s): BATCHTIME does not grow with iters — check "
                 "that the program runs its workload ITERS times, or raise --max-time or the work "
                 "per iteration")
-            case.estimate = {"value": None, "ci_low": None, "ci_high": None,
-                             "confidence": self.opts.confidence, "slope": fit["slope"],
-                             "intercept": fit["intercept"], "points": len(x)}
-            return
-        case.estimate = {
+            case.errors.append(message)
+            return {"value": None, "confidence": self.opts.confidence, "statistic": "slope",
+                    "error": message, "slope": fit["slope"], "intercept": fit["intercept"],
+                    "points": len(x)}
+        return {
             "value": fit["slope"],
             "ci_low": fit["slope_ci"][0],
             "ci_high": fit["slope_ci"][1],
             "confidence": fit["confidence"],
+            "statistic": "slope",
             "slope": fit["slope"],
             "intercept": fit["intercept"],
             "intercept_ci": fit["intercept_ci"],
@@ -366,8 +422,10 @@ class ItersMethod(Method):
     def options(self) -> dict[str, Any]:
         o = self.opts
         return {"max_time": o.max_time, "threshold": o.threshold, "growth": o.growth,
-                "min_points": o.min_points, "bootstrap": o.bootstrap,
-                "outlier_threshold": o.outlier_threshold}
+                "min_points": o.min_points, "max_points": o.max_points,
+                "bootstrap": o.bootstrap, "outlier_threshold": o.outlier_threshold,
+                "stop": o.stop_condition().describe(), "warmup": o.warmup,
+                "time_limit": o.time_limit}
 
 
 def finish_iters_case(case: CaseResult, options: ItersOptions) -> CaseResult:

@@ -31,6 +31,7 @@ import numpy as np
 from ..errors import ConfigurationError
 from ..fileio import atomic_write_text
 from ..model.results import CaseResult
+from ..runner.loop import ProgressCallback
 from .commands import Command
 from .iters import ItersOptions, finish_iters_case, sweep_iters
 from .process import CommandRunner
@@ -135,9 +136,14 @@ def fit_complexity(sizes: Sequence[float], times: Sequence[float]) -> dict[str, 
 def run_size_sweep(command: Command, sizes: Sequence[int], runner: CommandRunner,
                    options: ItersOptions, extra_values: dict[str, Any] | None = None,
                    on_case: Callable[[CaseResult], None] | None = None,
-                   cases: list[CaseResult] | None = None) -> list[CaseResult]:
+                   cases: list[CaseResult] | None = None,
+                   progress: ProgressCallback | None = None,
+                   before_run: Callable[[], None] | None = None) -> list[CaseResult]:
     """The ITERS sweep at every size (``{size}`` in the command); finished cases in order.
 
+    Each size is one run loop (:func:`~steadybench.programs.iters.sweep_iters`): the stop
+    condition, warm-up and hard limits of ``options`` apply to every size, ``before_run``
+    (machine countermeasures) runs before every run and ``progress`` gets (case, state).
     Cases are appended to ``cases`` (when given) as they finish, so a caller keeps them after
     Ctrl-C. A size whose sweep fails stops the size sweep (its case carries the error).
     """
@@ -150,7 +156,8 @@ def run_size_sweep(command: Command, sizes: Sequence[int], runner: CommandRunner
         case = CaseResult(benchmark=command.name, implementation=command.name,
                           params=dict(values), method="iters")
         try:
-            sweep_iters(command, runner, options, values, case)
+            sweep_iters(command, runner, options, values, case, progress=progress,
+                        before_run=before_run)
         except KeyboardInterrupt:
             finish_iters_case(case, options)
             out.append(case)
