@@ -248,3 +248,42 @@ def test_options_are_checked():
         ExecOptions(processes=0)
     with pytest.raises(ConfigurationError):
         ExecOptions(warmup=-1)
+
+
+def test_hard_run_limit_caps_every_command():
+    s, runner = session(["work 1", "work 2"],
+                        ExecOptions(stop=Runs(1000), max_runs=7, warmup=1, correct=False))
+    a, b = s.run().cases
+    assert a.n == b.n == 7 and a.runs_recorded == 8
+    assert a.stop_reason == b.stop_reason == "hard limit: 7 runs"
+    assert any("hard run limit (7 runs)" in w for w in a.warnings)
+    assert len(runner.calls) == 2 * 8
+    assert s.results().context["programs"]["max_runs"] == 7
+    with pytest.raises(ConfigurationError, match="max-runs"):
+        ExecOptions(max_runs=0)
+
+
+def test_countermeasures_and_progress_come_from_the_run_loop():
+    clock = SimulatedClock()
+    s, runner = session(["work 10", "work 20"],
+                        ExecOptions(stop=Runs(10), warmup=2, correct=False),
+                        runner=FakeRunner(clock))
+    before: list[int] = []
+    s.before_run = lambda: before.append(len(runner.calls))
+    seen: list[tuple[str, int]] = []
+    s.progress = lambda case, state: seen.append((case.benchmark, state.runs))
+    s.run()
+    # before every run of every command, warm-up runs too, right before the process
+    assert before == list(range(2 * 12))
+    # progress: each job at most every 100 ms on the clock; a round takes 11 + 21 ms, so the
+    # second command reports after rounds 4, 8 and 12 (2 of them warm-up)
+    assert {name for name, _ in seen} == {"work 10", "work 20"}
+    assert [n for name, n in seen if name == "work 20"] == [2, 6, 10]
+
+
+def test_failure_stops_a_command_in_its_warmup_too():
+    s, _ = session(["fail", "work 1"], ExecOptions(stop=Runs(2), warmup=1, correct=False))
+    bad, good = s.run().cases
+    assert bad.status == [RUN_WARMUP] and bad.n == 0
+    assert bad.stop_reason.startswith("run failed: command 'fail' failed: exit status 1")
+    assert good.n == 2

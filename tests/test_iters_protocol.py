@@ -28,6 +28,8 @@ from steadybench.programs.iters import (
     sweep_iters,
 )
 from steadybench.programs.process import ProcessRun
+from steadybench.programs.sweep import run_size_sweep
+from steadybench.runner.stop import ElapsedTime, Runs
 from steadybench.testing import SimulatedClock
 
 # ---------------------------------------------------------------------------- parsing
@@ -264,3 +266,67 @@ def test_python_helper_speaks_the_protocol():
 
     assert iters_protocol.time_loop(work, 5, "s", seconds) == pytest.approx(5e-6)
     assert calls == ["s"] * 5
+
+
+# ---------------------------------------------------------------------------- the run loop
+def test_sweep_honours_a_runs_stop_condition():
+    prog = FakeProgram(per_iter=2e-6, overhead=5e-5)
+    opts = ItersOptions(max_time=100.0, stop=Runs(12))
+    case = finish_iters_case(sweep_iters(Command.from_line("prog"), prog, opts), opts)
+    assert case.runs_recorded == len(prog.counts) == 12
+    assert case.stop_reason == "12 runs done"
+    assert case.extra["iters_options"]["stop"] == "runs >= 12"
+    assert case.estimate.value == pytest.approx(2e-6, rel=1e-6)
+
+
+def test_sweep_stop_condition_waits_for_min_points():
+    prog = FakeProgram()
+    opts = ItersOptions(stop=Runs(3), min_points=5)
+    case = sweep_iters(Command.from_line("prog"), prog, opts)
+    assert case.runs_recorded == 5
+
+
+def test_sweep_honours_elapsed_time_and_the_hard_limits():
+    # each process takes 1 ms + BATCHTIME; ElapsedTime counts whole process runs
+    prog = FakeProgram(per_iter=1e-6, overhead=0.0, startup=1e-3)
+    case = sweep_iters(Command.from_line("prog"), prog,
+                       ItersOptions(stop=ElapsedTime(0.02), min_points=3))
+    assert case.stop_reason == "0.02 s elapsed"
+    assert case.extra["time_spent"] == pytest.approx(
+        sum(1e-3 + 1e-6 * c for c in prog.counts), rel=1e-6)
+    limited = sweep_iters(Command.from_line("prog"), FakeProgram(startup=1e-3),
+                          ItersOptions(stop=Runs(10**5), max_points=10**5, time_limit=0.01))
+    assert limited.stop_reason == "hard limit: 0.01 s"
+    assert any("hard time limit" in w for w in limited.warnings)
+    capped = sweep_iters(Command.from_line("prog"), FakeProgram(),
+                         ItersOptions(stop=Runs(10**5), max_points=9))
+    assert capped.runs_recorded == 9 and capped.stop_reason == "hard limit: 9 runs"
+
+
+def test_sweep_warmup_runs_stay_out_of_the_fit():
+    prog = FakeProgram(per_iter=2e-6, overhead=5e-5)
+    opts = ItersOptions(stop=Runs(10), warmup=2)
+    case = finish_iters_case(sweep_iters(Command.from_line("prog"), prog, opts), opts)
+    assert prog.counts[:4] == [1, 1, 1, 2]  # warm-up at the first count; the schedule waits
+    assert case.status[:2] == ["warmup", "warmup"] and case.n == 10
+    assert case.extra["fit"]["x"] == [float(c) for c in prog.counts[2:]]
+
+
+def test_sweep_runs_countermeasures_and_reports_progress():
+    prog = FakeProgram(startup=0.03)
+    before: list[int] = []
+    seen: list[int] = []
+    sweep_iters(Command.from_line("prog"), prog, ItersOptions(stop=Runs(10)),
+                before_run=lambda: before.append(len(prog.counts)),
+                progress=lambda case, state: seen.append(state.runs))
+    assert before == list(range(10))
+    assert seen == [4, 8]  # at most every 100 ms, as every run loop
+
+
+def test_size_sweep_passes_the_loop_settings_to_every_size():
+    prog = FakeProgram()  # reads the count (first argument), ignores the size
+    before: list[int] = []
+    cases = run_size_sweep(Command.from_line("prog {size}"), [8, 16], prog,
+                           ItersOptions(stop=Runs(4), min_points=3),
+                           before_run=lambda: before.append(1))
+    assert [c.runs_recorded for c in cases] == [4, 4] and len(before) == 8

@@ -1,9 +1,13 @@
-"""The runner with a simulated clock: timing, stages, actions, limits, error policies."""
+"""The runner with a simulated clock: timing, stages, actions, limits, error policies, and
+containment of whatever user code raises."""
 
+import json
+import sys
 import threading
 
 import pytest
 
+from steadybench.cli import main
 from steadybench.errors import ConfigurationError
 from steadybench.meters import (
     CallableMeter,
@@ -12,6 +16,7 @@ from steadybench.meters import (
     PeakMemoryMeter,
     SuccessfulRunsMeter,
 )
+from steadybench.methods.base import DirectMethod
 from steadybench.model import CallableImplementation, Implementation, Parameters
 from steadybench.processors import finalize_case
 from steadybench.runner import (
@@ -316,3 +321,125 @@ def test_runner_rejects_bad_settings():
         Runner(warmup=-1)
     with pytest.raises(ConfigurationError):
         Runner(time_limit=0)
+
+
+# ---------------------------------------------------------------------------- containment
+class Abort(BaseException):
+    """A user's own BaseException subclass (not an Exception)."""
+
+
+def _exit_zero():
+    sys.exit(0)
+
+
+def test_sys_exit_in_the_benchmark_is_a_failed_run_with_the_user_frames():
+    case = run_case(CallableImplementation(_exit_zero, "exits"), Runner(Runs(5)))
+    assert case.status == ["failed"] and case.n == 0 and case.failed
+    assert case.errors == ["SystemExit: 0 — the benchmark called sys.exit(0)"]
+    assert case.stop_reason == "run failed: SystemExit: 0 — the benchmark called sys.exit(0)"
+    (entry,) = case.extra["tracebacks"]
+    assert entry["error"] == case.errors[0]
+    frames = "".join(entry["frames"])
+    assert "in _exit_zero" in frames and "sys.exit(0)" in frames
+    assert all(f'File "{__file__}"' in f for f in entry["frames"])  # no steadybench frames
+
+
+def test_a_base_exception_subclass_in_the_benchmark_is_contained():
+    def abort():
+        raise Abort("enough")
+
+    case = run_case(CallableImplementation(abort, "aborts"), Runner(Runs(5)))
+    assert case.n == 0 and len(case.errors) == 1 and "\n" not in case.errors[0]
+    assert case.errors[0].startswith("Abort: enough — raised by the benchmark")
+    assert "raise Abort" in "".join(case.extra["tracebacks"][0]["frames"])
+
+
+def test_system_exit_in_setup_and_teardown():
+    class ExitsInSetup(Implementation):
+        def setup(self, params):
+            sys.exit(3)
+
+    case = run_case(ExitsInSetup("s"), Runner(Runs(5)))
+    assert case.errors == ["setup failed: SystemExit: 3 — the set-up called sys.exit(3)"]
+    assert case.stop_reason == "setup failed" and case.runs_recorded == 0
+    assert "in setup" in "".join(case.extra["tracebacks"][0]["frames"])
+
+    class ExitsInTeardown(Implementation):
+        def run(self):
+            pass
+
+        def teardown(self):
+            raise Abort("late")
+
+    case = run_case(ExitsInTeardown("t"), Runner(Runs(2)))
+    assert case.n == 2 and not case.errors
+    assert any(w.startswith("teardown failed: Abort: late") for w in case.warnings)
+
+
+def test_base_exceptions_in_calibration_and_run_hooks_are_contained():
+    class ExitsInInitRun(Implementation):
+        def init_run(self):
+            sys.exit("no")
+
+    case = run_case(ExitsInInitRun("i"), Runner(Runs(2)))
+    assert case.errors == ["SystemExit: 'no' — the benchmark called sys.exit('no')"]
+
+    class ExitsInPrepare(DirectMethod):
+        def prepare(self, implementation, clock):
+            sys.exit(1)
+
+    case = Runner(Runs(2), method=ExitsInPrepare()).execute(
+        CallableImplementation(lambda: None), Parameters())
+    assert case.errors == ["SystemExit: 1 — the benchmark called sys.exit(1)"]
+    assert case.stop_reason == "error"
+
+
+def test_tracebacks_kept_are_few_and_distinct():
+    calls = {"n": 0}
+
+    def flaky():
+        calls["n"] += 1
+        raise ValueError(f"boom {calls['n'] % 5}")
+
+    impl = CallableImplementation(flaky, "flaky")
+    impl.error_policy = "continue"
+    case = run_case(impl, Runner(Runs(5), max_failures=20))
+    assert len(case.extra["tracebacks"]) == 3
+    assert len({t["error"] for t in case.extra["tracebacks"]}) == 3
+
+
+def test_keyboard_interrupt_in_setup_or_teardown_still_propagates():
+    class CtrlCInSetup(Implementation):
+        def setup(self, params):
+            raise KeyboardInterrupt
+
+    runner = Runner(Runs(2))
+    with pytest.raises(KeyboardInterrupt):
+        runner.execute(CtrlCInSetup("k"), Parameters())
+    assert runner.last_case.interrupted
+
+    class CtrlCInTeardown(Implementation):
+        def teardown(self):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        runner.execute(CtrlCInTeardown("k"), Parameters())
+
+
+def test_run_command_reports_sys_exit_and_writes_the_results(tmp_path, capsys):
+    """``sys.exit(0)`` inside a benchmark used to end steadybench with status 0 and no files."""
+    bench = tmp_path / "bench.py"
+    bench.write_text("import sys\nimport steadybench as sb\n\n"
+                     "@sb.benchmark\ndef bad():\n    return lambda: sys.exit(0)\n\n"
+                     "@sb.benchmark\ndef good():\n    return lambda: sum(range(10))\n")
+    out = tmp_path / "r.json"
+    code = main(["run", str(bench), "--in-process", "-q", "--runs", "5", "--json", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "called sys.exit(0)" in errors[0], err
+    assert "Traceback" not in err
+    data = json.loads(out.read_text())
+    bad, good = data["benchmarks"]
+    assert bad["status"] == "failed" and bad["extra"]["tracebacks"]
+    assert good["status"] == "ok" and good["n"] == 5
