@@ -1,4 +1,4 @@
-"""The runner, its staged actions and its stop conditions (Rancid §V)."""
+"""The runner, the run loop and its executors, staged actions and stop conditions (Rancid §V)."""
 
 from .actions import (
     Action,
@@ -11,6 +11,15 @@ from .actions import (
     RunContext,
     SleepAction,
     WarmUpAction,
+)
+from .loop import (
+    Executor,
+    InProcessExecutor,
+    LoopSettings,
+    OnFailure,
+    RunFailure,
+    RunLoop,
+    Sample,
 )
 from .runner import Runner, Stage
 from .stop import (
@@ -37,16 +46,23 @@ __all__ = [
     "CoolDownAction",
     "CovWindow",
     "ElapsedTime",
+    "Executor",
     "FileWriteAction",
     "FunctionAction",
+    "InProcessExecutor",
+    "LoopSettings",
     "Not",
     "OnError",
+    "OnFailure",
     "Or",
     "PrintAction",
     "RunContext",
+    "RunFailure",
+    "RunLoop",
     "RunState",
     "Runner",
     "Runs",
+    "Sample",
     "SleepAction",
     "Stage",
     "StopCondition",

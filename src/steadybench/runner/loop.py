@@ -19,7 +19,8 @@ external commands) and ``iters``/``sweep`` (the ITERS protocol) all go through a
 
 An :class:`Executor` only knows how to take *one* sample where the code runs and returns it as a
 :class:`Sample`; it never decides to stop. This is the shape of hyperfine's ``Executor`` trait
-(``src/benchmark/executor.rs``: one measured run, the benchmark loop around it is shared). The
+(``src/benchmark/executor.rs``: ``calibrate`` once, then ``run_command_and_measure`` for one
+run, told whether it is a warm-up; the benchmark loop around it is shared). The
 executors are :class:`InProcessExecutor` (the measurement method's ``sample(impl, clock)``),
 :class:`steadybench.programs.exec.CommandExecutor` (one run of an external command) and
 :class:`steadybench.programs.iters.ItersExecutor` (one run of a program at ITERS=n).
@@ -87,9 +88,10 @@ class RunFailure:
         return cls(describe_exception(exc, who), exc, tuple(user_frames(exc)))
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Sample:
-    """What one run gave.
+    """What one run gave (made once per run: a light slotted class, to be treated as
+    read-only; the loop takes ``values`` over).
 
     Attributes:
         elapsed_ns: the measured time of the sample in nanoseconds (fractional when converted
@@ -279,6 +281,9 @@ class RunLoop:
             context = RunContext(implementation, params, case, state, clock, sleep)
         self.context = context
         self.state = context.state
+        self._warmup = settings.warmup
+        self._keep = settings.keep_samples
+        self._limit_ns = settings.time_limit * 1e9
         self.index = 0
         self.done = False
         self._started = False
@@ -305,42 +310,40 @@ class RunLoop:
         """
         if self.done:
             return False
+        ctx, clock, state = self.context, self.clock, self.state
+        warm = self.index < self._warmup
+        ctx.run_index, ctx.warmup = self.index, warm
         try:
-            return self._step()
+            if not self._started:
+                self._started = True
+                self.executor.prepare()
+                self._last_progress = clock()
+            t0 = clock()
+            for action in self.before_run:
+                action(ctx)
+            sample = self.executor.sample(warm)
+            for action in self.after_run:
+                action(ctx)
+            t1 = clock()
+            self.index += 1
+            state.elapsed_ns += t1 - t0
+            reason = self._record(sample, warm)
+            if self.progress is not None and t1 - self._last_progress > PROGRESS_INTERVAL_NS:
+                self._last_progress = t1
+                self.progress(self.case, state)
+            if reason is None:
+                reason = self._limit_reached(warm)
         except KeyboardInterrupt:
             self.interrupt()
             raise
         except BaseException:
             self.done = True
             raise
-
-    def _step(self) -> bool:
-        ctx, clock, state = self.context, self.clock, self.state
-        warm = self.index < self.settings.warmup
-        ctx.run_index, ctx.warmup = self.index, warm
-        if not self._started:
-            self._started = True
-            self.executor.prepare()
-            self._last_progress = clock()
-        t0 = clock()
-        for action in self.before_run:
-            action(ctx)
-        sample = self.executor.sample(warm)
-        for action in self.after_run:
-            action(ctx)
-        t1 = clock()
-        self.index += 1
-        state.elapsed_ns += t1 - t0
-        reason = self._record(sample, warm)
-        if self.progress is not None and t1 - self._last_progress > PROGRESS_INTERVAL_NS:
-            self._last_progress = t1
-            self.progress(self.case, state)
-        if reason is None:
-            reason = self._limit_reached(warm)
         if reason is not None:
             self.case.stop_reason = reason
             self.done = True
-        return not self.done
+            return False
+        return True
 
     def interrupt(self) -> None:
         """Mark an unfinished case interrupted (Ctrl-C); a finished one keeps its reason."""
@@ -361,12 +364,12 @@ class RunLoop:
     def _record(self, sample: Sample, warm: bool) -> str | None:
         """Record the run; return a reason to stop that the run itself gives (a failure)."""
         case, state = self.case, self.state
-        values = dict(sample.values)
+        values = sample.values
         failure = sample.failure
         if failure is None:
-            seconds = sample.seconds
+            seconds = sample.elapsed_ns / sample.executions / 1e9
             values[PRIMARY_METRIC] = seconds
-        if self.settings.keep_samples:
+        if self._keep:
             case.add_run(RUN_WARMUP if warm else (RUN_OK if failure is None else RUN_FAILED),
                          values)
         if not warm:
@@ -410,7 +413,7 @@ class RunLoop:
                 case.warnings.append(f"stopped by the hard run limit ({settings.max_runs} runs) "
                                      f"before the stop condition ({stop.describe()}) held")
                 return f"hard limit: {settings.max_runs} runs"
-        if state.elapsed_ns >= settings.time_limit * 1e9:
+        if state.elapsed_ns >= self._limit_ns:
             case.warnings.append(f"stopped by the hard time limit ({settings.time_limit:g} s) "
                                  f"before the stop condition ({stop.describe()}) held")
             return f"hard limit: {settings.time_limit:g} s"
