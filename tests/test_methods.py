@@ -46,6 +46,22 @@ def test_direct_is_off_by_epsilon():
     assert not est.ci_low <= WORK <= est.ci_high
 
 
+def test_measure_returns_a_measurement_of_the_case_estimate():
+    est = _measure("linefit", runs=30)
+    assert isinstance(est, sb.Measurement) and isinstance(est, sb.Estimate)
+    assert est.estimate == est.case.estimate and type(est.estimate) is sb.Estimate
+    assert (est.value, est.ci_low, est.ci_high) == (
+        est.case.estimate.value, est.case.estimate.ci_low, est.case.estimate.ci_high)
+    assert est.method == "linefit" and est.unit == "s" and est.n_runs == 30
+    assert est["overhead"] == est.fields["overhead"] == est.figure("overhead")
+    assert est["value"] == est.value and est["ci_low"] == est.ci_low
+    with pytest.raises(KeyError):
+        est["no such figure"]
+    data = est.to_dict()
+    assert data["value"] == est.value and len(data["x"]) == len(data["y"]) == 30
+    assert data["fields"]["overhead"] == est["overhead"] and "case" not in data
+
+
 def test_batch_is_off_by_epsilon_over_n():
     est = _measure("batch")
     n = est["executions"]
@@ -166,7 +182,8 @@ def test_results_round_trip_json():
         results = Results(cases=[est.case])
         data = json.loads(json.dumps(results.to_dict()))
         back = Results.from_dict(data)
-        assert back.cases[0].estimate["value"] == pytest.approx(est.value)
+        assert back.cases[0].estimate == est.case.estimate
+        assert back.cases[0].estimate.value == pytest.approx(est.value)
         assert back.cases[0].method == method
 
 
@@ -249,5 +266,5 @@ def test_manager_path_uses_method(tmp_path):
     results = sb.Manager(benchmarks=[bench]).run()
     case = results.cases[0]
     assert case.method == "linefit"
-    assert case.estimate["ci_low"] <= WORK <= case.estimate["ci_high"]
+    assert case.estimate.ci_low <= WORK <= case.estimate.ci_high
     assert case.stats["mean"] > WORK  # per-sample wall_time still carries ε/k

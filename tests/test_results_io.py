@@ -71,13 +71,42 @@ def test_other_formats_hold_the_numbers(tmp_path):
     root = ET.parse(tmp_path / "r.xml").getroot()
     bench = root.find("benchmark")
     assert bench.get("name") == 'sort <b>"x"</b> | y' and bench.get("n") == "30"
+    est = results.cases[0].estimate
     assert float(bench.find("stats").get("mean")) == results.cases[0].stats["mean"]
+    assert float(bench.find("estimate").get("value")) == est.value
+    assert bench.find("estimate").get("unit") == "s" and bench.find("ci").get("of") == "mean"
     rows = list(csv.DictReader((tmp_path / "r.csv").open()))
-    assert (
-        float(rows[0]["mean_s"]) == results.cases[0].stats["mean"] and rows[0]["params"] == "n=10"
-    )
+    assert float(rows[0]["estimate"]) == est.value and rows[0]["params"] == "n=10"
+    assert float(rows[0]["ci_low"]) == est.ci_low and float(rows[0]["ci_high"]) == est.ci_high
+    assert float(rows[0]["confidence"]) == est.confidence and rows[0]["unit"] == "s"
+    assert float(rows[0]["sample_mean"]) == results.cases[0].stats["mean"]
     md = results_to_markdown(results)
     assert 'sort &lt;b&gt;"x"&lt;/b&gt; \\| y' in md  # HTML shown, not rendered; pipe escaped
+
+
+def test_a_case_without_estimate_renders_everywhere(tmp_path):
+    """No estimate, or a failed one: every format shows the dash or an empty cell."""
+    from steadybench.model.estimate import Estimate
+    from steadybench.output.report import write_report
+
+    results = sample_results()
+    bare = results.cases[0]
+    bare.estimate = None
+    failed = sample_results("failed").cases[0]
+    failed.estimate = Estimate.failed("no fit", method="linefit")
+    results.cases.append(failed)
+    for fmt, writer in WRITERS.items():
+        writer(results, tmp_path / f"r.{fmt}")
+    write_report([results], tmp_path / "r.html")
+    rows = list(csv.DictReader((tmp_path / "r.csv").open()))
+    assert [r["estimate"] for r in rows] == ["", ""] and rows[0]["ci_low"] == ""
+    for element in ET.parse(tmp_path / "r.xml").getroot().iter("estimate"):
+        assert element.get("undefined") == "true" and element.get("value") is None
+    md_rows = [line for line in results_to_markdown(results).splitlines() if "| impl |" in line]
+    assert len(md_rows) == 2 and all("| — | — | — |" in line for line in md_rows)
+    back = load_results(tmp_path / "r.json")
+    assert back.cases[0].estimate is None and back.cases[1].estimate.error == "no fit"
+    assert "no fit" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
 def test_bad_files_give_one_clear_error(tmp_path):

@@ -7,6 +7,7 @@ import pytest
 
 from steadybench.cli import main
 from steadybench.model import CaseResult
+from steadybench.model.estimate import Estimate
 from steadybench.output.format import headline
 from steadybench.processors import MachineStateFlagger
 
@@ -49,7 +50,9 @@ def test_method_and_processes_through_the_cli(bench, tmp_path):
     assert code == 0
     entry = json.loads(out.read_text())["benchmarks"][0]
     assert entry["method"] == "linefit" and len(entry["processes"]) == 2
-    assert entry["estimate"]["value"] > 0 and entry["estimate"]["between_process_ci"]
+    est = entry["estimate"]
+    assert est["value"] > 0 and est["level"] == "executions" and est["n_executions"] == 2
+    assert est["ci_low"] is not None and est["ci_high"] is not None
     assert entry["extra"]["fit"]["x_label"] == "executions"
 
 
@@ -113,13 +116,13 @@ def test_machine_state_flagger_marks_slow_frequency_and_hot_runs():
     assert "machine_flags" not in steady.analyses and not steady.warnings
 
 
-def test_headline_prefers_the_between_process_interval():
+def test_headline_is_the_estimate_or_nothing():
     case = CaseResult("b", "i", stats={"mean": 2.0}, ci={"low": 1.9, "high": 2.1})
-    assert headline(case) == (2.0, {"low": 1.9, "high": 2.1})
-    case.estimate = {"value": 1.5, "ci_low": 1.49, "ci_high": 1.51}
-    assert headline(case) == (1.5, {"low": 1.49, "high": 1.51})
-    case.estimate["between_process_ci"] = [1.2, 1.8]
-    assert headline(case) == (1.5, {"low": 1.2, "high": 1.8})
+    assert headline(case) == (None, None)  # no estimate: no other statistic in its place
+    case.estimate = Estimate(1.5, 1.2, 1.8, 0.95, level="executions", n_executions=3)
+    assert headline(case) == (1.5, {"low": 1.2, "high": 1.8, "confidence": 0.95})
+    case.estimate = Estimate.failed("no fit", method="linefit")
+    assert headline(case) == (None, None)
 
 
 def test_exec_with_a_preset_records_it(tmp_path):

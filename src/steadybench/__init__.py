@@ -23,7 +23,8 @@ _EXPORTS: dict[str, str] = {
     "Manager": ".manager",
     "PartialResults": ".manager",
     "run_benchmarks": ".manager",
-    "Estimate": ".measure",
+    "Estimate": ".model.estimate",
+    "Measurement": ".measure",
     "measure": ".measure",
     **dict.fromkeys(
         ("CallableMeter", "CpuTimeMeter", "FileValueMeter", "Meter", "PeakMemoryMeter",
@@ -44,7 +45,8 @@ __all__ = [
     "__version__", "Benchmark", "CallableImplementation", "CallableMeter", "CaseResult",
     "CiHalfWidth", "Configuration", "ConsoleLogger", "CovWindow", "CpuTimeMeter", "CsvLogger",
     "ElapsedTime", "Estimate", "FileValueMeter", "FunctionImplementation", "Implementation",
-    "JsonLogger", "Manager", "MarkdownLogger", "Meter", "Parameters", "PartialResults",
+    "JsonLogger", "Manager", "MarkdownLogger", "Measurement", "Meter", "Parameters",
+    "PartialResults",
     "PeakMemoryMeter", "Results", "Runner", "Runs", "Stage", "SteadybenchError",
     "SuccessfulRunsMeter", "WallTimeMeter", "XmlLogger", "benchmark", "load_results", "measure",
     "run_benchmarks", "write_results",
@@ -68,7 +70,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, eagerly
     from .definitions import benchmark
     from .errors import SteadybenchError
     from .manager import Manager, PartialResults, run_benchmarks
-    from .measure import Estimate, measure
+    from .measure import Measurement, measure
     from .meters import (
         CallableMeter,
         CpuTimeMeter,
@@ -88,6 +90,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, eagerly
         Parameters,
         Results,
     )
+    from .model.estimate import Estimate
     from .output.loggers import ConsoleLogger, CsvLogger, JsonLogger, MarkdownLogger, XmlLogger
     from .output.results_io import load_results, write_results
     from .runner import CiHalfWidth, CovWindow, ElapsedTime, Runner, Runs, Stage

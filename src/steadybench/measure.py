@@ -1,21 +1,24 @@
 """``steadybench.measure``: one call, one trustworthy per-execution time.
 
 ``measure(fn, method="linefit")`` runs the chosen measurement method on a zero-argument callable
-or a statement string and returns an :class:`Estimate`. It is the object API (a
-:class:`~steadybench.runner.Runner` with a stop condition, then
-:func:`~steadybench.processors.finalize_case`) packed into one function.
+or a statement string and returns a :class:`Measurement`: the case's
+:class:`~steadybench.model.estimate.Estimate` (the same headline every output shows) with the
+raw points and the full case. It is the object API (a :class:`~steadybench.runner.Runner` with a
+stop condition, then :func:`~steadybench.processors.finalize_case`) packed into one function.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from .clocks import get_clock
 from .errors import ConfigurationError, MeasurementError
 from .methods import METHOD_NAMES, Method, StatementImplementation, make_method
 from .methods.common import raise_if_failed
+from .model.estimate import Estimate
 from .model.implementation import CallableImplementation, Implementation
 from .model.parameters import Parameters
 from .model.results import CaseResult
@@ -27,33 +30,48 @@ from .runner.stop import build_stop_condition
 DEFAULT_RUNS = 60
 
 
-@dataclass
-class Estimate:
-    """The outcome of :func:`measure`.
+@dataclass(frozen=True)
+class Measurement(Estimate):
+    """The outcome of :func:`measure`: the case's :class:`~steadybench.model.estimate.Estimate`
+    with the raw points and the case.
 
-    ``value`` is seconds per execution; ``ci_low``/``ci_high`` its interval at ``confidence``;
-    ``x``/``y`` the raw points (executions and seconds per sample; for one-execution methods,
-    ``x`` is all ones and ``y`` the per-sample values); ``fields`` the method-specific figures
-    (overhead, R², T_i, median…); ``case`` the full :class:`CaseResult`.
+    Every attribute of the Estimate is here, with the values of ``case.estimate``: ``value``
+    (seconds per execution), ``ci_low``/``ci_high`` (its interval at ``confidence``),
+    ``unit``, ``method``, ``statistic``, ``level``, ``n_executions``, ``n_runs``,
+    ``within_cov``, ``between_cov`` and ``fields`` (the method-specific figures: overhead, R²,
+    T_i, calls per sample...). Besides:
+
+    * ``x``/``y``: the raw points (executions and seconds per sample; for one-execution methods
+      ``x`` is all ones and ``y`` the per-sample values);
+    * ``case``: the full :class:`~steadybench.model.results.CaseResult`;
+    * ``m["name"]``: a method figure (``m["overhead"]`` is ``m.fields["overhead"]``); the
+      Estimate's own attributes read this way too (``m["value"]``, ``m["ci_low"]``).
     """
 
-    value: float
-    ci_low: float | None
-    ci_high: float | None
-    confidence: float | None
-    method: str
     x: list[float] = field(default_factory=list)
     y: list[float] = field(default_factory=list)
-    fields: dict[str, Any] = field(default_factory=dict)
-    case: CaseResult | None = None
+    case: CaseResult | None = field(default=None, compare=False, repr=False)
 
     def __getitem__(self, key: str) -> Any:
-        return self.fields[key]
+        if key in self.fields:
+            return self.fields[key]
+        if key in _ESTIMATE_NAMES:
+            return getattr(self, key)
+        raise KeyError(key)
+
+    @property
+    def estimate(self) -> Estimate:
+        """The plain :class:`~steadybench.model.estimate.Estimate` (as in the results file)."""
+        return Estimate(**{name: getattr(self, name) for name in _ESTIMATE_NAMES})
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high,
-                "confidence": self.confidence, "method": self.method, "x": self.x, "y": self.y,
-                **{k: v for k, v in self.fields.items() if k not in ("value",)}}
+        """The Estimate's JSON form (:meth:`Estimate.to_dict`) with the points ``x`` and
+        ``y``."""
+        return {**self.estimate.to_dict(), "x": list(self.x), "y": list(self.y)}
+
+
+#: the attributes a Measurement shares with the Estimate
+_ESTIMATE_NAMES = tuple(f.name for f in dataclass_fields(Estimate))
 
 
 def measure(fn: Callable[[], Any] | str | Implementation, method: str | Method = "linefit",
@@ -61,8 +79,9 @@ def measure(fn: Callable[[], Any] | str | Implementation, method: str | Method =
             max_time: float | None = None, warmup: int = 1, confidence: float = 0.95,
             setup: str = "pass", globals: dict[str, Any] | None = None,  # noqa: A002
             processes: int = 1, name: str | None = None,
-            sleep: Callable[[float], None] | None = None, **options: Any) -> Estimate:
-    """Measure ``fn`` with ``method`` and return its :class:`Estimate`.
+            sleep: Callable[[float], None] | None = None, **options: Any) -> Measurement:
+    """Measure ``fn`` with ``method`` and return its :class:`Measurement` (the case's
+    :class:`~steadybench.model.estimate.Estimate`, its raw points and the case).
 
     Args:
         fn: a zero-argument callable, a statement string (compiled as ``timeit`` does, with
@@ -111,7 +130,8 @@ def measure(fn: Callable[[], Any] | str | Implementation, method: str | Method =
     if case.errors:
         raise MeasurementError(f"{case.label}: {'; '.join(case.errors)}")
     raise_if_failed(case)
-    est = dict(case.estimate or {})
+    est = Estimate.from_dict(case.estimate)
+    assert est is not None  # raise_if_failed: there is a value
     fit = case.extra.get("fit")
     if fit:
         x, y = list(fit["x"]), list(fit["y"])
@@ -120,6 +140,5 @@ def measure(fn: Callable[[], Any] | str | Implementation, method: str | Method =
     else:
         y = case.values()
         x = [1.0] * len(y)
-    return Estimate(value=float(est["value"]), ci_low=est.get("ci_low"),
-                    ci_high=est.get("ci_high"), confidence=est.get("confidence"),
-                    method=chosen.name, x=x, y=y, fields=est, case=case)
+    return Measurement(**{name: getattr(est, name) for name in _ESTIMATE_NAMES},
+                       x=x, y=y, case=case)

@@ -21,7 +21,12 @@ from ..environment import capture_environment
 from ..errors import BenchmarkFailed, ConfigurationError
 from ..model.results import CaseResult, Results
 from ..output.console import make_console
-from ..output.format import ci_text, format_seconds
+from ..output.format import (
+    case_estimate,
+    estimate_ci_text,
+    estimate_value_text,
+    format_seconds,
+)
 from ..output.loggers import status_markup
 from ..programs.commands import (
     Command,
@@ -128,29 +133,28 @@ def _print_summary(results: Results, console: Console) -> None:
         for name in ("points", "slope (per iter)", "CI", "intercept", "R²", "power"):
             table.add_column(name, justify="right", no_wrap=True)
     else:
-        for name in ("n", "mean", "CI", "stdev", "raw mean", "user", "sys", "max RSS"):
+        for name in ("n", "estimate", "CI", "stdev", "raw mean", "user", "sys", "max RSS"):
             table.add_column(name, justify="right", no_wrap=True)
     table.add_column("status", overflow="fold")
     for case in results.cases:
         status = status_markup(case)
-        est = case.estimate or {}
+        est = case_estimate(case)
         if iters_mode:
             fit = case.extra.get("fit") or {}
             loglog = fit.get("loglog") or {}
-            ci = {"low": est.get("ci_low"), "high": est.get("ci_high")}
             r2 = fit.get("r2")
             power = loglog.get("power")
             table.add_row(escape(case.label), str(case.runs_recorded),
-                          format_seconds(est.get("slope")), ci_text(ci),
-                          format_seconds(est.get("intercept")),
+                          estimate_value_text(est), estimate_ci_text(est),
+                          format_seconds(est.figure("intercept") if est else None),
                           "—" if r2 is None else f"{r2:.4f}",
                           "—" if power is None else f"{power:.3f}", status)
         else:
             rss = case.stream.get("max_rss")
             table.add_row(
-                escape(case.label), str(case.n), format_seconds(case.stats.get("mean")),
-                ci_text(case.ci), format_seconds(case.stats.get("stdev")),
-                format_seconds(est.get("raw_mean")),
+                escape(case.label), str(case.n), estimate_value_text(est),
+                estimate_ci_text(est), format_seconds(case.stats.get("stdev")),
+                format_seconds(est.figure("raw_mean") if est else None),
                 format_seconds(case.stream["user_time"].mean if "user_time" in case.stream
                                else None),
                 format_seconds(case.stream["sys_time"].mean if "sys_time" in case.stream
@@ -161,7 +165,7 @@ def _print_summary(results: Results, console: Console) -> None:
     if cal and cal[0]:
         console.print(f"start-up cost subtracted: {format_seconds(cal[0]['mean'])} "
                       f"(mean of {cal[0]['runs']} runs of {' '.join(cal[0]['command'])}); "
-                      "'mean' is corrected, 'raw mean' is not")
+                      "'estimate' is corrected, 'raw mean' is not")
     sweep = results.context.get("sweep")
     if sweep and sweep.get("complexity"):
         cx = sweep["complexity"]
@@ -418,9 +422,8 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
 
     def show(case: CaseResult) -> None:
         if console is not None:
-            est = case.estimate or {}
             console.print(f"  size {case.params.get('size')}: "
-                          f"{format_seconds(est.get('slope'))} per iteration "
+                          f"{estimate_value_text(case_estimate(case))} per iteration "
                           f"({case.runs_recorded} points)")
 
     cases: list[CaseResult] = []

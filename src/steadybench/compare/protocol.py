@@ -243,6 +243,9 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
         "params": dict(new.params), "unit": new.unit, "test_unit": unit_used,
         "base_source": base.source, "new_source": new.source,
         "base": describe_unit(a), "new": describe_unit(b), "warnings": warnings,
+        # each side's headline as its results file states it (steadybench results only)
+        "base_estimate": base.estimate.to_dict() if base.estimate is not None else None,
+        "new_estimate": new.estimate.to_dict() if new.estimate is not None else None,
     }
     if opts.confidence is None:
         levels = {p: auto_level(a, b, opts, p, cache) for p in PROTOCOLS}

@@ -1,6 +1,10 @@
 """Reading the samples to compare: plain files, CSV columns, steadybench results, hyperfine and
 pyperf JSON exports.
 
+From a steadybench results file, each case's test unit is its samples (or its per-execution
+values, ``processes``), and its headline is the case's
+:class:`~steadybench.model.estimate.Estimate` (``Sample.estimate``), the figure the run showed.
+
 Every reader returns a :class:`SampleSet`: one :class:`Sample` per benchmark, keyed like
 :attr:`steadybench.model.results.CaseResult.key` (name, implementation, parameters), so two sets
 are matched benchmark by benchmark. Bad input raises :class:`SampleFormatError` naming the file
@@ -22,6 +26,7 @@ import numpy as np
 
 from ..errors import ResultsFormatError
 from ..fileio import content_lines, read_user_text
+from ..model.estimate import Estimate
 from ..model.results import Results
 
 
@@ -38,9 +43,13 @@ class Sample:
     implementation: str = ""
     params: dict[str, Any] = field(default_factory=dict)
     unit: str = "s"
-    #: per-process estimates (independent processes); the test unit when ≥ 2 on both sides
+    #: per-execution values (independent worker processes); the test unit when ≥ 2 on both
+    #: sides
     processes: list[float] = field(default_factory=list)
     source: str = ""
+    #: the case's headline when read from a steadybench results file (``estimate`` there): the
+    #: figure the run's console and files showed; None for other inputs
+    estimate: Estimate | None = None
 
     @property
     def param_name(self) -> str:
@@ -162,7 +171,7 @@ def _from_results(path: Path, results: Results) -> SampleSet:
             continue
         samples.append(Sample(case.benchmark, np.asarray(values or [], dtype=float),
                               case.implementation, dict(case.params), case.unit, processes,
-                              str(path)))
+                              str(path), Estimate.from_dict(case.estimate)))
     return SampleSet(str(path), "steadybench", samples, environment=results.environment,
                      results=results, skipped=skipped)
 

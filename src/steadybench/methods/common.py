@@ -104,7 +104,10 @@ def case_confidence(case: Any, default: float = 0.95) -> float:
 def fail(case: Any, method: str, message: str) -> dict[str, Any]:
     """Record a failed estimate: the message goes to ``case.errors``, the value is None.
 
-    Never a wrong number: a method that cannot estimate leaves ``value`` empty.
+    Never a wrong number: a method that cannot estimate leaves ``value`` empty. Returns the
+    method's own figures (what :meth:`~steadybench.methods.base.Method.estimate` returns);
+    :func:`~steadybench.methods.base.build_estimate` turns them into the case's
+    :class:`~steadybench.model.estimate.Estimate`, whose ``error`` is this message.
     """
     text = f"{case.label}: method {method}: {message}"
     if text not in case.errors:
@@ -114,9 +117,12 @@ def fail(case: Any, method: str, message: str) -> dict[str, Any]:
 
 def raise_if_failed(case: Any) -> None:
     """Raise the estimate's error, for one-call APIs that must not return an empty value."""
-    est = case.estimate or {}
-    if est.get("value") is None:
-        message = est.get("error") or "; ".join(case.errors) or "no estimate"
+    from ..model.estimate import Estimate
+
+    est = Estimate.from_dict(case.estimate)
+    if est is None or est.value is None:
+        message = (est.error if est is not None else None) or "; ".join(case.errors) \
+            or "no estimate"
         if case.label not in message:
             message = f"{case.label}: {message}"
         raise MeasurementError(message)

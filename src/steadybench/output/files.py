@@ -2,12 +2,19 @@
 
 Every writer takes the whole Results and a path and writes atomically. JSON is the format that
 reads back without loss (``load_results``); the others are for people and spreadsheets.
+
+Each format's headline for a case is its :class:`~steadybench.model.estimate.Estimate` (the
+figure the console shows): the ``<estimate>`` element in XML, the ``estimate``, ``ci_low``,
+``ci_high``, ``confidence`` and ``unit`` columns in CSV, the ``estimate``, ``CI`` and
+``confidence`` columns in Markdown. The mean, median and spread of the samples follow, labelled
+as descriptive (``sample_*``).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -19,10 +26,14 @@ from ..model.results import Results
 from ..stats.summary import STAT_KEYS
 from .format import (
     UNDEFINED,
-    ci_text,
+    case_estimate,
+    confidence_text,
+    estimate_ci_text,
+    estimate_unit,
+    estimate_value_text,
     format_params,
     format_percent,
-    format_seconds,
+    format_value,
     markdown_text,
 )
 from .results_io import _finite, write_results
@@ -46,6 +57,32 @@ def _xml_value(parent: ET.Element, tag: str, value: Any) -> None:
         element.set("undefined", "true")
     else:
         element.text = str(value)
+
+
+#: the headline attributes of ``<estimate>`` in XML and the headline columns of CSV, in order
+HEADLINE_KEYS = ("value", "ci_low", "ci_high", "confidence", "unit", "method", "statistic",
+                 "level", "n_executions", "n_runs", "within_cov", "between_cov")
+
+
+def _xml_text(value: Any) -> str:
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def _xml_estimate(parent: ET.Element, data: dict[str, Any] | None) -> None:
+    """``<estimate value=… ci_low=… ci_high=… confidence=… unit=… …>``: the case's headline
+    as attributes (absent when undefined; ``undefined="true"`` when there is no value), the
+    method's figures under ``<fields>`` and the reason for no value under ``<error>``."""
+    element = ET.SubElement(parent, "estimate")
+    data = data or {}
+    for key in HEADLINE_KEYS:
+        if data.get(key) is not None:
+            element.set(key, _xml_text(data[key]))
+    if data.get("value") is None:
+        element.set("undefined", "true")
+    if data.get("fields"):
+        _xml_value(element, "fields", data["fields"])
+    if data.get("error"):
+        ET.SubElement(element, "error").text = str(data["error"])
 
 
 def results_to_xml(results: Results) -> str:
@@ -82,7 +119,8 @@ def results_to_xml(results: Results) -> str:
             if value is not None:
                 stats.set(key, repr(value))
         if bench["ci"]:
-            ET.SubElement(element, "ci", {k: str(v) for k, v in bench["ci"].items()})
+            ET.SubElement(element, "ci", {"of": "mean", **{k: str(v) for k, v in
+                                                           bench["ci"].items()}})
         ET.SubElement(element, "stop_reason").text = bench["stop_reason"]
         for tag in ("warnings", "errors"):
             group = ET.SubElement(element, tag)
@@ -90,12 +128,13 @@ def results_to_xml(results: Results) -> str:
                 ET.SubElement(group, tag[:-1]).text = message
         if bench.get("samples") is not None:
             ET.SubElement(element, "samples").text = " ".join(repr(v) for v in bench["samples"])
-        if bench.get("estimate"):
-            _xml_value(element, "estimate", bench["estimate"])
+        _xml_estimate(element, bench.get("estimate"))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
+#: CSV columns: the case, its headline (the Estimate: ``estimate`` is its value, in ``unit``),
+#: then descriptive statistics of the samples (``sample_*``, in the case's unit)
 CSV_COLUMNS = [
     "benchmark",
     "implementation",
@@ -103,13 +142,25 @@ CSV_COLUMNS = [
     "method",
     "n",
     "status",
-    *[f"{k}_s" if k != "cov" else k for k in STAT_KEYS],
-    "ci_low_s",
-    "ci_high_s",
+    "estimate",
+    "ci_low",
+    "ci_high",
     "confidence",
+    "unit",
+    "statistic",
+    "level",
+    "n_executions",
+    "n_runs",
+    *[f"sample_{k}" for k in STAT_KEYS],
     "stop_reason",
     "warnings",
 ]
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    return repr(float(value)) if isinstance(value, float) else str(value)
 
 
 def results_to_csv(results: Results) -> str:
@@ -117,7 +168,10 @@ def results_to_csv(results: Results) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for case in results.cases:
-        ci = case.ci or {}
+        est = case_estimate(case)
+        headline = [est.value, est.ci_low, est.ci_high, est.confidence, est.unit, est.statistic,
+                    est.level, est.n_executions, est.n_runs] if est is not None \
+            else [None, None, None, None, case.unit, None, None, None, None]
         writer.writerow(
             [
                 case.benchmark,
@@ -126,8 +180,8 @@ def results_to_csv(results: Results) -> str:
                 case.method,
                 case.n,
                 case.state,
-                *(("" if case.stats.get(k) is None else repr(case.stats[k])) for k in STAT_KEYS),
-                *("" if ci.get(k) is None else repr(ci[k]) for k in ("low", "high", "confidence")),
+                *(_cell(v) for v in headline),
+                *(_cell(case.stats.get(k)) for k in STAT_KEYS),
                 case.stop_reason,
                 " | ".join(case.warnings + case.errors),
             ]
@@ -153,12 +207,14 @@ def results_to_markdown(results: Results) -> str:
     if results.interrupted:
         lines += ["**Interrupted: partial results.**", ""]
     lines += [
-        "| benchmark | implementation | params | n | mean | median | CI (mean) | CoV | "
-        "min | max | stop reason |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| benchmark | implementation | params | n | estimate | CI | confidence | statistic | "
+        "sample mean | sample median | sample CoV | sample min | sample max | stop reason |",
+        "|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|",
     ]
     for case in results.cases:
         s = case.stats
+        est = case_estimate(case)
+        unit = estimate_unit(case)
         reason = f"FAILED: {case.errors[0]}" if case.errors else case.stop_reason
         lines.append(
             "| "
@@ -169,12 +225,15 @@ def results_to_markdown(results: Results) -> str:
                     case.implementation,
                     format_params(case.params) or UNDEFINED,
                     case.n,
-                    format_seconds(s.get("mean")),
-                    format_seconds(s.get("median")),
-                    ci_text(case.ci),
+                    estimate_value_text(est),
+                    estimate_ci_text(est),
+                    confidence_text(est),
+                    (est.statistic if est is not None and est.ok else "") or UNDEFINED,
+                    format_value(s.get("mean"), unit),
+                    format_value(s.get("median"), unit),
                     format_percent(s.get("cov")),
-                    format_seconds(s.get("min")),
-                    format_seconds(s.get("max")),
+                    format_value(s.get("min"), unit),
+                    format_value(s.get("max"), unit),
                     reason,
                 )
             )

@@ -1,8 +1,16 @@
-"""Formatting numbers for people: times with units, undefined values as a dash."""
+"""Formatting numbers for people: times with units, undefined values as a dash.
+
+A case's headline is its :class:`~steadybench.model.estimate.Estimate`; the console, Markdown and
+the HTML report print it with the ``estimate_*_text`` functions here, so they show the same
+text.
+"""
 
 from __future__ import annotations
 
 import math
+from typing import Any
+
+from ..model.estimate import Estimate
 
 UNDEFINED = "—"
 
@@ -50,21 +58,51 @@ def ci_text(ci: dict | None) -> str:
     return f"± {(ci['high'] - ci['low']) / 2 / abs(centre):.2%}"
 
 
-def headline(case) -> tuple[float | None, dict | None]:
-    """The figure to show for a case: the method's estimate and its interval (the mean and the
-    CI of the mean for ``direct``), as ``(value, {"low", "high"})``. When the case ran as
-    several independent processes, the interval is the one across processes: runs within one
-    process are not independent (Touati et al. §2), so their pooled interval is too narrow."""
-    est = case.estimate or {}
-    if est.get("value") is not None:
-        ci = None
-        between = est.get("between_process_ci")
-        if between and between[0] is not None:
-            ci = {"low": between[0], "high": between[1]}
-        elif est.get("ci_low") is not None and est.get("ci_high") is not None:
-            ci = {"low": est["ci_low"], "high": est["ci_high"]}
-        return est["value"], ci
-    return case.stats.get("mean"), case.ci
+def case_estimate(case: Any) -> Estimate | None:
+    """The case's :class:`~steadybench.model.estimate.Estimate` (an older flat dict read as
+    one), or None when the case has none."""
+    return Estimate.from_dict(getattr(case, "estimate", None))
+
+
+def headline(case: Any) -> tuple[float | None, dict | None]:
+    """The figure every output shows for a case, from its Estimate: ``(value, {"low", "high",
+    "confidence"})``; ``(None, None)`` when there is no estimate or it failed (never the mean
+    in its place: every output shows the same figure, or the dash)."""
+    est = case_estimate(case)
+    if est is None or not est.ok:
+        return None, None
+    ci = ({"low": est.ci_low, "high": est.ci_high, "confidence": est.confidence}
+          if est.has_ci else None)
+    return est.value, ci
+
+
+def estimate_unit(case: Any) -> str:
+    """The unit of the case's headline (the Estimate's, else the case's)."""
+    est = case_estimate(case)
+    return est.unit if est is not None and est.unit else (getattr(case, "unit", None) or "s")
+
+
+def estimate_value_text(est: Estimate | None) -> str:
+    """The headline value as every human-readable output prints it (``"100 µs"``, ``"—"``)."""
+    if est is None or not est.ok:
+        return UNDEFINED
+    return format_value(est.value, est.unit)
+
+
+def estimate_ci_text(est: Estimate | None) -> str:
+    """The interval as every human-readable output prints it: ``"± 1.23%"``, half its width
+    relative to the value; the dash when there is none."""
+    rel = est.relative_half_width if est is not None else None
+    if rel is None or not math.isfinite(rel):
+        return UNDEFINED
+    return f"± {rel:.2%}"
+
+
+def confidence_text(est: Estimate | None) -> str:
+    """``"95%"``: the level of the interval; the dash when there is no interval."""
+    if est is None or not est.has_ci or not est.confidence:
+        return UNDEFINED
+    return f"{est.confidence * 100:.4g}%"
 
 
 def markdown_text(text: object) -> str:

@@ -25,7 +25,17 @@ from rich.table import Table
 
 from ..model.results import CaseResult, Results
 from .console import make_console
-from .format import ci_text, format_params, format_percent, format_seconds, headline
+from .format import (
+    UNDEFINED,
+    case_estimate,
+    confidence_text,
+    estimate_ci_text,
+    estimate_unit,
+    estimate_value_text,
+    format_params,
+    format_percent,
+    format_value,
+)
 
 
 class Logger:
@@ -95,27 +105,42 @@ def status_markup(case: CaseResult) -> str:
 
 
 def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Table:
-    """The human-readable summary: one row per case."""
+    """The human-readable summary: one row per case. ``estimate`` and ``CI`` are the case's
+    :class:`~steadybench.model.estimate.Estimate` (the figure every output shows); ``median``,
+    ``CoV`` and ``min`` describe the samples."""
     table = Table(title=title, header_style="bold", title_justify="left")
     table.add_column("benchmark", overflow="fold", ratio=1)
-    for name in ("n", "time", "CI", "median", "CoV", "min"):
+    for name in ("n", "estimate", "CI", "conf.", "median", "CoV", "min"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("status", overflow="fold")
     for case in cases:
         stats = case.stats
-        reason = status_markup(case)
-        value, interval = headline(case)
+        est = case_estimate(case)
+        unit = estimate_unit(case)
         table.add_row(
             escape(case.label),
             str(case.n),
-            format_seconds(value),
-            ci_text(interval),
-            format_seconds(stats.get("median")),
+            estimate_value_text(est),
+            estimate_ci_text(est),
+            confidence_text(est),
+            format_value(stats.get("median"), unit),
             format_percent(stats.get("cov")),
-            format_seconds(stats.get("min")),
-            reason,
+            format_value(stats.get("min"), unit),
+            status_markup(case),
         )
     return table
+
+
+def case_line(case: CaseResult) -> str:
+    """The line printed when a case ends (rich markup): its status, runs and estimate."""
+    status = f"[red]failed: {escape(case.errors[0])}[/red]" if case.errors else "done"
+    est = case_estimate(case)
+    what = (est.statistic or est.method) if est is not None else case.method
+    ci, level = estimate_ci_text(est), confidence_text(est)
+    if ci != UNDEFINED and level != UNDEFINED:
+        ci += f" ({level} CI)"
+    return (f"  {escape(case.label)}: {status}, n={case.n}, {escape(what)} "
+            f"{estimate_value_text(est)} {ci}  [dim]({escape(case.stop_reason)})[/dim]")
 
 
 class ConsoleLogger(Logger):
@@ -158,13 +183,7 @@ class ConsoleLogger(Logger):
         if self._progress is not None and self._task is not None:
             self._progress.remove_task(self._task)
             self._task = None
-        status = f"[red]failed: {escape(case.errors[0])}[/red]" if case.errors else "done"
-        value, interval = headline(case)
-        what = "mean" if case.method == "direct" else case.method
-        self.console.print(
-            f"  {escape(case.label)}: {status}, n={case.n}, {what} {format_seconds(value)} "
-            f"{ci_text(interval)}  [dim]({escape(case.stop_reason)})[/dim]"
-        )
+        self.console.print(case_line(case))
 
     def finish(self, results: Results) -> None:
         if self._progress is not None:

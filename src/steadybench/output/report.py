@@ -41,6 +41,13 @@ from ..model.results import (
     Results,
 )
 from . import plots as pl
+from .format import (
+    case_estimate,
+    confidence_text,
+    estimate_ci_text,
+    estimate_unit,
+    estimate_value_text,
+)
 
 TEMPLATES = Path(__file__).with_name("templates")
 #: more cases than this (over all inputs) → one compact figure per case
@@ -184,13 +191,27 @@ def _sweep_rows(sweep: Mapping[str, Any] | None) -> list[tuple[str, str]]:
 
 
 def _estimate(case: CaseResult) -> dict[str, Any] | None:
-    est = case.estimate
-    if not isinstance(est, Mapping):
+    """The case's :class:`~steadybench.model.estimate.Estimate` for the template: the same
+    texts as the console (``value_text``, ``ci_text``, ``confidence_text``), the interval's
+    bounds, what it stands on, and the method's figures; None when the case has no estimate."""
+    est = case_estimate(case)
+    if est is None:
         return None
-    rest = [(k, _plain(v)) for k, v in est.items()
-            if k not in ("value", "ci_low", "ci_high", "confidence")]
-    return {"value": est.get("value"), "low": est.get("ci_low"), "high": est.get("ci_high"),
-            "confidence": est.get("confidence"), "rest": rest}
+    if est.independent:
+        level = f"across {est.n_executions} independent executions"
+    else:
+        level = f"across the runs of {est.n_executions or 'no'} execution" \
+            + ("s" if est.n_executions > 1 else "")
+    rows = [("statistic", est.statistic or "–"), ("level", level), ("runs", str(est.n_runs))]
+    if est.within_cov is not None:
+        rows.append(("CoV within an execution", _pct_text(est.within_cov)))
+    if est.between_cov is not None:
+        rows.append(("CoV between executions", _pct_text(est.between_cov)))
+    rows += [(k, _plain(v)) for k, v in est.fields.items()]
+    return {"value": est.value, "low": est.ci_low, "high": est.ci_high,
+            "confidence": est.confidence, "unit": est.unit, "method": est.method,
+            "value_text": estimate_value_text(est), "ci_text": estimate_ci_text(est),
+            "confidence_text": confidence_text(est), "error": est.error, "rest": rows}
 
 
 def _case_view(case: CaseResult, index: str, *, figures: bool, compact: bool,
@@ -210,7 +231,7 @@ def _case_view(case: CaseResult, index: str, *, figures: bool, compact: bool,
         images = [_image(fig, f"{stem}-{kind}", plots_dir, plot_format, written)
                   for kind, fig in figs.items()]
     short, long = _extra_rows(case)
-    unit = case.unit or "s"
+    unit = estimate_unit(case)
     return {
         "id": f"case-{index}",
         "case": case,
@@ -249,9 +270,14 @@ def _compact_figure(case: CaseResult, window: int) -> Any:
 
 
 def _summary_value(case: CaseResult) -> dict[str, Any]:
-    est = case.estimate if isinstance(case.estimate, Mapping) else {}
-    value = est.get("value", case.stats.get("median", case.stats.get("mean")))
-    return {"value": value, "low": est.get("ci_low"), "high": est.get("ci_high")}
+    """The summary row's headline: the Estimate, as the console prints it (no fallback to
+    another statistic: a case without an estimate shows the dash everywhere)."""
+    est = case_estimate(case)
+    return {"value": est.value if est is not None and est.ok else None,
+            "low": est.ci_low if est is not None else None,
+            "high": est.ci_high if est is not None else None,
+            "value_text": estimate_value_text(est), "ci_text": estimate_ci_text(est),
+            "confidence_text": confidence_text(est)}
 
 
 def _context_view(context: Mapping[str, Any]) -> dict[str, Any]:

@@ -49,7 +49,8 @@ def results_from_data(data: Any, source: str = "<data>") -> Results:
         )
     try:
         return Results.from_dict(data)
-    except (KeyError, TypeError, ValueError) as exc:
+    # AttributeError: a field of the wrong kind, e.g. an ``estimate`` that is not an object
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ResultsFormatError(
             f"{source}: malformed results file ({type(exc).__name__}: {exc})"
         ) from exc

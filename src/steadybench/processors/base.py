@@ -314,14 +314,21 @@ def finalize_case(
     confidence: float = 0.95,
 ) -> CaseResult:
     """Run ``processors``, then the summary, then the method's estimate: the standard ending of
-    every case, whoever produced it (the runner, ``exec``, ``iters``...)."""
+    every case, whoever produced it (the runner, ``exec``, ``iters``...).
+
+    Without a method the case's :class:`~steadybench.model.estimate.Estimate` is the one of
+    ``direct``: the mean per-execution time and its interval (across executions when the case
+    ran in several), built like every method's by :func:`~steadybench.methods.base.build_estimate`
+    (its ``method`` is ``case.method``, e.g. ``exec``, or ``direct`` when unset).
+    """
     for processor in processors:
         processor.process([case])
     SummaryAnalyzer(confidence).process_case(case)
     if method is not None:
         method.finish(case)
     elif case.estimate is None:
-        from ..methods.base import estimate_from_stats
+        from ..methods.base import build_estimate, estimate_from_stats
 
-        case.estimate = estimate_from_stats(case)
+        own = {**estimate_from_stats(case), "statistic": "mean"}
+        case.estimate = build_estimate(case, own, case.method or "direct")
     return case
