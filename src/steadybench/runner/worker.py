@@ -22,7 +22,6 @@ import os
 import pickle
 import struct
 import sys
-import traceback
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -42,33 +41,21 @@ class WorkerTask:
     """
 
     benchmark: str
-    params: dict[str, Any]
+    params: Any  # a steadybench Parameters
     runner: bytes
     meters: bytes
     origin: tuple[str, str, str] | None = None
     implementation: bytes | None = None
     sys_path: list[str] = field(default_factory=list)
     cwd: str | None = None
+    #: the case's hard time limit, seconds (the parent enforces it)
+    time_limit: float = 600.0
 
 
 def write_message(stream: BinaryIO, message: Any) -> None:
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(struct.pack(">I", len(data)) + data)
     stream.flush()
-
-
-def user_frames(exc: BaseException) -> list[str]:
-    """The traceback frames of ``exc`` outside the steadybench package: the user's own code."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frames = traceback.extract_tb(exc.__traceback__)
-    mine = [f for f in frames if not os.path.abspath(f.filename).startswith(package + os.sep)]
-    return traceback.format_list(mine)
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, SystemExit):
-        return f"the benchmark called sys.exit({exc.code!r})"
-    return f"{type(exc).__name__}: {exc}"
 
 
 def _load_implementation(task: WorkerTask) -> Any:
@@ -82,7 +69,7 @@ def _load_implementation(task: WorkerTask) -> Any:
 
 def run_task(task: WorkerTask, out: BinaryIO) -> None:
     """Measure the task's case and send the result (the body of :func:`main`)."""
-    from ..model.parameters import Parameters
+    from .loop import describe_exception, user_frames
 
     if task.cwd:
         os.chdir(task.cwd)
@@ -98,7 +85,8 @@ def run_task(task: WorkerTask, out: BinaryIO) -> None:
     except BaseException as exc:  # noqa: BLE001 - contained and reported
         if isinstance(exc, KeyboardInterrupt):
             payload["interrupted"] = True
-        payload["error"] = f"could not load the benchmark in a worker process: {_describe(exc)}"
+        payload["error"] = ("could not load the benchmark in a worker process: "
+                            + describe_exception(exc, "benchmark file"))
         payload["frames"] = user_frames(exc)
         write_message(out, ("result", payload))
         return
@@ -107,14 +95,14 @@ def run_task(task: WorkerTask, out: BinaryIO) -> None:
         write_message(out, ("progress", state.runs, state.elapsed))
 
     try:
-        case = runner.execute(implementation, Parameters(task.params), meters,
+        case = runner.execute(implementation, task.params, meters,
                               benchmark=task.benchmark, progress=progress)
     except KeyboardInterrupt:
         payload["interrupted"] = True
         case = runner.last_case
     except BaseException as exc:  # noqa: BLE001 - user code must not end the worker silently
         case = runner.last_case
-        payload["error"] = _describe(exc)
+        payload["error"] = describe_exception(exc)
         payload["frames"] = user_frames(exc)
     payload["case"] = case
     payload["method"] = runner.method

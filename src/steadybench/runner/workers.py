@@ -93,9 +93,9 @@ def make_task(runner: Runner, implementation: Implementation, params: Parameters
         raise ConfigurationError(
             f"{benchmark or implementation.name}: the runner's settings cannot be sent to a "
             f"worker process ({type(exc).__name__}: {exc}); use --in-process") from None
-    task = WorkerTask(benchmark=benchmark or implementation.name, params=params.to_dict(),
+    task = WorkerTask(benchmark=benchmark or implementation.name, params=params,
                       runner=runner_bytes, meters=meter_bytes, sys_path=list(sys.path),
-                      cwd=os.getcwd())
+                      cwd=os.getcwd(), time_limit=runner.time_limit)
     if implementation.origin is not None:
         task.origin = implementation.origin
     else:
@@ -209,8 +209,9 @@ def run_execution(task: WorkerTask, index: int, deadline: float,
                 now = time.monotonic()
                 if now >= deadline:
                     worker.signal_group(signal.SIGKILL)
-                    execution.error = ("killed at the hard time limit: the set-up or the "
-                                       "benchmark did not return in time")
+                    execution.error = (f"killed at the hard time limit ({task.time_limit:g} s "
+                                       "for the case): the set-up or the benchmark did not "
+                                       "return in time")
                     break
                 for message in worker.pump(min(deadline - now, 0.25)):
                     kind = message[0]
@@ -313,14 +314,12 @@ def merge_executions(runner: Runner, merged: CaseResult, executions: Sequence[Ex
     reasons: list[str] = []
     tracebacks = merged.extra.setdefault("tracebacks", [])
     for execution in executions:
-        index = execution.index
         case = execution.case
-        if execution.error:
-            labelled = f"process {index}: {execution.error}"
-            if labelled not in merged.errors:
-                merged.errors.append(labelled)
-            if execution.frames:
-                tracebacks.append({"error": execution.error, "frames": execution.frames})
+        if execution.error and execution.error not in merged.errors:
+            merged.errors.append(execution.error)  # which execution: see case.processes
+            entry = {"error": execution.error, "frames": execution.frames}
+            if execution.frames and entry not in tracebacks:
+                tracebacks.append(entry)
         if case is None:
             merged.processes.append(_entry(execution, None))
             continue
@@ -333,11 +332,11 @@ def merge_executions(runner: Runner, merged: CaseResult, executions: Sequence[Ex
             if text not in merged.warnings:
                 merged.warnings.append(text)
         for text in case.errors:
-            labelled = f"process {index}: {text}"
-            if labelled not in merged.errors:
-                merged.errors.append(labelled)
+            if text not in merged.errors:
+                merged.errors.append(text)
         for item in case.extra.get("tracebacks", []):
-            tracebacks.append(item)
+            if item not in tracebacks:
+                tracebacks.append(item)
         if case.stop_reason:
             reasons.append(case.stop_reason)
         own = CaseResult.from_dict(case.to_dict())

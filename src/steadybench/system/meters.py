@@ -58,10 +58,18 @@ class LoadMeter(_ReadingMeter):
     unit = ""
 
     def __init__(self, root: SysRoot) -> None:
-        def read() -> float:
-            load = read_load(root)["loadavg"]
-            if load is None:
-                raise OSError("/proc/loadavg unreadable")
-            return load[0]
+        super().__init__(_LoadReading(root))
 
-        super().__init__(read)
+
+class _LoadReading:
+    """The 1-minute load average under ``root`` (a class, not a closure, so a worker process
+    can receive it)."""
+
+    def __init__(self, root: SysRoot) -> None:
+        self.root = root
+
+    def __call__(self) -> float:
+        load = read_load(self.root)["loadavg"]
+        if load is None:
+            raise OSError("/proc/loadavg unreadable")
+        return load[0]
