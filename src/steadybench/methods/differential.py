@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import stats as sps
 
 from ..stats.summary import ci_median
 from .base import Clock, Method
@@ -40,6 +39,8 @@ def trimmed_mean_ci(values: Sequence[float], trim: float = 0.1,
     (Tukey and McLaughlin 1963; Yuen 1974), with ``n − 2g − 1`` degrees of freedom.
     Returns ``(mean, se, low, high)``.
     """
+    from scipy import stats as sps  # here, not at the top: a worker process imports this module
+
     arr = np.sort(np.asarray(values, dtype=float))
     n = arr.size
     g = int(math.floor(trim * n))

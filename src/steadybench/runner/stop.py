@@ -14,11 +14,8 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 
-from scipy import stats as sps
-
 from ..errors import ConfigurationError
 from ..stats.streaming import StreamingStats
-from ..stats.summary import check_confidence
 
 
 @dataclass
@@ -138,6 +135,8 @@ class CiHalfWidth(StopCondition):
             raise ConfigurationError(
                 f"target relative CI half-width must be positive, got {target}"
             )
+        from ..stats.summary import check_confidence
+
         self.target = float(target)
         self.confidence = check_confidence(confidence)
         self.min_runs = max(2, int(min_runs))
@@ -148,8 +147,20 @@ class CiHalfWidth(StopCondition):
             dof = 1000
         t = self._t_cache.get(dof)
         if t is None:
+            from scipy import stats as sps  # not at the top: a worker process imports this module
+
             t = self._t_cache[dof] = float(sps.t.ppf(0.5 + self.confidence / 2.0, dof))
         return t
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled with every t quantile :meth:`_t` can ask for (1 to 1000 degrees of freedom):
+        a worker process checking this condition then never imports scipy, which would add
+        about a second to every execution."""
+        from scipy import stats as sps
+
+        dofs = range(1, 1001)
+        quantiles = sps.t.ppf(0.5 + self.confidence / 2.0, list(dofs))
+        return {**self.__dict__, "_t_cache": dict(zip(dofs, map(float, quantiles)))}
 
     def check(self, state: RunState) -> str | None:
         s = state.stream

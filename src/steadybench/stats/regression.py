@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 from ..errors import ConfigurationError, MeasurementError
 from .summary import check_confidence
@@ -39,6 +38,8 @@ ArrayLike = Sequence[float] | np.ndarray
 
 
 def _t_quantile(confidence: float, dof: int) -> float:
+    from scipy import stats as sps  # here, not at the top: a worker process imports this module
+
     return float(sps.t.ppf(0.5 + confidence / 2.0, dof))
 
 

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 from ..errors import ConfigurationError
 from .streaming import StreamingStats
@@ -70,6 +69,8 @@ def ci_mean_from_moments(mean: float, stdev: float, n: int, confidence: float) -
     """The Student-t interval from a mean, a sample standard deviation and a count."""
     if n < 2:
         return None
+    from scipy import stats as sps  # here, not at the top: a worker process imports this module
+
     half = float(sps.t.ppf(0.5 + confidence / 2.0, n - 1)) * stdev / math.sqrt(n)
     return Interval(mean - half, mean + half, confidence, "student-t")
 
@@ -81,6 +82,8 @@ def median_rank_bounds(n: int, confidence: float) -> tuple[int, int, float] | No
     ``[X(j), X(n+1−j)]`` covers it with probability 1 − 2·P(B ≤ j−1). The largest such j is taken
     (the narrowest interval that still holds the level). None when even [min, max] is too short.
     """
+    from scipy import stats as sps
+
     j = int(sps.binom.ppf((1.0 - confidence) / 2.0, n, 0.5))
     # ppf gives the smallest j with cdf(j) ≥ α/2; walk to the largest j whose coverage holds.
     j = max(j + 1, 1)
