@@ -37,6 +37,7 @@ from ..stats.speedup import (
     tost,
     variance_test,
 )
+from .choices import SMALL_SAMPLE_MODES
 from .readers import Sample
 
 FASTER = "faster"
@@ -47,7 +48,6 @@ INCONCLUSIVE = "inconclusive: needs ≥ 30 runs"
 #: levels tried by ``--confidence auto``, highest first (the reference tool's 50%..99% range)
 AUTO_LEVELS = tuple(round(0.99 - 0.01 * i, 2) for i in range(50))
 
-SMALL_SAMPLE_MODES = ("inconclusive", "bootstrap")
 PROTOCOLS = ("median", "mean")
 
 

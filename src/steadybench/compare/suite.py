@@ -13,10 +13,9 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..fileio import content_lines, read_user_text
 from ..stats.proportion import proportion_interval, trials_needed
+from .choices import WEIGHTS
 from .protocol import FASTER
 from .readers import SampleFormatError
-
-WEIGHTS = ("equal", "fraction", "custom")
 
 
 def overall_gain(base: Sequence[float], new: Sequence[float],

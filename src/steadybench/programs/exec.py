@@ -57,10 +57,9 @@ from ..runner.loop import (
 from ..runner.stop import RunState, StopCondition, build_stop_condition
 from ..stats.streaming import StreamingStats
 from .calibration import Calibration, calibrate
+from .choices import ORDERS
 from .commands import Command
 from .process import CommandRunner, ProcessRun
-
-ORDERS = ("round-robin", "random")
 
 #: metric name → unit, recorded for every run
 EXEC_UNITS = {

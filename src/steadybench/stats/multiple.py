@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 CORRECTIONS = ("holm", "bh", "none")
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
     """Holm's step-down adjustment: p̃(i) = max_{j≤i} min(1, (m−j+1)·p(j)) (R ``p.adjust``)."""
+    import numpy as np  # here, not at the top: the command line imports CORRECTIONS
+
     p = np.asarray(pvalues, dtype=float)
     m = p.size
     if m == 0:
@@ -31,6 +31,8 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:
     """Benjamini–Hochberg step-up: p̃(i) = min_{j≥i} min(1, m·p(j)/j) (R ``p.adjust``, "BH")."""
+    import numpy as np
+
     p = np.asarray(pvalues, dtype=float)
     m = p.size
     if m == 0:
