@@ -1,8 +1,10 @@
-"""Start-up cost: what a worker process imports.
+"""Start-up cost: what ``--version``, every ``--help`` and a worker process import.
 
-Every execution starts a worker, so scipy (about a second) loads only inside the functions that
-use it, and a stop rule travels to the worker with the t quantiles it needs. Each check runs in
-a fresh interpreter, since this one has imported everything already.
+``--version`` and every ``--help`` import none of numpy, scipy, matplotlib, jinja2, rich and
+psutil: the command modules load them inside the functions that use them (benchmarks/startup.py
+times the result). Every execution starts a worker, so scipy (about a second) loads only inside
+the functions that use it, and a stop rule travels to the worker with the t quantiles it needs.
+Each check runs in a fresh interpreter, since this one has imported everything already.
 """
 
 from __future__ import annotations
@@ -24,6 +26,27 @@ def imported_after(code: str) -> list[str]:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split()
+
+
+def test_version_and_every_help_import_nothing_heavy():
+    assert imported_after("""
+        import contextlib
+        import io
+
+        import click
+
+        from steadybench.cli import cli, main
+
+        ctx = click.Context(cli)
+        calls = [["--version"], ["--help"]]
+        for name in cli.list_commands(ctx):
+            calls.append([name, "--help"])
+            for child in getattr(cli.get_command(ctx, name), "commands", {}):
+                calls.append([name, child, "--help"])
+        with contextlib.redirect_stdout(io.StringIO()):
+            for args in calls:
+                assert main(args) == 0, args
+    """) == []
 
 
 def test_worker_modules_import_no_scipy():

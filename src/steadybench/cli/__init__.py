@@ -1,7 +1,10 @@
 """The ``steadybench`` command.
 
 Sub-commands live in modules of this package; each module exposes ``commands``, a list of
-click commands, and is listed in :data:`COMMAND_MODULES`. Errors the user can fix are printed
+click commands, and is listed in :data:`COMMAND_MODULES`. A module is imported only when one
+of its commands is asked for (or ``--help`` lists them all), and the modules import numpy,
+scipy, rich and the like only inside the functions that use them, so ``steadybench --version``
+and every ``--help`` start about as fast as Python itself. Errors the user can fix are printed
 as one line, ``error: <message>``, with a non-zero exit status; ``--debug`` shows tracebacks.
 """
 
@@ -15,6 +18,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Iterator
+from typing import Any
 
 import click
 
@@ -33,7 +37,45 @@ class Interrupted(KeyboardInterrupt):
     """Ctrl-C arrived; the partial results were written before this was raised."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class LazyGroup(click.Group):
+    """A click group whose sub-commands are imported on first use from :data:`COMMAND_MODULES`.
+
+    A command is looked for first in the module of the same name (``run``, ``compare``...),
+    then in every module; listing the commands (``--help``) imports every module.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._loaded: set[str] = set()
+
+    def _load(self, module_name: str) -> None:
+        if module_name in self._loaded:
+            return
+        module = importlib.import_module(f"{__name__}.{module_name}")
+        for command in module.commands:
+            self.add_command(command)
+        self._loaded.add(module_name)
+
+    def _load_all(self) -> None:
+        for module_name in COMMAND_MODULES:
+            self._load(module_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_all()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            self._load(cmd_name)
+        if cmd_name not in self.commands:
+            self._load_all()
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, "--version", prog_name="steadybench")
 @click.option("--debug", is_flag=True, help="Show tracebacks of errors.")
 @click.option(
@@ -53,21 +95,6 @@ def cli(ctx: click.Context, debug: bool, root: str) -> None:
     if not os.path.isdir(root):
         raise SteadybenchError(f"--root {root}: not a directory")
     ctx.obj["root"] = root
-
-
-def _register() -> None:
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"{__name__}.{name}":
-                continue  # that command is not part of this build
-            raise
-        for command in getattr(module, "commands", []):
-            cli.add_command(command)
-
-
-_register()
 
 
 def one_line(message: str) -> str:

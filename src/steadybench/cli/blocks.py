@@ -11,15 +11,17 @@ import csv
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from ..errors import ConfigurationError
 from ..fileio import atomic_write_text, content_lines, read_user_text
-from ..methods.blocks import BlockSolution, solve_blocks
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..methods.blocks import BlockSolution
 
 
 def read_counts(path: Path, total_column: str = "total") -> tuple[list[str], list[list[float]],
@@ -62,6 +64,9 @@ def read_counts(path: Path, total_column: str = "total") -> tuple[list[str], lis
 
 
 def render(solution: BlockSolution, unit: str, console: Console) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
     table = Table(title=f"block times ({solution.rounds} rounds, "
                         f"{solution.confidence:.0%} confidence)")
     for col in ("block(s)", f"time ({unit})", "CI low", "CI high", "± se"):
@@ -95,6 +100,10 @@ def blocks_cmd(counts_csv: Path, total_column: str, unit: str, confidence: float
     every round are merged and reported as one group; a singular system names the blocks that
     cannot be separated.
     """
+    from rich.console import Console
+
+    from ..methods.blocks import solve_blocks
+
     names, counts, totals = read_counts(counts_csv, total_column)
     solution = solve_blocks(counts, totals, names=names, confidence=confidence)
     render(solution, unit, Console())

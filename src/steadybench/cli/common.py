@@ -5,14 +5,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import ConfigurationError, SteadybenchError
 from ..fileio import check_writable
-from ..model.results import Results
-from ..runner.stop import StopCondition, build_stop_condition
+
+if TYPE_CHECKING:
+    from ..model.results import Results
+    from ..runner.stop import StopCondition
 
 
 def positive(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -92,6 +94,8 @@ def stop_condition_from(opts: dict[str, Any], default_time: float | None = None)
     confidence = opts.get("confidence", 0.95)
     if not 0 < confidence < 1:
         raise ConfigurationError(f"--confidence must be between 0 and 1, got {confidence}")
+    from ..runner.stop import build_stop_condition
+
     extra = {} if default_time is None else {"default_time": default_time}
     return build_stop_condition(
         runs=opts.get("runs"),

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..compare.core import compare_files, compare_suite
-from ..compare.output import print_table, to_csv, to_json, to_markdown
-from ..compare.protocol import FASTER, SLOWER, SMALL_SAMPLE_MODES, CompareOptions
-from ..compare.readers import SampleSet, read_samples
-from ..compare.suite import WEIGHTS
+from ..compare.choices import SMALL_SAMPLE_MODES, WEIGHTS
 from ..errors import ConfigurationError, SteadybenchError
 from ..fileio import atomic_write_text
 from ..stats.multiple import CORRECTIONS
 from .common import writable_path
+
+if TYPE_CHECKING:
+    from ..compare.readers import SampleSet
 
 
 def parse_fraction(text: str, what: str, *, allow_auto: bool = False) -> float | None:
@@ -116,6 +115,10 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
     BASE and NEW are steadybench results files, plain sample files (one time per line), CSV
     files (--column), or hyperfine/pyperf JSON exports.
     """
+    from ..compare.core import compare_files, compare_suite
+    from ..compare.output import print_table, to_csv, to_json, to_markdown
+    from ..compare.protocol import FASTER, SLOWER, CompareOptions
+
     opts = CompareOptions(
         confidence=parse_fraction(confidence, "--confidence", allow_auto=True),
         small_sample=small_sample,
@@ -171,6 +174,7 @@ def plan_cmd(samples: str, ci_width: str | None, detect: str | None, power: str,
     import json
 
     from ..compare.plan import plan
+    from ..compare.readers import read_samples
     from ..output.results_io import _finite
 
     conf = parse_fraction(confidence, "--confidence")

@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 
-from .. import demo_suite
 from ..errors import SteadybenchError
 from .common import positive
 from .run import run_definitions
@@ -27,6 +26,8 @@ from .run import run_definitions
 )
 def demo_cmd(out: str, max_time: float) -> None:
     """Run a built-in suite of Python workloads and write results.json/.xml/.csv/.md."""
+    from .. import demo_suite
+
     folder = Path(out)
     try:  # before a minute of measuring, not after
         folder.mkdir(parents=True, exist_ok=True)

@@ -10,24 +10,20 @@ import contextlib
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from ..environment import capture_environment
 from ..errors import BenchmarkFailed, ConfigurationError
 from ..model.results import CaseResult, Results
-from ..output.console import make_console
 from ..output.format import (
     case_estimate,
     estimate_ci_text,
     estimate_value_text,
     format_seconds,
 )
-from ..output.loggers import status_markup
+from ..programs.choices import ORDERS
 from ..programs.commands import (
     Command,
     check_placeholders,
@@ -36,15 +32,19 @@ from ..programs.commands import (
     parse_param,
     parse_param_range,
 )
-from ..programs.exec import ORDERS, ExecOptions, ExecSession
-from ..programs.iters import ItersOptions, finish_iters_case, sweep_iters
 from ..programs.process import CommandRunner
-from ..programs.sweep import parse_sizes, run_size_sweep, sweep_table, write_table
 from . import Interrupted
 from .common import output_options, pass_root, stop_condition_from, stop_options, write_outputs
 
+if TYPE_CHECKING:  # rich and the measuring code load when a command runs: --help stays fast
+    from rich.console import Console
+
+    from ..programs.iters import ItersOptions
+
 
 def _console() -> Console:
+    from ..output.console import make_console
+
     return make_console(stderr=True)
 
 
@@ -126,6 +126,11 @@ def _finish(results: Results, opts: dict[str, Any], console: Console | None,
 
 
 def _print_summary(results: Results, console: Console) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from ..output.loggers import status_markup
+
     table = Table(header_style="bold", title_justify="left")
     iters_mode = any(c.method.startswith("iters") for c in results.cases)
     table.add_column("command", overflow="fold", ratio=1)
@@ -248,6 +253,8 @@ def iters_options(default_time: float):
 
 
 def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
+    from ..programs.iters import ItersOptions
+
     return ItersOptions(max_time=opts["max_time"], threshold=opts["threshold"],
                         min_points=opts["min_points"], max_points=opts["max_points"],
                         confidence=opts["confidence"], bootstrap=opts["bootstrap"],
@@ -292,6 +299,10 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     Each run is a fresh process (no shell unless --shell); several commands (--cmd, repeated)
     are interleaved run by run.
     """
+    from rich.markup import escape
+
+    from ..programs.exec import ExecOptions, ExecSession
+
     _check_timeout(opts)
     commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
                          opts["commands_file"])
@@ -340,6 +351,10 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     that many times and prints 'BATCHTIME: <seconds>'. The count is swept and BATCHTIME fitted
     on it: slope = time per iteration, intercept = shared overhead.
     """
+    from rich.markup import escape
+
+    from ..programs.iters import finish_iters_case, sweep_iters
+
     _check_timeout(opts)
     commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
                          opts["commands_file"])
@@ -402,6 +417,8 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     Runs the ITERS protocol at every size, tabulates mean, stddev, geomean, geostdev and R²,
     and names the growth class (O(1) ... O(n^3)) that fits the means best.
     """
+    from ..programs.sweep import parse_sizes, run_size_sweep, sweep_table, write_table
+
     _check_timeout(opts)
     sizes = parse_sizes(opts["sizes"], opts["per_octave"])
     commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],

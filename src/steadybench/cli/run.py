@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..definitions import BenchmarkSpec, build_benchmarks, load_file, mark_origin, matches
 from ..errors import BenchmarkFailed, ConfigurationError
-from ..manager import Manager, PartialResults
-from ..model.results import Results
-from ..output.loggers import ConsoleLogger
-from ..processors.base import TukeyOutlierFilter
-from ..processors.machine import MachineStateFlagger
-from ..runner.runner import Runner
 from . import Interrupted
 from .common import output_options, stop_condition_from, stop_options, write_outputs
+
+if TYPE_CHECKING:  # the run itself imports them: --help stays fast
+    from ..definitions import BenchmarkSpec
+    from ..manager import Manager
+    from ..model.results import Results
+    from ..runner.runner import Runner
 
 
 def parse_key_values(items: tuple[str, ...], option: str) -> dict[str, Any]:
@@ -45,6 +44,7 @@ def make_runner_factory(opts: dict[str, Any]):
     it in this process (debugging: not isolated).
     """
     from .. import defaults
+    from ..runner.runner import Runner
 
     in_process = bool(opts.get("in_process"))
     processes = 1 if in_process else (opts.get("processes") or defaults.PROCESSES)
@@ -71,14 +71,8 @@ def make_runner_factory(opts: dict[str, Any]):
 
 def build_method(name: str, options: dict[str, Any]):
     """The measurement method called ``name`` with ``options``."""
-    try:
-        from ..methods import make_method
-    except ImportError:
-        if name != "direct" or options:
-            raise ConfigurationError(f"unknown method {name!r} (available: direct)") from None
-        from ..methods.base import DirectMethod
+    from ..methods import make_method
 
-        return DirectMethod()
     return make_method(name, **options)
 
 
@@ -104,6 +98,12 @@ def apply_machine_preset(manager: Manager, preset: str, root: str, quiet: bool =
 
 def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -> Results:
     """Load ``file``, run its benchmarks with the options, write the outputs, return Results."""
+    from ..definitions import build_benchmarks, load_file, mark_origin, matches
+    from ..manager import Manager, PartialResults
+    from ..output.loggers import ConsoleLogger
+    from ..processors.base import TukeyOutlierFilter
+    from ..processors.machine import MachineStateFlagger
+
     definitions = load_file(file)
     pattern = opts.get("select")
     runner_for = make_runner_factory(opts)

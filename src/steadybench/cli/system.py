@@ -8,21 +8,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from ..errors import SystemControlError
-from ..system.advice import assess, check
-from ..system.journal import default_journal_path
-from ..system.presets import load_preset
-from ..system.readers import machine_state
-from ..system.sysfs import SysRoot, format_cpulist
-from ..system.tuning import reset as reset_journals
-from ..system.tuning import tune as tune_machine
 from .common import pass_root
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _STYLE = {"missing": "yellow", "warning": "bold red", "advice": "cyan", "info": "dim"}
 
@@ -36,6 +30,10 @@ def _fmt(value: Any, unit: str = "") -> str:
 
 
 def _print_state(console: Console, state: dict[str, Any], findings: list[dict[str, str]]) -> None:
+    from rich.table import Table
+
+    from ..system.sysfs import format_cpulist
+
     console.print(f"[bold]Machine[/bold] (root {state['root']}): {state.get('cpu_model') or '?'}, "
                   f"kernel {state['kernel'].get('release') or '?'}")
     table = Table("CPU", "online", "capacity", "governor", "cur MHz", "min-max MHz", "hw max MHz",
@@ -92,6 +90,12 @@ def _print_state(console: Console, state: dict[str, Any], findings: list[dict[st
 @pass_root
 def show_cmd(root: str, as_json: bool, interval: float) -> None:
     """Show frequency, temperature, load, power and Python state, with advice."""
+    from rich.console import Console
+
+    from ..system.advice import assess
+    from ..system.readers import machine_state
+    from ..system.sysfs import SysRoot
+
     sysroot = SysRoot(root)
     state = machine_state(sysroot, top_interval=interval)
     findings = assess(state)
@@ -109,6 +113,11 @@ def show_cmd(root: str, as_json: bool, interval: float) -> None:
 @pass_root
 def check_cmd(root: str, preset: str, interval: float) -> None:
     """Exit non-zero, with the reasons, when the machine is not fit to benchmark."""
+    from ..system.advice import check
+    from ..system.presets import load_preset
+    from ..system.readers import machine_state
+    from ..system.sysfs import SysRoot
+
     spec = load_preset(preset)
     state = machine_state(SysRoot(root), top_interval=interval)
     reasons = check(state, spec.rules)
@@ -132,6 +141,10 @@ def check_cmd(root: str, preset: str, interval: float) -> None:
 def tune_cmd(root: str, journal: str | None, governor: str | None, keep_boost: bool,
              dry_run: bool) -> None:
     """Set the performance governor and switch boost off, journaling every original value."""
+    from ..system.journal import default_journal_path
+    from ..system.sysfs import SysRoot
+    from ..system.tuning import tune as tune_machine
+
     path = Path(journal) if journal else default_journal_path()
     report = tune_machine(SysRoot(root), path, governor=governor or "performance",
                           boost_off=not keep_boost, explicit_governor=governor is not None,
@@ -164,6 +177,10 @@ def tune_cmd(root: str, journal: str | None, governor: str | None, keep_boost: b
 @pass_root
 def reset_cmd(root: str, journal: str | None) -> None:
     """Restore every value saved by tune (or by a tuned run that crashed), byte for byte."""
+    from ..system.journal import default_journal_path
+    from ..system.sysfs import SysRoot
+    from ..system.tuning import reset as reset_journals
+
     paths = [Path(journal)] if journal else None
     report = reset_journals(paths, root=SysRoot(root))
     for item in report["skipped"]:
