@@ -169,31 +169,71 @@ def test_failing_benchmark_is_recorded_and_others_run(tmp_path, capsys):
     assert all(b["n"] == 5 for b in data["benchmarks"] if b["name"] != "always_fails")
 
 
-def test_ctrl_c_writes_partial_results_and_exits_130(tmp_path):
-    bench = write(
-        tmp_path,
-        """
-        import time
-        import steadybench as sb
+#: a benchmark whose measured function sleeps 10 ms and, on its 30th call (calibration and
+#: warm-up take a few, so samples exist by then), creates the file MARKER: the benchmark code
+#: says it is sampling, in whichever process it runs (a worker or steadybench itself)
+SAMPLING_BENCH = """
+    import pathlib
+    import time
 
-        @sb.benchmark
-        def slow():
-            return lambda: time.sleep(0.01)
-    """,
-    )
-    out = tmp_path / "r.json"
+    import steadybench as sb
+
+    MARKER = {marker!r}
+    calls = 0
+
+
+    def sleep_and_count():
+        global calls
+        calls += 1
+        if calls == 30:
+            pathlib.Path(MARKER).touch()
+        time.sleep(0.01)
+
+
+    @sb.benchmark
+    def slow():
+        return sleep_and_count
+"""
+
+#: both ways a benchmark runs: worker processes (the default) and --in-process
+RUN_MODES = pytest.mark.parametrize("mode", [[], ["--in-process"]], ids=["workers", "in-process"])
+
+
+def start_sampling_run(tmp_path, mode, timeout=120.0):
+    """Start ``steadybench run`` on :data:`SAMPLING_BENCH` in a subprocess and return once the
+    benchmark has taken samples (its marker file exists): no fixed sleep, so start-up time
+    (imports, spawning workers on a loaded machine) cannot make the test race. Returns the
+    process, the JSON path and the stderr path."""
+    marker = tmp_path / "sampling"
+    bench = write(tmp_path, SAMPLING_BENCH.format(marker=str(marker)))
+    out, err = tmp_path / "r.json", tmp_path / "stderr.txt"
     exe = Path(sys.executable).with_name("steadybench")
-    proc = subprocess.Popen(
-        [str(exe), "run", str(bench), "--runs", "100000", "--json", str(out)],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 20
-    time.sleep(1.5)
+    with open(err, "w") as err_file:  # a file, not a pipe: a full pipe cannot block the child
+        proc = subprocess.Popen(
+            [str(exe), "run", str(bench), *mode, "--runs", "100000", "--time-limit", "3600",
+             "--json", str(out)],
+            stdout=subprocess.DEVNULL, stderr=err_file)
+    deadline = time.monotonic() + timeout
+    while not marker.exists():
+        if proc.poll() is not None:
+            pytest.fail(f"steadybench exited ({proc.returncode}) before sampling: "
+                        f"{err.read_text()}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            pytest.fail(f"the benchmark took no samples within {timeout} s: {err.read_text()}")
+        time.sleep(0.02)  # polling for the marker, not waiting a fixed time
+    return proc, out, err
+
+
+@RUN_MODES
+def test_ctrl_c_writes_partial_results_and_exits_130(tmp_path, mode):
+    proc, out, err_path = start_sampling_run(tmp_path, mode)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=max(deadline - time.monotonic(), 1))
+    proc.wait(timeout=120)
+    err = err_path.read_text()
     assert proc.returncode == 130, err
-    assert "Traceback" not in err
+    assert "interrupted" in err and "Traceback" not in err
     data = json.loads(out.read_text())
     assert data["interrupted"] is True
     entry = data["benchmarks"][0]
@@ -255,26 +295,19 @@ def test_env_root_variable(tmp_path, monkeypatch, capsys):
     os.environ.pop("STEADYBENCH_ROOT", None)
 
 
-def test_sigterm_writes_partial_results_and_exits_143(tmp_path):
-    bench = write(tmp_path, '''
-        import time
-        import steadybench as sb
-
-        @sb.benchmark
-        def slow():
-            return lambda: time.sleep(0.01)
-    ''')
-    out = tmp_path / "r.json"
-    exe = Path(sys.executable).with_name("steadybench")
-    proc = subprocess.Popen([str(exe), "run", str(bench), "--runs", "100000", "--json", str(out)],
-                            stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+@RUN_MODES
+def test_sigterm_writes_partial_results_and_exits_143(tmp_path, mode):
+    proc, out, err_path = start_sampling_run(tmp_path, mode)
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=20)
+    proc.wait(timeout=120)
+    err = err_path.read_text()
     assert proc.returncode == 143, err
     assert "terminated" in err and "Traceback" not in err
-    entry = json.loads(out.read_text())["benchmarks"][0]
-    assert entry["interrupted"] is True and entry["n"] > 5
+    data = json.loads(out.read_text())
+    assert data["interrupted"] is True
+    entry = data["benchmarks"][0]
+    assert entry["interrupted"] is True and entry["stop_reason"] == "interrupted"
+    assert entry["n"] > 5 and entry["stats"]["mean"] >= 0.01
 
 
 @pytest.mark.parametrize("command", [
