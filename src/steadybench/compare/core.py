@@ -58,10 +58,8 @@ def fingerprint_warnings(base: SampleSet, new: SampleSet) -> list[str]:
     """Differences of the machine fingerprints when both inputs are steadybench results."""
     if base.environment is None or new.environment is None:
         return []
-    try:
-        from ..system.fingerprint import fingerprint_differences
-    except ImportError:
-        return []
+    from ..system.fingerprint import fingerprint_differences
+
     try:
         diffs = fingerprint_differences(_machine_identity(base), _machine_identity(new))
     except Exception as exc:  # a fingerprint problem must not hide the comparison

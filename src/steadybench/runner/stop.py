@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import ConfigurationError
 from ..stats.streaming import StreamingStats
@@ -254,6 +255,7 @@ def build_stop_condition(
     confidence: float = 0.95,
     min_runs: int = 10,
     default_time: float = 3.0,
+    condition: StopCondition | str | None = None,
 ) -> StopCondition:
     """The stop condition the command-line options ask for.
 
@@ -262,8 +264,14 @@ def build_stop_condition(
     ends the case whatever the precision, with ``or``. With no option at all the default is "at
     least ``min_runs`` runs and a 1% CI, or ``default_time`` seconds", like hyperfine's default of
     at least 10 runs and a few seconds.
+
+    ``condition`` (a StopCondition, or the name of a registered one, built with its defaults by
+    :func:`make_stop_condition`) is one more target, combined like the precision targets.
     """
     precision: list[StopCondition] = []
+    if condition is not None:
+        precision.append(make_stop_condition(condition) if isinstance(condition, str)
+                         else condition)
     if target_cov is not None:
         precision.append(CovWindow(target_cov, window))
     if target_ci is not None:
@@ -278,3 +286,13 @@ def build_stop_condition(
     if max_time is not None:
         return ElapsedTime(max_time)
     return (Runs(min_runs) & CiHalfWidth(0.01, confidence)) | ElapsedTime(default_time)
+
+
+def make_stop_condition(name: str, **options: Any) -> StopCondition:
+    """The stop condition registered as ``name`` (``runs``, ``elapsed``, ``cov_window``,
+    ``ci_half_width``, ``on_error``, or a plug-in's from the ``steadybench.stop_conditions``
+    entry points) with ``options`` (values may be command-line strings), e.g.
+    ``make_stop_condition("cov_window", target=0.02, window=30)``."""
+    from ..registry import stop_conditions
+
+    return stop_conditions.create(name, **options)

@@ -7,6 +7,11 @@
 - a custom preset: a TOML or JSON file (see ``docs/machine-control.md``) naming a base preset,
   the countermeasures to use and their options.
 
+Each countermeasure is a :class:`Countermeasure` subclass found by name in the
+:data:`steadybench.registry.countermeasures` registry, so a preset file can name one another
+package registers under the ``steadybench.countermeasures`` entry points
+(``docs/extending.md``).
+
 :func:`apply_preset` adds the actions to a :class:`~steadybench.runner.runner.Runner`, hands the
 meters to ``add_meter`` and returns a JSON record for ``Results.context``:
 ``{"preset", "source", "applied": [{"name", "detail"}], "skipped": [{"name", "reason"}],
@@ -23,8 +28,9 @@ import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from .. import registry
 from ..errors import ConfigurationError, SystemControlError
 from ..meters.base import Meter
 from ..runner.actions import Action
@@ -51,28 +57,24 @@ from .readers import read_cpus, read_isolated, read_load, read_power
 from .sysfs import SysRoot, format_cpulist, parse_cpulist
 from .tuning import CanWrite, default_can_write, make_plan, not_permitted
 
-#: every countermeasure, in the order they are added (cool-down before warm-up, §IV-C)
-COUNTERMEASURES = ("settle", "power", "quiet", "priority", "tune", "pin", "cooldown", "warmup",
-                   "gc", "monitor")
+#: the built-in countermeasures, in the order they are added (cool-down before warm-up, §IV-C);
+#: plug-in countermeasures come after them, in the order the registry lists them
+COUNTERMEASURES = registry.countermeasures.builtin_names()
 PRESETS = {"baseline": ("monitor",), "managed": COUNTERMEASURES}
-
-#: options each countermeasure accepts in a preset file, with defaults
-OPTIONS: dict[str, dict[str, Any]] = {
-    "settle": {"max_wait": 60.0},
-    "power": {},
-    "quiet": {"max_wait": 10.0, "interval": 0.5},
-    "priority": {"niceness": -10},
-    "tune": {"governor": "performance", "boost_off": True},
-    "pin": {"cpus": None, "rotate": False},
-    "cooldown": {"upper": None, "lower": None, "sensors": None, "max_wait": 120.0, "poll": 1.0},
-    "warmup": {"fraction": 0.95, "max_wait": 2.0, "spin": 0.01},
-    "gc": {},
-    "monitor": {"meters": ["cpu_freq", "temperature", "loadavg"], "sensors": None},
-}
 
 
 class Skip(Exception):
     """A countermeasure this machine does not support (the message says why)."""
+
+
+def countermeasure_names() -> tuple[str, ...]:
+    """Every countermeasure a preset can name, built-in and plug-in, in the order applied."""
+    return registry.countermeasures.names()
+
+
+def countermeasure_options(name: str) -> dict[str, Any]:
+    """The options countermeasure ``name`` accepts in a preset file, with their defaults."""
+    return dict(registry.countermeasures.get(name).options)
 
 
 @dataclass
@@ -86,7 +88,7 @@ class Preset:
     source: str | None = None
 
     def opt(self, measure: str) -> dict[str, Any]:
-        return {**OPTIONS[measure], **self.options.get(measure, {})}
+        return {**countermeasure_options(measure), **self.options.get(measure, {})}
 
 
 @dataclass
@@ -101,10 +103,11 @@ class PresetPlan:
 def _check_names(names: list[str], where: str) -> list[str]:
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ConfigurationError(f"{where} must be a list of names")
-    unknown = [n for n in names if n not in COUNTERMEASURES]
+    known = countermeasure_names()
+    unknown = [n for n in names if n not in known]
     if unknown:
         raise ConfigurationError(f"{where}: unknown countermeasure(s) {', '.join(unknown)} "
-                                 f"(known: {', '.join(COUNTERMEASURES)})")
+                                 f"(known: {', '.join(known)})")
     return names
 
 
@@ -126,7 +129,8 @@ def load_preset(preset: str) -> Preset:
                                  f"{'JSON' if path.suffix == '.json' else 'TOML'}: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigurationError(f"preset {path}: expected a table of settings")
-    allowed = {"name", "base", "countermeasures", "disable", "rules", *COUNTERMEASURES}
+    known = countermeasure_names()
+    allowed = {"name", "base", "countermeasures", "disable", "rules", *known}
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise ConfigurationError(f"preset {path}: unknown key(s) {', '.join(unknown)}")
@@ -136,19 +140,19 @@ def load_preset(preset: str) -> Preset:
     measures = _check_names(data.get("countermeasures", list(PRESETS[base])),
                             f"preset {path}: countermeasures")
     disabled = _check_names(data.get("disable", []), f"preset {path}: disable")
-    measures = [m for m in COUNTERMEASURES if m in measures and m not in disabled]
+    measures = [m for m in known if m in measures and m not in disabled]
     options: dict[str, dict[str, Any]] = {}
-    for name in COUNTERMEASURES:
+    for name in known:
         given = data.get(name)
         if given is None:
             continue
         if not isinstance(given, dict):
             raise ConfigurationError(f"preset {path}: [{name}] must be a table of options")
-        bad = sorted(set(given) - set(OPTIONS[name]))
+        accepted = countermeasure_options(name)
+        bad = sorted(set(given) - set(accepted))
         if bad:
-            known = ", ".join(OPTIONS[name]) or "none"
             raise ConfigurationError(f"preset {path}: [{name}] has unknown option(s) "
-                                     f"{', '.join(bad)} (known: {known})")
+                                     f"{', '.join(bad)} (known: {', '.join(accepted) or 'none'})")
         options[name] = given
     rules_data = data.get("rules", {})
     known_rules = {f.name for f in fields(Rules)}
@@ -189,8 +193,15 @@ def _sensors(opts: dict[str, Any], measure: str) -> list[str] | None:
     return [str(v) for v in value]
 
 
-class _Builder:
-    """Builds each countermeasure or raises Skip with the reason."""
+class PresetMachine:
+    """What a countermeasure sees while a preset is built.
+
+    ``preset`` (the :class:`Preset`, with its ``rules``), ``root`` (the machine's
+    :class:`~steadybench.system.sysfs.SysRoot`), ``can_write`` (whether a file may be written),
+    ``cpus`` (the CPUs as :func:`~steadybench.system.readers.read_cpus` reads them),
+    ``has_cpufreq``; and what the countermeasures built before decided: ``governor_set`` (tune
+    set the performance governor) and ``pinned`` (the CPUs pin chose, or None).
+    """
 
     def __init__(self, preset: Preset, root: SysRoot, can_write: CanWrite) -> None:
         self.preset = preset
@@ -201,28 +212,86 @@ class _Builder:
         self.governor_set = False
         self.pinned: list[int] | None = None
 
-    def settle(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
-        if read_load(self.root)["uptime_s"] is None:
+    @property
+    def rules(self) -> Rules:
+        return self.preset.rules
+
+
+#: what :meth:`Countermeasure.build` returns: the actions by stage, and a one-line description
+Built = tuple[list[tuple[Stage, Action]], str]
+
+
+class Countermeasure:
+    """A countermeasure a preset can name.
+
+    Subclass it, set ``options`` (what the preset file's ``[name]`` table accepts, with the
+    defaults) and implement :meth:`build`; register the class under the name presets use, with
+    a ``steadybench.countermeasures`` entry point (``docs/extending.md``) or
+    ``steadybench.registry.countermeasures.register(name, cls)``. The class is instantiated
+    without arguments each time a preset is built.
+    """
+
+    #: the options a preset file may set for this countermeasure, with their defaults
+    options: ClassVar[dict[str, Any]] = {}
+
+    def build(self, machine: PresetMachine, options: dict[str, Any]) -> Built:
+        """Check the machine and return the actions to add, by stage, and a description.
+
+        ``options`` holds every option of :attr:`options`, the preset file's values over the
+        defaults. Raise :class:`Skip` with the reason when this machine does not support the
+        countermeasure (it is then listed as skipped), ConfigurationError for a bad option.
+        """
+        raise NotImplementedError
+
+    def meters(self, machine: PresetMachine,
+               options: dict[str, Any]) -> tuple[list[Meter], list[dict[str, str]]]:
+        """Meters to record with every run, and the readings skipped (``{"name", "reason"}``)."""
+        return [], []
+
+
+class Settle(Countermeasure):
+    """After a recent boot, wait until the machine has settled (before the benchmark)."""
+
+    options: ClassVar[dict[str, Any]] = {"max_wait": 60.0}
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
+        if read_load(machine.root)["uptime_s"] is None:
             raise Skip("/proc/uptime unreadable")
-        action = SettleAfterBootAction(self.root, self.preset.rules.min_uptime,
+        action = SettleAfterBootAction(machine.root, machine.rules.min_uptime,
                                        _num(o, "max_wait", "settle"))
         return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
 
-    def power(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
-        if not read_power(self.root)["supplies"]:
+
+class Power(Countermeasure):
+    """Warn when the machine runs on battery (before the benchmark)."""
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
+        if not read_power(machine.root)["supplies"]:
             raise Skip("no power supply information under /sys/class/power_supply "
                        "(assumed mains)")
-        action = PowerSupplyAction(self.root)
+        action = PowerSupplyAction(machine.root)
         return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
 
-    def quiet(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
-        if read_load(self.root)["loadavg"] is None:
+
+class Quiet(Countermeasure):
+    """Wait (bounded) for a quiet machine (before the benchmark)."""
+
+    options: ClassVar[dict[str, Any]] = {"max_wait": 10.0, "interval": 0.5}
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
+        if read_load(machine.root)["loadavg"] is None:
             raise Skip("/proc/loadavg unreadable")
-        action = QuietMachineAction(self.root, self.preset.rules, _num(o, "max_wait", "quiet"),
+        action = QuietMachineAction(machine.root, machine.rules, _num(o, "max_wait", "quiet"),
                                     _num(o, "interval", "quiet") or 0.5)
         return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
 
-    def priority(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+
+class Priority(Countermeasure):
+    """Lower the niceness where permitted (before the benchmark)."""
+
+    options: ClassVar[dict[str, Any]] = {"niceness": -10}
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         niceness = o["niceness"]
         if isinstance(niceness, bool) or not isinstance(niceness, int) or \
                 not -20 <= niceness <= 19:
@@ -240,28 +309,41 @@ class _Builder:
         action = PriorityAction(niceness)
         return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
 
-    def tune(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+
+class Tune(Countermeasure):
+    """Governor and boost, restored at the end (before the benchmark)."""
+
+    options: ClassVar[dict[str, Any]] = {"governor": "performance", "boost_off": True}
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         governor = str(o["governor"] or "")
-        explicit = "governor" in self.preset.options.get("tune", {})
-        plan = make_plan(self.root, governor, bool(o["boost_off"]), explicit_governor=explicit)
+        explicit = "governor" in machine.preset.options.get("tune", {})
+        plan = make_plan(machine.root, governor, bool(o["boost_off"]),
+                         explicit_governor=explicit)
         if not plan.changes:
             if plan.already and not any(u["name"] == "governor" for u in plan.unavailable):
-                self.governor_set = True
+                machine.governor_set = True
                 return [], "already tuned: " + "; ".join(plan.already)
             raise Skip("; ".join(u["reason"] for u in plan.unavailable) or "nothing to change")
-        denied = not_permitted(self.root, plan, self.can_write)
+        denied = not_permitted(machine.root, plan, machine.can_write)
         if denied:
             raise Skip(f"needs root: not permitted to write {', '.join(denied)}")
-        self.governor_set = not any(u["name"] == "governor" for u in plan.unavailable)
-        action = TuneAction(self.root, governor, bool(o["boost_off"]), can_write=self.can_write,
-                            explicit_governor=explicit)
+        machine.governor_set = not any(u["name"] == "governor" for u in plan.unavailable)
+        action = TuneAction(machine.root, governor, bool(o["boost_off"]),
+                            can_write=machine.can_write, explicit_governor=explicit)
         detail = "; ".join(c.describe() for c in plan.changes)
         return [(Stage.BEFORE_BENCHMARK, action)], f"{action.describe()}: {detail}"
 
-    def pin(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+
+class Pin(Countermeasure):
+    """Pin to the isolated or fastest CPUs (before the benchmark, or each run with rotate)."""
+
+    options: ClassVar[dict[str, Any]] = {"cpus": None, "rotate": False}
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         if not hasattr(os, "sched_setaffinity"):
             raise Skip("os.sched_setaffinity is not available on this platform")
-        allowed = set(current_affinity()) if self.root.is_real else None
+        allowed = set(current_affinity()) if machine.root.is_real else None
         if o["cpus"] is not None:
             try:
                 cpus = parse_cpulist(str(o["cpus"]))
@@ -269,85 +351,123 @@ class _Builder:
                 raise ConfigurationError(f"[pin] cpus: {exc}") from exc
             how = "chosen in the preset"
         else:
-            isolated = read_isolated(self.root)["isolated"]
+            isolated = read_isolated(machine.root)["isolated"]
             isolated = [c for c in isolated if allowed is None or c in allowed]
             if isolated:
                 cpus, how = isolated, "isolated CPUs"
             else:
-                cpus, how = fastest_cpus(self.root, allowed)
+                cpus, how = fastest_cpus(machine.root, allowed)
         if allowed is not None and not set(cpus) <= allowed:
             raise Skip(f"CPUs {format_cpulist(cpus)} are not all in this process's affinity "
                        f"{format_cpulist(sorted(allowed))}")
-        self.pinned = cpus
+        machine.pinned = cpus
         action = PinAction(cpus, rotate=bool(o["rotate"]))
         stages = [(Stage.BEFORE_BENCHMARK, action)]
         if o["rotate"]:
             stages.append((Stage.BEFORE_RUN, action))
         return stages, f"{action.describe()} ({how})"
 
-    def cooldown(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+
+class CoolDown(Countermeasure):
+    """Wait for the chip to cool (before each run, first)."""
+
+    options: ClassVar[dict[str, Any]] = {"upper": None, "lower": None, "sensors": None,
+                                         "max_wait": 120.0, "poll": 1.0}
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         sensors = _sensors(o, "cooldown")
         try:
-            temperature_reading(self.root, sensors)()
+            temperature_reading(machine.root, sensors)()
         except SystemControlError as exc:
             raise Skip(f"{exc} (/sys/class/thermal, /sys/class/hwmon)") from None
-        upper = self.preset.rules.max_temperature if o["upper"] is None else _num(o, "upper",
-                                                                                   "cooldown")
+        upper = machine.rules.max_temperature if o["upper"] is None else _num(o, "upper",
+                                                                              "cooldown")
         lower = upper - 10.0 if o["lower"] is None else _num(o, "lower", "cooldown")
-        action = MachineCoolDownAction(self.root, upper, lower, sensors,
+        action = MachineCoolDownAction(machine.root, upper, lower, sensors,
                                        _num(o, "max_wait", "cooldown") or 120.0,
                                        _num(o, "poll", "cooldown") or 1.0)
         return [(Stage.BEFORE_RUN, action)], action.describe()
 
-    def warmup(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
-        if self.governor_set:
+
+class WarmUp(Countermeasure):
+    """Spin the pinned cores up to their maximum frequency (before each run, after cool-down)."""
+
+    options: ClassVar[dict[str, Any]] = {"fraction": 0.95, "max_wait": 2.0, "spin": 0.01}
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
+        if machine.governor_set:
             raise Skip("not needed: tune sets the performance governor")
-        if not self.has_cpufreq:
+        if not machine.has_cpufreq:
             raise Skip("no cpufreq files: the frequency cannot be read")
-        pinned = self.pinned
+        pinned = machine.pinned
 
         def cpus() -> list[int]:
             return pinned if pinned is not None else current_affinity()
 
-        if max_frequency(self.root, cpus()) is None:
+        if max_frequency(machine.root, cpus()) is None:
             raise Skip("no readable scaling_max_freq for the CPUs used")
-        action = FrequencyWarmUpAction(self.root, cpus, float(o["fraction"]),
+        action = FrequencyWarmUpAction(machine.root, cpus, float(o["fraction"]),
                                        _num(o, "max_wait", "warmup") or 2.0,
                                        _num(o, "spin", "warmup"))
         return [(Stage.BEFORE_RUN, action)], action.describe()
 
-    def gc(self, o: dict[str, Any]) -> tuple[list[tuple[Stage, Action]], str]:
+
+class Gc(Countermeasure):
+    """Keep the garbage collector out of the measured runs (before each run)."""
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         action = GcAction()
         return [(Stage.BEFORE_RUN, action)], action.describe()
 
-    def monitor(self, o: dict[str, Any]) -> tuple[list[Meter], list[dict[str, str]]]:
+
+class Monitor(Countermeasure):
+    """Meters that watch the machine: ``cpu_freq``, ``temperature``, ``loadavg``, or any other
+    registered meter that needs no options (:data:`steadybench.registry.meters`)."""
+
+    options: ClassVar[dict[str, Any]] = {"meters": ["cpu_freq", "temperature", "loadavg"],
+                                         "sensors": None}
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
+        return [], ""
+
+    def meters(self, machine: PresetMachine,
+               o: dict[str, Any]) -> tuple[list[Meter], list[dict[str, str]]]:
         meters: list[Meter] = []
         skipped: list[dict[str, str]] = []
         wanted = o["meters"]
-        if not isinstance(wanted, list) or set(wanted) - {"cpu_freq", "temperature", "loadavg"}:
-            raise ConfigurationError("[monitor] meters: a list of cpu_freq, temperature, loadavg")
-        if "cpu_freq" in wanted:
-            pinned = self.pinned
-            meter = CpuFrequencyMeter(
-                self.root, (lambda: pinned) if pinned is not None else current_affinity)
-            if meter.stop(True) is None:
-                skipped.append({"name": "monitor:cpu_freq",
-                                "reason": "no readable scaling_cur_freq (no cpufreq files)"})
+        if not isinstance(wanted, list) or not all(isinstance(w, str) for w in wanted):
+            raise ConfigurationError("[monitor] meters: a list of meter names (cpu_freq, "
+                                     "temperature, loadavg, or a registered meter)")
+        pinned = machine.pinned
+        for name in wanted:
+            if name == "cpu_freq":
+                meter = CpuFrequencyMeter(
+                    machine.root, (lambda: pinned) if pinned is not None else current_affinity)
+                if meter.stop(True) is None:
+                    skipped.append({"name": "monitor:cpu_freq",
+                                    "reason": "no readable scaling_cur_freq (no cpufreq files)"})
+                    continue
+            elif name == "temperature":
+                meter = TemperatureMeter(machine.root, _sensors(o, "monitor"))
+                if meter.stop(True) is None:
+                    skipped.append({"name": "monitor:temperature",
+                                    "reason": str(meter.last_error)})
+                    continue
+            elif name == "loadavg":
+                meter = LoadMeter(machine.root)
+                if meter.stop(True) is None:
+                    skipped.append({"name": "monitor:loadavg",
+                                    "reason": "/proc/loadavg unreadable"})
+                    continue
             else:
-                meters.append(meter)
-        if "temperature" in wanted:
-            meter_t = TemperatureMeter(self.root, _sensors(o, "monitor"))
-            if meter_t.stop(True) is None:
-                skipped.append({"name": "monitor:temperature",
-                                "reason": str(meter_t.last_error)})
-            else:
-                meters.append(meter_t)
-        if "loadavg" in wanted:
-            meter_l = LoadMeter(self.root)
-            if meter_l.stop(True) is None:
-                skipped.append({"name": "monitor:loadavg", "reason": "/proc/loadavg unreadable"})
-            else:
-                meters.append(meter_l)
+                try:
+                    if registry.meters.canonical(name) == "wall_time":
+                        raise ConfigurationError("wall_time is read by the measurement method, "
+                                                 "not by a monitor")
+                    meter = registry.meters.create(name)
+                except ConfigurationError as exc:
+                    raise ConfigurationError(f"[monitor] meters: {exc}") from exc
+            meters.append(meter)
         return meters, skipped
 
 
@@ -356,30 +476,30 @@ def build_preset(preset: str | Preset, root: str | os.PathLike[str] | SysRoot = 
     """Check each countermeasure of ``preset`` on the machine at ``root`` and build it."""
     spec = preset if isinstance(preset, Preset) else load_preset(preset)
     sysroot = root if isinstance(root, SysRoot) else SysRoot(root)
-    builder = _Builder(spec, sysroot, can_write)
+    machine = PresetMachine(spec, sysroot, can_write)
     actions: list[tuple[Stage, Action]] = []
     meters: list[Meter] = []
     applied: list[dict[str, str]] = []
     skipped: list[dict[str, str]] = []
-    for name in COUNTERMEASURES:
+    for name in countermeasure_names():
         if name not in spec.countermeasures:
             continue
+        measure = registry.countermeasures.get(name)()
         opts = spec.opt(name)
-        if name == "monitor":
-            got, skips = builder.monitor(opts)
-            meters += got
-            skipped += skips
-            if got:
-                applied.append({"name": "monitor",
-                                "detail": "meters " + ", ".join(m.name for m in got)})
-            continue
         try:
-            added, detail = getattr(builder, name)(opts)
+            added, detail = measure.build(machine, opts)
+            got, skips = measure.meters(machine, opts)
         except Skip as why:
             skipped.append({"name": name, "reason": str(why)})
             continue
         actions += added
-        applied.append({"name": name, "detail": detail})
+        meters += got
+        skipped += skips
+        if got:
+            detail = "; ".join(d for d in (detail, "meters " + ", ".join(m.name for m in got))
+                               if d)
+        if added or got or detail:
+            applied.append({"name": name, "detail": detail})
     record = {
         "preset": spec.name,
         "source": spec.source,
