@@ -39,11 +39,14 @@ def run_cli(*args):
 
 
 def test_run_writes_every_format_and_n_equals_runs(tmp_path, capsys):
+    """--runs N is per execution (pyperf's --values): K executions give K × N samples."""
     bench = write(tmp_path, BENCH)
     out = tmp_path / "out"
     code = run_cli(
         "run",
         bench,
+        "-p",
+        3,
         "--runs",
         25,
         "--warmup",
@@ -60,7 +63,9 @@ def test_run_writes_every_format_and_n_equals_runs(tmp_path, capsys):
     assert code == 0
     data = json.loads((out / "r.json").read_text())
     assert [b["name"] for b in data["benchmarks"]] == ["sort_reversed", "sort_reversed", "tiny"]
-    assert all(b["n"] == 25 and len(b["samples"]) == 25 for b in data["benchmarks"])
+    assert all(b["n"] == 75 and len(b["samples"]) == 75 for b in data["benchmarks"])
+    assert all([p["n"] for p in b["processes"]] == [25] * 3 for b in data["benchmarks"])
+    assert all(b["estimate"]["level"] == "executions" for b in data["benchmarks"])
     assert data["benchmarks"][0]["params"] == {"n": 10}
     assert all((out / f"r.{ext}").stat().st_size > 0 for ext in ("xml", "csv", "md"))
     assert "sort_reversed" in capsys.readouterr().err
@@ -73,7 +78,7 @@ def test_select_stream_and_stop_options(tmp_path):
     data = json.loads(out.read_text())
     assert [b["name"] for b in data["benchmarks"]] == ["tiny"]
     entry = data["benchmarks"][0]
-    assert "samples" not in entry and entry["runs"] is None and entry["n"] == 1000
+    assert "samples" not in entry and entry["runs"] is None and entry["n"] == 10 * 1000
     assert entry["stats"]["median"] is None and entry["stats"]["mean"] > 0
     assert (
         run_cli(
@@ -166,7 +171,7 @@ def test_failing_benchmark_is_recorded_and_others_run(tmp_path, capsys):
     failed = [b for b in data["benchmarks"] if b["name"] == "always_fails"][0]
     assert failed["status"] == "failed" and failed["errors"] == ["RuntimeError: disk on fire"]
     assert failed["n"] == 0 and failed["stats"]["mean"] is None
-    assert all(b["n"] == 5 for b in data["benchmarks"] if b["name"] != "always_fails")
+    assert all(b["n"] == 10 * 5 for b in data["benchmarks"] if b["name"] != "always_fails")
 
 
 #: a benchmark whose measured function sleeps 10 ms and, on its 30th call (calibration and

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from scipy import stats as sps
 
 from steadybench.errors import ConfigurationError
 from steadybench.model.results import RUN_FAILED, RUN_OK, RUN_WARMUP, Results
@@ -199,6 +200,14 @@ def test_processes_pool_runs_and_keep_per_process_summaries():
     assert len(case.processes) == 3
     assert all(p["n"] == 4 for p in case.processes)
     assert "best_of" not in case.extra
+    # the executions are the independent observations: mean of their means, t interval
+    means = [p["mean"] for p in case.processes]
+    est = case.estimate
+    assert est.level == "executions" and est.n_executions == 3
+    assert est.value == pytest.approx(float(np.mean(means)))
+    if np.std(means) > 0:
+        low, high = sps.t.interval(0.95, 2, loc=np.mean(means), scale=sps.sem(means))
+        assert (est.ci_low, est.ci_high) == (pytest.approx(low), pytest.approx(high))
 
 
 def test_best_of_reports_the_smallest_mean_and_warns():

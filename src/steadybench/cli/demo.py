@@ -21,10 +21,14 @@ from .run import run_definitions
     help="Folder for the result files.",
 )
 @click.option(
-    "--max-time", type=float, default=2.0, show_default=True, callback=positive,
-    help="Seconds per benchmark at most."
+    "--max-time", type=float, default=0.1, show_default=True, callback=positive,
+    help="Seconds of sampling per execution at most."
 )
-def demo_cmd(out: str, max_time: float) -> None:
+@click.option(
+    "-p", "--processes", type=click.IntRange(min=1), default=4, show_default=True,
+    help="Independent executions (worker processes) per benchmark.",
+)
+def demo_cmd(out: str, max_time: float, processes: int) -> None:
     """Run a built-in suite of Python workloads and write results.json/.xml/.csv/.md."""
     from .. import demo_suite
 
@@ -35,11 +39,12 @@ def demo_cmd(out: str, max_time: float) -> None:
         raise SteadybenchError(f"--out {out}: cannot create the folder "
                                f"({exc.strerror or exc})") from None
     opts: dict[str, Any] = {
-        "runs": 30,
-        "warmup": 5,
+        "runs": 20,
+        "warmup": 1,
         "target_cov": 0.03,
         "window": 20,
         "max_time": max_time,
+        "processes": processes,
         "confidence": 0.95,
         "time_limit": 30.0,
         "json_path": folder / "results.json",
@@ -48,12 +53,7 @@ def demo_cmd(out: str, max_time: float) -> None:
         "markdown_path": folder / "results.md",
         "command_line": f"steadybench demo --out {out}",
     }
-    try:
-        import steadybench.output.report  # noqa: F401  (the HTML report, when available)
-
-        opts["report_path"] = folder / "report.html"
-    except ImportError:
-        pass
+    opts["report_path"] = folder / "report.html"
     run_definitions(demo_suite.__file__, opts, title="steadybench demo")
     written = [p for k, p in opts.items() if k.endswith("_path")]
     click.echo("wrote " + ", ".join(str(p) for p in written), err=True)

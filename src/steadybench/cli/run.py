@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..errors import BenchmarkFailed, ConfigurationError
+from ..registry import methods
 from . import Interrupted
 from .common import output_options, stop_condition_from, stop_options, write_outputs
 
@@ -163,8 +164,9 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
 @click.option(
     "--method",
     default=None,
-    help="Measurement method: auto (default: calibrated samples, median), direct, batch, "
-    "differential, linefit, initsplit.",
+    callback=lambda ctx, param, value: None if value is None else methods.canonical(value),
+    help="Measurement method (default auto: calibrated samples, median): "
+    + ", ".join(methods.builtin_names()) + ", or one a plug-in registers (docs/extending.md).",
 )
 @click.option(
     "--method-option",

@@ -12,17 +12,31 @@ listing the names on an unknown one.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from .. import registry
 from .base import DirectMethod, Method, estimate_from_stats
-from .batch import BatchMethod
-from .blocks import BlockGroup, BlockSolution, solve_blocks
-from .calibrated import CalibratedMethod
-from .differential import DifferentialMethod, trimmed_mean_ci
-from .initsplit import InitSplitMethod, default_schedule
-from .linefit import LineFitMethod, fit_points
-from .unroll import MAX_UNROLL, StatementImplementation
+
+#: names loaded on first use (PEP 562): a worker process imports only the method it runs, and
+#: ``blocks`` (numpy) or ``linefit`` (the regression module) only when used
+_LAZY: dict[str, str] = {
+    "BatchMethod": ".batch", "CalibratedMethod": ".calibrated",
+    "BlockGroup": ".blocks", "BlockSolution": ".blocks", "solve_blocks": ".blocks",
+    "DifferentialMethod": ".differential", "trimmed_mean_ci": ".differential",
+    "InitSplitMethod": ".initsplit", "default_schedule": ".initsplit",
+    "LineFitMethod": ".linefit", "fit_points": ".linefit",
+    "MAX_UNROLL": ".unroll", "StatementImplementation": ".unroll",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
 #: method name → class: the :data:`steadybench.registry.methods` registry
 METHODS = registry.methods

@@ -100,6 +100,9 @@ def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estima
         spread = across_executions([p["value"] for p in executions], level)
         figures["execution_values"] = [p["value"] for p in executions]
         figures["between_sd"] = spread.sd
+        calls = [p.get("calls_per_sample") for p in executions]
+        if any(c is not None for c in calls):
+            figures["executions"] = calls  # calibrated in each execution
         return Estimate(
             value=spread.mean, ci_low=spread.low, ci_high=spread.high, confidence=level,
             unit=unit, method=method, statistic=f"mean of execution {statistic}s",
@@ -108,11 +111,14 @@ def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estima
             error=own.get("error"))
     if not within and case.stats.get("cov") is not None:
         within = [case.stats["cov"]]
+    error = own.get("error")
+    if own.get("value") is None and error is None:
+        error = "; ".join(case.errors) or "no successful runs"
     return Estimate(
         value=own.get("value"), ci_low=own.get("ci_low"), ci_high=own.get("ci_high"),
         confidence=confidence, unit=unit, method=method, statistic=statistic,
         level=LEVEL_RUNS, n_executions=max(len(executions), 1 if case.n else 0),
-        n_runs=case.n, within_cov=_median(within), fields=figures, error=own.get("error"))
+        n_runs=case.n, within_cov=_median(within), fields=figures, error=error)
 
 
 def warn_if_unstable(case: CaseResult) -> None:

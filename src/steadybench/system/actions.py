@@ -17,6 +17,11 @@ changes:
 - :class:`SettleAfterBootAction`, :class:`PowerSupplyAction` (before the benchmark).
 - :class:`GcAction` (before each run): collector off while measuring, collections between runs.
 - :class:`PriorityAction` (before the benchmark): raise the scheduling priority where permitted.
+
+A preset names countermeasures, not actions: each name is a
+:class:`~steadybench.system.presets.Countermeasure` in the
+:data:`steadybench.registry.countermeasures` registry that checks the machine and builds these
+actions; a plug-in adds its own the same way (``docs/extending.md``).
 """
 
 from __future__ import annotations
@@ -222,31 +227,48 @@ class PinAction(Action):
 def temperature_reading(root: SysRoot, sensors: list[str] | None = None) -> Callable[[], float]:
     """A reading (°C) of the hottest of ``sensors`` (names as ``system show`` lists them, or
     paths under the root); all readable sensors when None. Raises when none is readable."""
-    def read() -> float:
-        found = read_thermal(root)
-        if sensors:
-            found = [s for s in found if s["name"] in sensors or s["path"] in sensors]
+    return _TemperatureReading(root, sensors)
+
+
+def frequency_reading(root: SysRoot, cpus: Callable[[], list[int]]) -> Callable[[], float]:
+    """A reading (MHz) of the slowest current frequency among ``cpus()``."""
+    return _FrequencyReading(root, cpus)
+
+
+class _TemperatureReading:
+    """See :func:`temperature_reading` (readings are classes, not closures, so that worker
+    processes can receive them with the countermeasures that use them)."""
+
+    def __init__(self, root: SysRoot, sensors: list[str] | None) -> None:
+        self.root, self.sensors = root, sensors
+
+    def __call__(self) -> float:
+        found = read_thermal(self.root)
+        if self.sensors:
+            found = [s for s in found if s["name"] in self.sensors or s["path"] in self.sensors]
         values = [s["celsius"] for s in found if s["celsius"] is not None]
         if not values:
             errors = "; ".join(f"{s['name']}: {s['error']}" for s in found) or "none found"
             raise SystemControlError(f"no readable temperature sensor ({errors})")
         return max(values)
-    return read
 
 
-def frequency_reading(root: SysRoot, cpus: Callable[[], list[int]]) -> Callable[[], float]:
-    """A reading (MHz) of the slowest current frequency among ``cpus()``."""
-    def read() -> float:
+class _FrequencyReading:
+    """See :func:`frequency_reading`."""
+
+    def __init__(self, root: SysRoot, cpus: Callable[[], list[int]]) -> None:
+        self.root, self.cpus = root, cpus
+
+    def __call__(self) -> float:
         values = []
-        for cpu in cpus():
-            rel = cpufreq_dir(root, cpu)
-            khz = root.read_int(f"{rel}/scaling_cur_freq") if rel else None
+        for cpu in self.cpus():
+            rel = cpufreq_dir(self.root, cpu)
+            khz = self.root.read_int(f"{rel}/scaling_cur_freq") if rel else None
             if khz is not None:
                 values.append(khz / 1000.0)
         if not values:
             raise SystemControlError("no readable scaling_cur_freq for the pinned CPUs")
         return min(values)
-    return read
 
 
 def max_frequency(root: SysRoot, cpus: list[int]) -> float | None:

@@ -442,7 +442,7 @@ class Monitor(Countermeasure):
         for name in wanted:
             if name == "cpu_freq":
                 meter = CpuFrequencyMeter(
-                    machine.root, (lambda: pinned) if pinned is not None else current_affinity)
+                    machine.root, FixedCpus(pinned) if pinned is not None else current_affinity)
                 if meter.stop(True) is None:
                     skipped.append({"name": "monitor:cpu_freq",
                                     "reason": "no readable scaling_cur_freq (no cpufreq files)"})
@@ -594,3 +594,14 @@ def machine_session(preset: str, root: str = "/", *, clock: Callable[[], int] | 
         yield session
     finally:
         session.close()
+
+
+class FixedCpus:
+    """``cpus()`` for a fixed list (the pinned cores): a class, not a lambda, so a worker process
+    can receive the meter that uses it."""
+
+    def __init__(self, cpus: list[int]) -> None:
+        self.cpus = list(cpus)
+
+    def __call__(self) -> list[int]:
+        return list(self.cpus)
