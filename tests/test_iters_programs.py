@@ -92,6 +92,18 @@ def test_python_helper_program_slope_and_intercept(pyprog, tmp_path, capsys):
     assert case.extra["iters_position"] == "placeholder {iters}"
 
 
+def test_iters_cli_honours_the_stop_options(pyprog, tmp_path, capsys):
+    """iters used to ignore stop conditions: --runs and --warmup now mean what they mean in
+    run and exec (the one run loop checks them)."""
+    out = tmp_path / "r.json"
+    code, err = run_cli(["iters", "--runs", "12", "--warmup", "2", "--json", str(out), "--",
+                         sys.executable, str(pyprog), "{iters}", "30", "500"], capsys)
+    assert code == 0, err
+    case = load_results(out).cases[0]
+    assert case.n == 12 and case.count("warmup") == 2
+    assert "12 runs" in case.stop_reason
+
+
 def test_sweep_with_params_gives_a_case_per_value(busy, tmp_path, capsys):
     out = tmp_path / "r.json"
     code, err = run_cli(["iters", "--max-time", "0.3", "--param", "w=20,60", "--json", str(out),

@@ -34,7 +34,14 @@ from ..programs.commands import (
 )
 from ..programs.process import CommandRunner
 from . import Interrupted
-from .common import output_options, pass_root, stop_condition_from, stop_options, write_outputs
+from .common import (
+    output_options,
+    pass_root,
+    positive,
+    stop_condition_from,
+    stop_options,
+    write_outputs,
+)
 
 if TYPE_CHECKING:  # rich and the measuring code load when a command runs: --help stays fast
     from rich.console import Console
@@ -231,7 +238,20 @@ def iters_options(default_time: float):
             click.option("--min-points", type=int, default=8, show_default=True,
                          help="Points measured at least, whatever the budget."),
             click.option("--max-points", type=int, default=500, show_default=True,
-                         help="Points measured at most."),
+                         help="Points measured at most (the hard run limit)."),
+            click.option("--runs", "-n", type=int, callback=positive,
+                         help="Stop after this many points (with --max-time only when that "
+                              "is given too)."),
+            click.option("--target-cov", type=float, callback=positive,
+                         help="Stop when the CoV of the last --window per-iteration times is "
+                              "at most this."),
+            click.option("--window", type=click.IntRange(min=2), default=20,
+                         show_default=True, help="Sliding window of points for --target-cov."),
+            click.option("--warmup", type=click.IntRange(min=0), default=0, show_default=True,
+                         help="Runs of the program at the first count, left out of the fit."),
+            click.option("--time-limit", type=float, default=600.0, show_default=True,
+                         callback=positive,
+                         help="Hard limit in seconds on one sweep, whatever the stop rule."),
             click.option("--timeout", type=float, default=60.0, show_default=True,
                          help="Seconds before one run is killed (with its process group)."),
             click.option("--confidence", type=float, default=0.95, show_default=True,
@@ -253,12 +273,29 @@ def iters_options(default_time: float):
 
 
 def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
-    from ..programs.iters import ItersOptions
+    """The sweep's settings; --runs and --target-cov build the same stop conditions as every
+    other command (the run loop checks them), --max-time alone is the time budget."""
+    from click.core import ParameterSource
 
+    from ..programs.iters import ItersOptions
+    from ..runner.stop import build_stop_condition
+
+    stop = None
+    if opts.get("runs") or opts.get("target_cov"):
+        ctx = click.get_current_context(silent=True)
+        timed = ctx is not None and ctx.get_parameter_source("max_time") not in (
+            ParameterSource.DEFAULT, None)
+        stop = build_stop_condition(runs=opts.get("runs"),
+                                    max_time=opts["max_time"] if timed else None,
+                                    target_cov=opts.get("target_cov"),
+                                    window=opts.get("window", 20),
+                                    confidence=opts["confidence"])
     return ItersOptions(max_time=opts["max_time"], threshold=opts["threshold"],
                         min_points=opts["min_points"], max_points=opts["max_points"],
                         confidence=opts["confidence"], bootstrap=opts["bootstrap"],
-                        seed=opts["seed"], outlier_threshold=opts["outlier_threshold"])
+                        seed=opts["seed"], outlier_threshold=opts["outlier_threshold"],
+                        stop=stop, warmup=opts.get("warmup") or 0,
+                        time_limit=opts.get("time_limit", 600.0))
 
 
 def _check_timeout(opts: dict[str, Any]) -> None:
@@ -369,7 +406,8 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     context: dict[str, Any] = {}
     interrupted = False
     try:
-        with machine_control(opts, root, context):
+        with machine_control(opts, root, context) as machine:
+            before_run = machine.before_run if machine is not None else None
             for command in commands:
                 for ps in param_sets:
                     case = CaseResult(benchmark=command.name, implementation=command.name,
@@ -377,7 +415,7 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
                     cases.append(case)
                     if console is not None:
                         console.print(f"  {escape(case.label)} ...")
-                    sweep_iters(command, runner, settings, ps, case)
+                    sweep_iters(command, runner, settings, ps, case, before_run=before_run)
                     finish_iters_case(case, settings)
                     if case.errors:
                         break
@@ -447,8 +485,9 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     context: dict[str, Any] = {}
     interrupted = False
     try:
-        with machine_control(opts, root, context):
-            run_size_sweep(command, sizes, runner, settings, param_sets[0], show, cases)
+        with machine_control(opts, root, context) as machine:
+            run_size_sweep(command, sizes, runner, settings, param_sets[0], show, cases,
+                           before_run=machine.before_run if machine is not None else None)
     except KeyboardInterrupt:
         interrupted = True
     results = Results(suite="sweep", cases=cases, environment=capture_environment(),
