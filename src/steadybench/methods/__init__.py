@@ -12,10 +12,10 @@ listing the names on an unknown one.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from .. import registry
+from ..lazy import lazy_exports
 from .base import DirectMethod, Method, estimate_from_stats
 
 #: names loaded on first use (PEP 562): a worker process imports only the method it runs, and
@@ -30,13 +30,6 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
 
 #: method name → class: the :data:`steadybench.registry.methods` registry
 METHODS = registry.methods
@@ -61,3 +54,5 @@ __all__ = [
     "StatementImplementation", "default_schedule", "estimate_from_stats", "fit_points",
     "make_method", "method_options", "solve_blocks", "trimmed_mean_ci",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)

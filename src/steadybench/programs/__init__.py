@@ -7,8 +7,9 @@ The names below load on first use (PEP 562): :mod:`.exec` imports numpy and scip
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
 
 #: public name → module (relative to this package) that defines it
 _EXPORTS: dict[str, str] = {
@@ -23,18 +24,7 @@ __all__ = [
     "parameter_sets", "parse_param", "parse_param_range",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, eagerly

@@ -6,9 +6,7 @@ every worker process, while :mod:`.summary` imports scipy, which a worker must n
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from ..lazy import lazy_exports
 from .streaming import StreamingStats
 
 _LAZY = dict.fromkeys(("Interval", "ci_mean", "ci_median", "describe", "describe_stream"),
@@ -16,11 +14,4 @@ _LAZY = dict.fromkeys(("Interval", "ci_mean", "ci_median", "describe", "describe
 
 __all__ = ["Interval", "StreamingStats", "ci_mean", "ci_median", "describe", "describe_stream"]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
