@@ -9,6 +9,7 @@ measured program and ``steadybench --help`` must not pay for those, so each pack
 from __future__ import annotations
 
 import importlib
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,12 @@ def lazy_exports(package: str, namespace: dict[str, Any], exports: dict[str, str
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module, package), name)
         namespace[name] = value
+        # Importing a submodule binds it on the package under its own name, which hides an
+        # export of that name (``steadybench.measure``, the function, by the module): put the
+        # exports back.
+        for other, where in exports.items():
+            if isinstance(namespace.get(other), types.ModuleType):
+                namespace[other] = getattr(importlib.import_module(where, package), other)
         return value
 
     def __dir__() -> list[str]:  # noqa: N807
