@@ -88,15 +88,13 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def stop_condition_from(opts: dict[str, Any], default_time: float | None = None) -> StopCondition:
-    """Build the stop condition from the values of :func:`stop_options`; ``default_time``
-    replaces the time bound of the default rule (used per execution by ``run``)."""
+def stop_condition_from(opts: dict[str, Any]) -> StopCondition:
+    """Build the stop condition from the values of :func:`stop_options`."""
     confidence = opts.get("confidence", 0.95)
     if not 0 < confidence < 1:
         raise ConfigurationError(f"--confidence must be between 0 and 1, got {confidence}")
     from ..runner.stop import build_stop_condition
 
-    extra = {} if default_time is None else {"default_time": default_time}
     return build_stop_condition(
         runs=opts.get("runs"),
         max_time=opts.get("max_time"),
@@ -104,7 +102,6 @@ def stop_condition_from(opts: dict[str, Any], default_time: float | None = None)
         window=opts.get("window", 20),
         target_ci=opts.get("target_ci"),
         confidence=confidence,
-        **extra,
     )
 
 

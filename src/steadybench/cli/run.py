@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .. import defaults
 from ..errors import BenchmarkFailed, ConfigurationError
 from ..registry import methods
 from . import Interrupted
@@ -44,13 +45,15 @@ def make_runner_factory(opts: dict[str, Any]):
     executions, and the stop condition applies inside each execution; ``--in-process`` runs
     it in this process (debugging: not isolated).
     """
-    from .. import defaults
     from ..runner.runner import Runner
+    from ..runner.stop import ElapsedTime
 
     in_process = bool(opts.get("in_process"))
     processes = 1 if in_process else (opts.get("processes") or defaults.PROCESSES)
-    stop = stop_condition_from(opts, default_time=None if processes == 1
-                               else defaults.EXECUTION_TIME)
+    stop = stop_condition_from(opts)
+    if processes > 1 and not any(opts.get(k) for k in ("runs", "max_time", "target_cov",
+                                                        "target_ci")):
+        stop = ElapsedTime(defaults.EXECUTION_TIME)
     cli_method_options = parse_key_values(opts.get("method_option") or (), "--method-option")
     warmup = opts.get("warmup")
 
@@ -202,13 +205,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @output_options
 def run_cmd(file: str, **opts: Any) -> None:
-    """Run the benchmarks defined in FILE (a Python file).
-
-    By default each benchmark runs in 10 independent executions (fresh processes) with the
-    calibrated method ``auto``: in each, 1 warm-up sample, then samples until at least 10 and
-    a ±1 % interval, or 0.2 s. The headline is the mean of the executions' medians, with its
-    interval across executions.
-    """
+    """Run the benchmarks defined in FILE (a Python file)."""
     if opts.get("in_process") and opts.get("processes"):
         raise ConfigurationError("--in-process and --processes exclude each other")
     ctx = click.get_current_context()
@@ -216,5 +213,7 @@ def run_cmd(file: str, **opts: Any) -> None:
     opts["root"] = (ctx.obj or {}).get("root", "/")
     run_definitions(file, opts)
 
+
+run_cmd.help = f"{run_cmd.help}\n\n{defaults.describe()}"
 
 commands = [run_cmd]
