@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..compare.choices import SMALL_SAMPLE_MODES, WEIGHTS
-from ..errors import ConfigurationError, SteadybenchError
+from ..errors import ConfigurationError
 from ..fileio import atomic_write_text
 from ..stats.multiple import CORRECTIONS
 from .common import writable_path
@@ -142,11 +142,8 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         if path:
             _emit(render(doc), path)
     if report_path:
-        try:
-            from ..output.report import write_report
-        except ImportError:
-            raise SteadybenchError("--report: the HTML report is not available in this "
-                                   "build") from None
+        from ..output.report import write_report
+
         write_report(_results_for_report(base_set, new_set), report_path, comparison=doc)
     stdout_used = "-" in (json_path, markdown_path, csv_path)
     if not quiet and not stdout_used:
