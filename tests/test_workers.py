@@ -73,6 +73,7 @@ def work():
     assert [p["n"] for p in case.processes] == [12] * 4 and case.n == 48
     est = case.estimate
     assert est.level == "executions" and est.n_executions == 4 and est.n_runs == 48
+    # 4 executions are too few for a 95 % order-statistic interval: mean and Student-t
     assert est.statistic == "mean of execution medians"
     values = [p["value"] for p in case.processes]
     low, high = sps.t.interval(0.95, 3, loc=sum(values) / 4, scale=sps.sem(values))
@@ -205,3 +206,21 @@ def test_in_process_mode_says_it_is_not_isolated(tmp_path, capsys):
 def test_invalid_process_count():
     with pytest.raises(ConfigurationError, match="processes"):
         sb.Runner(processes=0)
+
+
+def test_across_executions_median_and_order_statistic_interval():
+    """Ten executions: the median with ranks (2, 9), whose coverage 1 − 2·P(B ≤ 1) = 0.9785 for
+    B ~ Binomial(10, ½) (R: 1 - 2 * pbinom(1, 10, 0.5)) is the narrowest ≥ 95 %; one execution
+    slowed by 50 % moves the mean but not the median."""
+    from steadybench.stats.summary import across_executions
+
+    values = [1.00, 1.01, 0.99, 1.02, 0.98, 1.00, 1.01, 0.99, 1.00, 1.50]
+    spread = across_executions(values, 0.95)
+    assert spread.statistic == "median" and spread.centre == pytest.approx(1.00)
+    ordered = sorted(values)
+    assert (spread.low, spread.high) == (ordered[1], ordered[8])
+    assert 1 - 2 * sps.binom.cdf(1, 10, 0.5) == pytest.approx(0.978515625)
+    few = across_executions(values[:4], 0.95)
+    assert few.statistic == "mean"
+    low, high = sps.t.interval(0.95, 3, loc=sum(values[:4]) / 4, scale=sps.sem(values[:4]))
+    assert (few.low, few.high) == (pytest.approx(low), pytest.approx(high))

@@ -10,7 +10,7 @@
   early, so a short burst of load lands on a larger share of the samples, and the precision that
   matters is across executions anyway.
 
-Together about 3 s per benchmark on a typical machine, as before the executions were isolated.
+Together about 3.5 s per benchmark on a typical machine, as before the executions were isolated.
 """
 
 from __future__ import annotations
@@ -30,5 +30,5 @@ def describe() -> str:
     return (f"Default: method {METHOD} (calibrated samples, the median), {PROCESSES} "
             f"independent executions (fresh processes); in each, {WARMUP} warm-up sample, then "
             f"samples for {EXECUTION_TIME:g} s. The stop options apply inside each execution. "
-            "The headline is the mean of the executions' values, with its interval across "
+            "The headline is the median of the executions' values, with its interval across "
             "executions.")

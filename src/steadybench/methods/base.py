@@ -80,10 +80,12 @@ def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estima
     """The case's :class:`Estimate` from the method's own figures ``own`` (from the case's
     samples) and, when the case ran in several executions, the per-execution values.
 
-    With ≥ 2 executions that gave a value, the headline is the mean of the per-execution values
-    and its interval a Student-t interval across executions, the executions being the
-    independent observations (Kalibera & Jones, ISMM 2013, §3; Touati et al., source ``003``
-    §2). With one execution it is the method's own value and interval, at the level of runs.
+    With ≥ 2 executions that gave a value, the headline is the median of the per-execution
+    values with its order-statistic interval (the mean with a Student-t interval when there are
+    too few executions for that interval), the executions being the independent observations
+    (Kalibera & Jones, ISMM 2013, §3; Touati et al., source ``003`` §2; see
+    :func:`steadybench.stats.summary.across_executions`). With one execution it is the method's
+    own value and interval, at the level of runs.
     """
     from ..model.estimate import LEVEL_EXECUTIONS, LEVEL_RUNS, Estimate
 
@@ -104,8 +106,8 @@ def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estima
         if any(c is not None for c in calls):
             figures["executions"] = calls  # calibrated in each execution
         return Estimate(
-            value=spread.mean, ci_low=spread.low, ci_high=spread.high, confidence=level,
-            unit=unit, method=method, statistic=f"mean of execution {statistic}s",
+            value=spread.centre, ci_low=spread.low, ci_high=spread.high, confidence=level,
+            unit=unit, method=method, statistic=f"{spread.statistic} of execution {statistic}s",
             level=LEVEL_EXECUTIONS, n_executions=len(executions), n_runs=case.n,
             within_cov=_median(within), between_cov=spread.cov, fields=figures,
             error=own.get("error"))

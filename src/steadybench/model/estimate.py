@@ -9,8 +9,9 @@ The estimate records the level of the measurement hierarchy its interval stands 
 (``DESIGN.md``, "The measurement hierarchy"):
 
 * ``level == "executions"``: the case ran in ≥ 2 independent executions (fresh worker
-  processes). The value is the mean of the per-execution values and the interval is a Student-t
-  interval across executions, which treats executions as the independent observations
+  processes). The value is the median of the per-execution values with its order-statistic
+  interval (their mean and a Student-t interval when there are too few executions for that),
+  which treats executions as the independent observations
   (Kalibera & Jones, "Rigorous benchmarking in reasonable time", ISMM 2013, §3; Touati et al.,
   source ``003`` §2).
 * ``level == "runs"``: one execution. The interval describes that execution only: samples inside
