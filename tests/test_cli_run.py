@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 import pytest
 
+from steadybench import defaults
 from steadybench.cli import cli, main
 
 BENCH = textwrap.dedent("""
@@ -78,7 +79,8 @@ def test_select_stream_and_stop_options(tmp_path):
     data = json.loads(out.read_text())
     assert [b["name"] for b in data["benchmarks"]] == ["tiny"]
     entry = data["benchmarks"][0]
-    assert "samples" not in entry and entry["runs"] is None and entry["n"] == 10 * 1000
+    assert "samples" not in entry and entry["runs"] is None
+    assert entry["n"] == defaults.PROCESSES * 1000
     assert entry["stats"]["median"] is None and entry["stats"]["mean"] > 0
     assert (
         run_cli(
@@ -171,7 +173,8 @@ def test_failing_benchmark_is_recorded_and_others_run(tmp_path, capsys):
     failed = [b for b in data["benchmarks"] if b["name"] == "always_fails"][0]
     assert failed["status"] == "failed" and failed["errors"] == ["RuntimeError: disk on fire"]
     assert failed["n"] == 0 and failed["stats"]["mean"] is None
-    assert all(b["n"] == 10 * 5 for b in data["benchmarks"] if b["name"] != "always_fails")
+    assert all(b["n"] == defaults.PROCESSES * 5
+               for b in data["benchmarks"] if b["name"] != "always_fails")
 
 
 #: a benchmark whose measured function sleeps 10 ms and, on its 30th call (calibration and

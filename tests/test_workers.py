@@ -224,3 +224,20 @@ def test_across_executions_median_and_order_statistic_interval():
     assert few.statistic == "mean"
     low, high = sps.t.interval(0.95, 3, loc=sum(values[:4]) / 4, scale=sps.sem(values[:4]))
     assert (few.low, few.high) == (pytest.approx(low), pytest.approx(high))
+
+
+def test_run_defaults(monkeypatch, capsys):
+    """The defaults --help states: method auto, 10 executions, 1 warm-up, 0.15 s each (the
+    suite runs with 2 executions, see conftest.py; undone here)."""
+    from steadybench import defaults
+    from steadybench.cli.run import make_runner_factory
+
+    monkeypatch.undo()
+    assert (defaults.METHOD, defaults.PROCESSES, defaults.WARMUP, defaults.EXECUTION_TIME) == (
+        "auto", 10, 1, 0.15)
+    runner = make_runner_factory({"time_limit": 600.0})(None)
+    assert runner.method.name == "auto" and runner.warmup == 1 and runner.processes == 10
+    assert runner.stop.describe() == "elapsed >= 0.15 s"
+    assert main(["run", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "method auto" in text and "independent executions" in text and "0.15 s" in text

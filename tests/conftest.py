@@ -1,0 +1,21 @@
+"""Suite-wide settings.
+
+``steadybench run`` measures each benchmark in ``steadybench.defaults.PROCESSES`` (10) spawned
+worker processes. The tests that run the command check behaviour, not precision, so they use 2
+executions: the suite then starts 5× fewer interpreters and stays fast on a busy 2-core machine.
+``tests/test_workers.py::test_run_defaults`` checks the real default.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from steadybench import defaults
+
+#: executions per benchmark in the tests that run ``steadybench run`` without ``-p``
+TEST_PROCESSES = 2
+
+
+@pytest.fixture(autouse=True)
+def _two_executions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(defaults, "PROCESSES", TEST_PROCESSES)
