@@ -207,6 +207,24 @@ SAMPLING_BENCH = """
 RUN_MODES = pytest.mark.parametrize("mode", [[], ["--in-process"]], ids=["workers", "in-process"])
 
 
+def _interruptible() -> None:
+    """In the child before exec: SIGINT back to its default. A test suite started as a
+    background job of a script inherits SIGINT ignored, and Python would then never raise
+    KeyboardInterrupt in steadybench (a user's Ctrl-C reaches a foreground process)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def wait_or_kill(proc: subprocess.Popen, timeout: float = 120.0) -> None:
+    """Wait for the signalled child; one that does not end is killed (no stray process) and
+    the test fails."""
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail(f"steadybench did not end within {timeout} s of the signal")
+
+
 def start_sampling_run(tmp_path, mode, timeout=120.0):
     """Start ``steadybench run`` on :data:`SAMPLING_BENCH` in a subprocess and return once the
     benchmark has taken samples (its marker file exists): no fixed sleep, so start-up time
@@ -220,7 +238,7 @@ def start_sampling_run(tmp_path, mode, timeout=120.0):
         proc = subprocess.Popen(
             [str(exe), "run", str(bench), *mode, "--runs", "100000", "--time-limit", "3600",
              "--json", str(out)],
-            stdout=subprocess.DEVNULL, stderr=err_file)
+            stdout=subprocess.DEVNULL, stderr=err_file, preexec_fn=_interruptible)
     deadline = time.monotonic() + timeout
     while not marker.exists():
         if proc.poll() is not None:
@@ -238,7 +256,7 @@ def start_sampling_run(tmp_path, mode, timeout=120.0):
 def test_ctrl_c_writes_partial_results_and_exits_130(tmp_path, mode):
     proc, out, err_path = start_sampling_run(tmp_path, mode)
     proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=120)
+    wait_or_kill(proc)
     err = err_path.read_text()
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
@@ -307,7 +325,7 @@ def test_env_root_variable(tmp_path, monkeypatch, capsys):
 def test_sigterm_writes_partial_results_and_exits_143(tmp_path, mode):
     proc, out, err_path = start_sampling_run(tmp_path, mode)
     proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=120)
+    wait_or_kill(proc)
     err = err_path.read_text()
     assert proc.returncode == 143, err
     assert "terminated" in err and "Traceback" not in err

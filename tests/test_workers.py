@@ -178,6 +178,8 @@ def slow():
 
     runner = sb.Runner(sb.Runs(100_000), processes=3, time_limit=300,
                        method=make_method("auto", executions=1))
+    # SIGINT raises KeyboardInterrupt here even when the suite runs as a background job
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     thread = threading.Thread(target=interrupt_when_running)
     thread.start()
     try:
@@ -185,6 +187,7 @@ def slow():
             _case(path, "slow", runner)
     finally:
         thread.join()
+        signal.signal(signal.SIGINT, previous)
     case = runner.last_case
     assert case is not None and case.interrupted
     assert len(case.processes) == 1 and case.processes[0]["interrupted"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import struct
 import sys
 from dataclasses import dataclass, field
@@ -110,6 +111,10 @@ def run_task(task: WorkerTask, out: BinaryIO) -> None:
 
 
 def main() -> None:
+    # The parent forwards Ctrl-C (and SIGTERM) as SIGINT. A worker started by a process that
+    # ignores SIGINT (a background job of a script) inherits the ignore, and Python then installs
+    # no handler: restore the one that raises KeyboardInterrupt, so partial samples come back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     out = os.fdopen(int(os.environ[FD_VARIABLE]), "wb")
     write_message(out, ("ready", os.getpid()))
     try:
