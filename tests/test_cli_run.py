@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 import pytest
 
+from child_process import default_sigint
 from steadybench import defaults
 from steadybench.cli import cli, main
 
@@ -207,13 +208,6 @@ SAMPLING_BENCH = """
 RUN_MODES = pytest.mark.parametrize("mode", [[], ["--in-process"]], ids=["workers", "in-process"])
 
 
-def _interruptible() -> None:
-    """In the child before exec: SIGINT back to its default. A test suite started as a
-    background job of a script inherits SIGINT ignored, and Python would then never raise
-    KeyboardInterrupt in steadybench (a user's Ctrl-C reaches a foreground process)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def wait_or_kill(proc: subprocess.Popen, timeout: float = 120.0) -> None:
     """Wait for the signalled child; one that does not end is killed (no stray process) and
     the test fails."""
@@ -238,7 +232,7 @@ def start_sampling_run(tmp_path, mode, timeout=120.0):
         proc = subprocess.Popen(
             [str(exe), "run", str(bench), *mode, "--runs", "100000", "--time-limit", "3600",
              "--json", str(out)],
-            stdout=subprocess.DEVNULL, stderr=err_file, preexec_fn=_interruptible)
+            stdout=subprocess.DEVNULL, stderr=err_file, preexec_fn=default_sigint)
     deadline = time.monotonic() + timeout
     while not marker.exists():
         if proc.poll() is not None:

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from child_process import default_sigint
 from steadybench.cli import main
 from steadybench.output.results_io import load_results
 
@@ -182,7 +183,7 @@ def test_ctrl_c_writes_partial_results_and_leaves_no_child(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", code, "exec", "--runs", "1000",
                              "--no-correction", "--timeout", "0.15", "-i", "-q",
                              "--json", str(out), "--", "sh", "-c", script],
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     deadline = time.monotonic() + 120
     while not (pids.exists() and len(pids.read_text().split()) >= 6):  # 3 runs have started
         assert proc.poll() is None, proc.communicate()[1]

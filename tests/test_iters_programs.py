@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import steadybench.iters_protocol
+from child_process import default_sigint
 from steadybench.cli import main
 from steadybench.output.results_io import load_results
 
@@ -184,7 +185,8 @@ def test_ctrl_c_keeps_the_points_and_leaves_no_child(tmp_path):
     out = tmp_path / "r.json"
     code = "import sys; from steadybench.cli import main; sys.exit(main(sys.argv[1:]))"
     proc = subprocess.Popen([sys.executable, "-c", code, "iters", "-q", "--json", str(out), "--",
-                             sys.executable, prog, "{iters}"], stderr=subprocess.PIPE, text=True)
+                             sys.executable, prog, "{iters}"], stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     deadline = time.monotonic() + 120
     while not hanging.exists():
         assert proc.poll() is None, proc.communicate()[1]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from child_process import default_sigint
 from fake_machine import CPU, make_machine, put, snapshot
 from steadybench.cli import main
 from steadybench.errors import SystemControlError
@@ -225,7 +226,7 @@ def _start_child(tmp_path: Path, root: Path, journal: Path) -> subprocess.Popen:
     script = tmp_path / "child.py"
     script.write_text(_CHILD)
     proc = subprocess.Popen([sys.executable, str(script), str(root), str(journal)],
-                            stdout=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     deadline = time.monotonic() + 30
     while (root / GOV0).read_text() != "performance\n":
         assert proc.poll() is None, "child died"

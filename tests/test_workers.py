@@ -45,7 +45,17 @@ def _case(path: Path, name: str, runner: sb.Runner, confidence: float = 0.95):
 
 
 def _no_children() -> bool:
-    return psutil.Process().children(recursive=True) == []
+    """No worker process of ours is left (other tests' children do not count)."""
+    workers = [p for p in psutil.Process().children(recursive=True)
+               if "steadybench.runner.worker" in " ".join(_cmdline(p))]
+    return workers == []
+
+
+def _cmdline(proc: psutil.Process) -> list[str]:
+    try:
+        return proc.cmdline()
+    except psutil.Error:
+        return []
 
 
 def test_executions_are_fresh_spawned_interpreters(tmp_path):
