@@ -129,6 +129,7 @@ class _Worker:
         finally:
             os.close(write_fd)
         self.fd = read_fd
+        self.closed = False  # the worker closed its end of the message pipe
         self.buffer = b""
         self.stderr_tail: list[bytes] = []
         self.result: dict[str, Any] | None = None
@@ -161,8 +162,6 @@ class _Worker:
                 messages.append(pickle.loads(self.buffer[4:4 + size]))
                 self.buffer = self.buffer[4 + size:]
         return messages
-
-    closed = False
 
     def signal_group(self, signum: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -339,7 +338,8 @@ def merge_executions(runner: Runner, merged: CaseResult, executions: Sequence[Ex
                 tracebacks.append(item)
         if case.stop_reason:
             reasons.append(case.stop_reason)
-        own = CaseResult.from_dict(case.to_dict())
+        # The worker's case is not used after this: its estimate is made on it directly.
+        own = case
         method = execution.method if execution.method is not None else runner.method
         try:
             finalize_case(own, (), method, runner.confidence)
