@@ -40,11 +40,13 @@ Usage: python benchmarks/reproducibility.py [--invocations N] [--workloads loop4
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import platform
 import random
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -98,14 +100,18 @@ def invoke(cmd: list[str], cwd: Path) -> tuple[str, float]:
 # returns (headline in seconds, wall time in seconds, extra figures for the --json output).
 
 
-def run_steadybench(setup: str, stem: str, tmp: Path) -> tuple[float, float, dict]:
+def run_steadybench(setup: str, stem: str, tmp: Path,
+                    options: tuple[str, ...] = ()) -> tuple[float, float, dict]:
     bench = tmp / f"bench_{stem}.py"
     bench.write_text("import steadybench\n\n\n@steadybench.benchmark\ndef work_factory():\n"
                      + textwrap.indent(setup, "    ") + "    return work\n")
     out = tmp / f"{stem}.json"
-    _, wall = invoke([str(BIN / "steadybench"), "run", str(bench), "--json", str(out), "-q"], tmp)
+    _, wall = invoke([str(BIN / "steadybench"), "run", str(bench), "--json", str(out), "-q",
+                        *options], tmp)
     estimate = json.loads(out.read_text())["benchmarks"][0]["estimate"]
-    extra = {k: estimate.get(k) for k in ("statistic", "method", "n_runs", "ci_low", "ci_high")}
+    extra = {k: estimate.get(k) for k in ("statistic", "method", "n_runs", "ci_low", "ci_high",
+                                          "between_cov", "within_cov")}
+    extra["execution_values"] = (estimate.get("fields") or {}).get("execution_values")
     return estimate["value"], wall, extra
 
 
@@ -178,11 +184,11 @@ def summarize(figures: dict[str, dict]) -> dict[str, dict]:
 
 def print_table(name: str, description: str, summary: dict[str, dict], n: int) -> None:
     print(f"\n{name}: {description}, {n} invocations per tool")
-    header = f"{'tool':<17} {'headline':<15} {'mean headline':>14} {'CoV':>8} {'wall/inv.':>10}"
+    header = f"{'tool':<24} {'headline':<15} {'mean headline':>14} {'CoV':>8} {'wall/inv.':>10}"
     print(header)
     print("-" * len(header))
     for tool, s in summary.items():
-        print(f"{tool:<17} {TOOLS[tool][1]:<15} {fmt(s['mean']):>14} {s['cov'] * 100:>7.2f}% "
+        print(f"{tool:<24} {TOOLS[tool][1]:<15} {fmt(s['mean']):>14} {s['cov'] * 100:>7.2f}% "
               f"{s['wall']:>9.2f}s")
     if len(summary.get("steadybench", {}).get("settings", [])) > 1:
         print("warning: steadybench's method or statistic changed between invocations: "
@@ -217,7 +223,15 @@ def main() -> int:
                         help="comma-separated subset of tools")
     parser.add_argument("--seed", type=int, default=None, help="seed of the shuffled order")
     parser.add_argument("--json", type=Path, default=None, help="save the raw figures here")
+    parser.add_argument("--variant", action="append", default=[], metavar="OPTIONS",
+                        help="also run steadybench with these options, as a tool of its own "
+                             "(e.g. '-p 20'; repeatable); the target is judged on the defaults")
     args = parser.parse_args()
+    for options in args.variant:
+        name = f"steadybench {options}"
+        TOOLS[name] = (functools.partial(run_steadybench, options=tuple(shlex.split(options))),
+                       "estimate.value", None)
+        args.tools.append(name)
     if args.invocations < 2:
         parser.error("--invocations must be at least 2 (a CoV needs two values)")
 
@@ -237,6 +251,7 @@ def main() -> int:
 
     print(f"Python {platform.python_version()} ({PYTHON}), {platform.machine()}, "
           f"shuffle seed {seed}")
+
     results: dict = {"python": platform.python_version(), "machine": platform.machine(),
                      "invocations": args.invocations, "seed": seed, "workloads": {}}
     with tempfile.TemporaryDirectory(prefix="sb-repro-") as d:
@@ -260,7 +275,7 @@ def main() -> int:
                     figures[tool]["headline"].append(headline)
                     figures[tool]["wall"].append(wall)
                     figures[tool]["extra"].append(extra)
-                    print(f"  {workload} round {r + 1}/{args.invocations} {tool:<17} "
+                    print(f"  {workload} round {r + 1}/{args.invocations} {tool:<24} "
                           f"{fmt(headline):>11}  {wall:6.2f}s", file=sys.stderr)
             summary = summarize(figures)
             print_table(workload, description, summary, args.invocations)

@@ -40,11 +40,11 @@ def test_plain_files_worked_example(tmp_path, capsys):
     assert main(["compare", a, b, "--json", str(tmp_path / "c.json"), "--quiet"]) == 0
     doc = json.loads((tmp_path / "c.json").read_text())
     row = doc["benchmarks"][0]
-    assert row["verdict"] == "faster" and row["test_unit"] == "runs"
+    assert row["verdict"] == "faster" and row["test_unit"] == "values (one per execution)"
     assert row["speedup"] == pytest.approx(2.046 / 1.046)
     assert row["mean_protocol"]["one_sided_low"] == pytest.approx(0.3414632, abs=1e-7)
     assert row["mean_protocol"]["test"] == "student t"
-    assert row["median_protocol"]["test"] == "wilcoxon-mann-whitney"
+    assert row["median_protocol"]["test"] == "wilcoxon-mann-whitney (exact)"
     assert "speedup_min" not in row
 
 
@@ -56,16 +56,41 @@ def test_reverse_is_slower_and_fail_on(tmp_path):
     assert main(["compare", a, b, "--quiet", "--fail-on", "change"]) == 1
 
 
-def test_small_non_normal_is_inconclusive_or_bootstrap(tmp_path):
+def test_example_2_2_normality_is_checked_at_a_fixed_level(tmp_path):
+    """003 Example 2.2: a t-test at 1% confidence on T2 vs T1. Shapiro–Wilk p = 0.9647 must not
+    reject normality (it did when the check ran at the declared 1% level)."""
+    a = _write(tmp_path / "t2.txt", T2)
+    b = _write(tmp_path / "t1.txt", T1)
+    doc, _, _ = compare_files(a, b, CompareOptions(verdict_by="mean", confidence=0.01,
+                                                   correction="none"))
+    row = doc["benchmarks"][0]
+    checks = row["mean_protocol"]["assumptions"]["normality"]
+    assert checks["base"]["pvalue"] == pytest.approx(0.9647, abs=1e-4)
+    assert not checks["base"]["rejected"] and checks["level"] == 0.95
+    assert row["mean_protocol"]["status"] == "ok"
+    assert row["mean_protocol"]["test"] == "welch t" or row["mean_protocol"]["test"] == "student t"
+
+
+def test_normality_is_checked_on_the_small_side_only(tmp_path):
+    rng = np.random.default_rng(3)
+    a = _write(tmp_path / "a.txt", rng.normal(1.0, 0.05, 10))
+    b = _write(tmp_path / "b.txt", rng.lognormal(0, 0.8, 200))  # far from normal, but n ≥ 30
+    doc, _, _ = compare_files(a, b, CompareOptions(verdict_by="mean"))
+    checks = doc["benchmarks"][0]["mean_protocol"]["assumptions"]["normality"]
+    assert set(checks) == {"base", "level"}
+    assert doc["benchmarks"][0]["mean_protocol"]["status"] == "ok"
+
+
+def test_small_non_normal_is_inconclusive_or_permutation(tmp_path):
     skewed = [1.0, 1.01, 1.0, 1.02, 1.0, 1.01, 3.0, 1.0, 1.01, 1.0]
     a = _write(tmp_path / "a.txt", skewed)
     b = _write(tmp_path / "b.txt", [v * 0.5 for v in skewed])
     doc, _, _ = compare_files(a, b, CompareOptions(verdict_by="mean"))
     row = doc["benchmarks"][0]
     assert row["verdict"].startswith("inconclusive") and "normality rejected" in row["warnings"][0]
-    doc, _, _ = compare_files(a, b, CompareOptions(verdict_by="mean", small_sample="bootstrap"))
+    doc, _, _ = compare_files(a, b, CompareOptions(verdict_by="mean", small_sample="permutation"))
     row = doc["benchmarks"][0]
-    assert row["test"] == "bootstrap (mean)" and row["verdict"] == "faster"
+    assert row["test"].startswith("permutation (mean") and row["verdict"] == "faster"
 
 
 def test_confidence_auto_and_show_min(tmp_path, capsys):
@@ -79,14 +104,23 @@ def test_confidence_auto_and_show_min(tmp_path, capsys):
     assert rows[0]["IsMedianSignificant"] == "True"
 
 
-def test_equivalence(tmp_path):
+def test_threshold_and_equivalence(tmp_path):
     rng = np.random.default_rng(1)
     a = _write(tmp_path / "a.txt", rng.normal(1.0, 0.01, 40))
     b = _write(tmp_path / "b.txt", rng.normal(1.001, 0.01, 40))
-    doc, _, _ = compare_files(a, b, CompareOptions(equivalence=0.02))
-    assert doc["benchmarks"][0]["verdict"] == "unchanged within ±2%"
+    doc, _, _ = compare_files(a, b, CompareOptions(threshold=0.02, equivalence=True))
+    assert doc["benchmarks"][0]["verdict"] == "unchanged within ±2.00%"
     doc, _, _ = compare_files(a, b, CompareOptions())
     assert doc["benchmarks"][0]["verdict"] == "no significant difference"
+    # a real 1% change, measured precisely: significant, but inside a 5% threshold
+    c = _write(tmp_path / "c.txt", rng.normal(1.01, 0.001, 40))
+    d = _write(tmp_path / "d.txt", rng.normal(1.0, 0.001, 40))
+    doc, _, _ = compare_files(c, d, CompareOptions())
+    assert doc["benchmarks"][0]["verdict"] == "faster"
+    doc, _, _ = compare_files(c, d, CompareOptions(threshold=0.05))
+    row = doc["benchmarks"][0]
+    assert row["verdict"] == "no significant difference" and row["band"] == "inside"
+    assert any("threshold" in w for w in row["warnings"])
 
 
 def test_constant_samples(tmp_path):
@@ -97,6 +131,20 @@ def test_constant_samples(tmp_path):
     assert row["verdict"] == "faster" and row["test"] == "exact (zero variance)"
     same, _, _ = compare_files(a, a, CompareOptions())
     assert same["benchmarks"][0]["verdict"] == "no significant difference"
+
+
+def test_one_execution_is_never_tested_on_its_runs(tmp_path):
+    """Identical code run twice in one process each: thousands of runs, one execution a side.
+    The runs are not independent; the comparison says so instead of "slower at p = 6e-44"."""
+    rng = np.random.default_rng(4)
+    base = _results(tmp_path / "base.json", [("f", rng.normal(1.0, 0.01, 5000), [1.0])])
+    new = _results(tmp_path / "new.json", [("f", rng.normal(1.03, 0.01, 5000), [1.03])])
+    doc, _, _ = compare_files(base, new, CompareOptions())
+    row = doc["benchmarks"][0]
+    assert row["verdict"] == "inconclusive: one execution"
+    assert row["p_value"] is None
+    assert any("steadybench ab" in w and "1 execution" in w for w in row["warnings"])
+    assert main(["compare", base, new, "--quiet", "--fail-on", "slower"]) == 0
 
 
 def test_results_files_match_and_use_processes(tmp_path):
@@ -111,8 +159,8 @@ def test_results_files_match_and_use_processes(tmp_path):
     doc, _, _ = compare_files(base, new, CompareOptions())
     rows = {r["benchmark"]: r for r in doc["benchmarks"]}
     assert set(rows) == {"sort", "hash"}
-    assert rows["sort"]["test_unit"] == "processes" and rows["sort"]["base"]["n"] == 4
-    assert rows["hash"]["test_unit"] == "runs"
+    assert rows["sort"]["test_unit"] == "executions" and rows["sort"]["base"]["n"] == 4
+    assert rows["hash"]["verdict"] == "inconclusive: one execution"
     assert any("only_base" in w for w in doc["warnings"])
     assert doc["suite"]["benchmarks"] == 2
     assert doc["suite"]["proportion"]["method"] == "clopper-pearson"
@@ -129,7 +177,7 @@ def test_hyperfine_and_pyperf(tmp_path):
     pp.write_text(json.dumps({"version": "1.0", "metadata": {"name": "bm"}, "benchmarks": [
         {"runs": [{"warmups": [[1, 0.5]]}, {"values": [1.0, 1.2]}, {"values": [1.1, 1.3]}]}]}))
     s = read_samples(pp)
-    assert s.kind == "pyperf" and s.samples[0].processes == pytest.approx([1.1, 1.2])
+    assert s.kind == "pyperf" and s.samples[0].executions == pytest.approx([1.1, 1.2])
     assert s.samples[0].values.size == 4
 
 
@@ -164,7 +212,7 @@ def test_other_bad_input(tmp_path, capsys):
     good = _write(tmp_path / "good.txt", T1)
     one = _write(tmp_path / "one.txt", [1.0])
     cases = [
-        (["compare", good, one], "at least 2 samples"),
+        (["compare", good, one], "at least 2 values"),
         (["compare", good, good, "--confidence", "1.5"], "between 0 and 1"),
         (["compare", good, good, "--confidence", "x"], "--confidence"),
         (["compare", good, str(tmp_path / "missing.txt")], "no such file"),

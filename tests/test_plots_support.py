@@ -77,3 +77,13 @@ def sweep_extra() -> dict[str, Any]:
             "geomean": [m * 0.98 for m in mean], "geostdev": [1.05] * 5, "r2": 0.999,
             "complexity": {"best": "O(n log n)", "coefficient": 2e-8,
                            "candidates": {"O(n)": 0.97, "O(n log n)": 0.999}}}
+
+
+def with_executions(results: Results, k: int = 5) -> Results:
+    """The runs of each case split into ``k`` executions (as worker processes would give),
+    each with its median as the per-execution value: what ``compare`` tests."""
+    for case in results.cases:
+        values = np.asarray(case.samples, dtype=float)
+        case.processes = [{"index": i, "value": float(np.median(chunk)), "n": int(chunk.size)}
+                          for i, chunk in enumerate(np.array_split(values, k))]
+    return results

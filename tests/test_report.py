@@ -16,7 +16,15 @@ from steadybench.errors import ConfigurationError
 from steadybench.model.results import CaseResult, Results
 from steadybench.output import report as rp
 from steadybench.output.results_io import results_to_json
-from test_plots_support import HOSTILE, PNG_MAGIC, fit_extra, make_case, make_results, png_size
+from test_plots_support import (
+    HOSTILE,
+    PNG_MAGIC,
+    fit_extra,
+    make_case,
+    make_results,
+    png_size,
+    with_executions,
+)
 
 
 class _Page(HTMLParser):
@@ -125,8 +133,8 @@ def test_comparison_comes_first(tmp_path: Path) -> None:
     html = path.read_text(encoding="utf-8")
     assert html.index('id="comparison"') < html.index('id="input-1"') < html.index('id="input-2"')
     text = " ".join(_parse(path).text)
-    for expected in ("faster", "Mann-Whitney", "[1.05, 1.2]", "10.00 %", "inconclusive",
-                     "environment differs: cpu", "base.json", "new.json"):
+    for expected in ("faster", "Mann-Whitney", "1.110× faster [1.050, 1.200]", "10.00 %",
+                     "inconclusive", "environment differs: cpu", "base.json", "new.json"):
         assert expected in text, expected
     page = _parse(path)
     _check_images(page)
@@ -219,9 +227,10 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cli_two_files_compare(tmp_path: Path) -> None:
-    f1 = _write(tmp_path, "base.json", make_results(("a", "b"), seed=0, monitors=False))
-    f2 = _write(tmp_path, "new.json", make_results(("a", "b"), seed=4, scale=0.8,
-                                                   monitors=False))
+    f1 = _write(tmp_path, "base.json",
+                with_executions(make_results(("a", "b"), seed=0, monitors=False)))
+    f2 = _write(tmp_path, "new.json", with_executions(
+        make_results(("a", "b"), seed=4, scale=0.8, monitors=False)))
     out = tmp_path / "out.html"
     assert main(["report", f1, f2, "-o", str(out)]) == 0
     html = out.read_text(encoding="utf-8")

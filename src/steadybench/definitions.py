@@ -21,7 +21,7 @@ from typing import Any
 from .errors import ConfigurationError, DefinitionError
 from .model.benchmark import Benchmark
 from .model.implementation import FunctionImplementation, Implementation
-from .model.parameters import parameter_grid
+from .model.parameters import Parameters, parameter_grid
 
 #: keyword arguments of :func:`benchmark` that are options, not parameters
 RESERVED = ("name", "group", "params", "method", "method_options", "error_policy")
@@ -198,6 +198,33 @@ def find_implementation(path: str, title: str, name: str) -> Implementation:
                 if config.implementation.name == name:
                     return config.implementation
     raise DefinitionError(f"{path}: no benchmark {title!r} with implementation {name!r}")
+
+
+def find_single_case(path: str | os.PathLike[str],
+                     selector: str | None = None) -> tuple[Implementation, Parameters, str]:
+    """The one case (implementation, parameter set, benchmark title) of the file ``path`` that
+    ``selector`` picks (``-k`` rules: a substring or a glob of the benchmark or implementation
+    name); a DefinitionError naming the candidates when none or several match.
+
+    ``steadybench ab`` measures one case per side this way; its workers resolve the case in
+    their own interpreter, which may be another Python or another checkout.
+    """
+    definitions = load_file(path)
+    found = build_benchmarks(definitions.specs, lambda spec: None, selector)
+    found += [b for b in definitions.benchmarks if matches(selector, b.title)]
+    cases = [(config.implementation, params, bench.title)
+             for bench in found for config, params in bench.cases()]
+    if len(cases) == 1:
+        return cases[0]
+    names = ", ".join(dict.fromkeys(
+        f"{title}" + (f"::{impl.name}" if impl.name != title else "")
+        + (f" [{params.name}]" if len(params) else "") for impl, params, title in cases))
+    where = f"{path}::{selector}" if selector else str(path)
+    if not cases:
+        raise DefinitionError(f"{where}: no benchmark matches"
+                              + (f" (the file defines {', '.join(definitions.names())})"
+                                 if definitions.names() else ""))
+    raise DefinitionError(f"{where}: {len(cases)} cases match ({names}); name one: FILE::NAME")
 
 
 def mark_origin(benchmarks: Iterable[Benchmark], path: str | os.PathLike[str]) -> None:

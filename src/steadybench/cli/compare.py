@@ -72,10 +72,14 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
                    "50%..99% at which a difference is found.")
 @click.option("--small-sample", type=click.Choice(SMALL_SAMPLE_MODES), default="inconclusive",
               show_default=True,
-              help="With < 30 runs a side and a failed normality/shift check: call the test "
-                   "inconclusive, or use a bootstrap test.")
-@click.option("--equivalence", default=None,
-              help="Margin X (e.g. 2%): a two-one-sided test may conclude 'unchanged within ±X%'.")
+              help="Mean protocol, < 30 executions on a side and normality rejected: call it "
+                   "inconclusive, or use a permutation test.")
+@click.option("--threshold", default=None,
+              help="Practical threshold X (e.g. 2%): faster/slower needs the interval of the "
+                   "ratio outside 1 ± X. Default: 0.")
+@click.option("--equivalence", is_flag=True,
+              help="Conclude 'unchanged within ±X' (X = --threshold) when the interval of the "
+                   "ratio lies inside the band.")
 @click.option("--verdict-by", type=click.Choice(["median", "mean"]), default="median",
               show_default=True, help="Protocol that gives the verdict.")
 @click.option("--show-min", is_flag=True,
@@ -88,9 +92,10 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
               help="Correction for testing many benchmarks at once.")
 @click.option("--column", default=None,
               help="CSV column (name or 1-based number) holding the times.")
-@click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True,
-              help="Bootstrap resamples (speedup CI, bootstrap tests).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option("--resamples", type=click.IntRange(min=100), default=9999, show_default=True,
+              help="Permutations of the small-sample permutation test.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the permutation test.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Write the comparison as JSON to this file ('-' for stdout).")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False),
@@ -105,7 +110,8 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
               help="Exit with status 1 when any benchmark is significantly slower (or changed).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the table.")
 def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confidence: str,
-                small_sample: str, equivalence: str | None, verdict_by: str, show_min: bool,
+                small_sample: str, threshold: str | None, equivalence: bool, verdict_by: str,
+                show_min: bool,
                 weights: str, precision: str, correction: str, column: str | None,
                 resamples: int, seed: int, json_path: str | None, markdown_path: str | None,
                 csv_path: str | None, report_path: str | None, fail_on: str,
@@ -122,7 +128,9 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
     opts = CompareOptions(
         confidence=parse_fraction(confidence, "--confidence", allow_auto=True),
         small_sample=small_sample,
-        equivalence=None if equivalence is None else parse_fraction(equivalence, "--equivalence"),
+        threshold=0.0 if threshold is None else float(parse_fraction(threshold, "--threshold")
+                                                      or 0.0),
+        equivalence=equivalence,
         verdict_by=verdict_by, show_min=show_min, correction=correction, resamples=resamples,
         seed=seed)
     r = parse_fraction(precision, "--precision")
@@ -182,8 +190,12 @@ def plan_cmd(samples: str, ci_width: str | None, detect: str | None, power: str,
     sset = read_samples(samples, column)
     plans = []
     for s in sset.samples:
-        p = plan(s.values, ci_width=width, detect=change, power=pw, confidence=conf)
+        pilot = s.executions if s.executions.size >= 2 else s.values
+        p = plan(pilot, ci_width=width, detect=change, power=pw, confidence=conf)
         p["name"] = s.label
+        if pilot is s.values and s.per_execution is not None:
+            p["notes"].append("the pilot has one execution: its runs were used, which "
+                              "understates the noise between executions")
         plans.append(p)
     if json_path:
         _emit(json.dumps(_finite({"kind": "steadybench-plan", "plans": plans}), indent=1,

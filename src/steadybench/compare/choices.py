@@ -4,8 +4,8 @@ Kept apart from :mod:`.protocol` and :mod:`.suite`, which import numpy and scipy
 ``steadybench compare --help`` does not load them.
 """
 
-#: ``--small-sample``: a small sample whose assumption check fails is called inconclusive, or
-#: gets a bootstrap test
-SMALL_SAMPLE_MODES = ("inconclusive", "bootstrap")
+#: ``--small-sample``: a small sample whose normality check fails is called inconclusive, or
+#: gets a permutation test (exact under "same distribution", whatever the shape)
+SMALL_SAMPLE_MODES = ("inconclusive", "permutation")
 #: ``--weights``: the weights of a suite's overall gain
 WEIGHTS = ("equal", "fraction", "custom")

@@ -77,7 +77,9 @@ def _document(rows: list[dict[str, Any]], opts: CompareOptions, weights: str, pr
         "options": {
             "confidence": "auto" if opts.confidence is None else opts.confidence,
             "small_sample": opts.small_sample,
+            "threshold": opts.threshold,
             "equivalence": opts.equivalence,
+            "sides": "two-sided",
             "verdict_by": opts.verdict_by,
             "show_min": opts.show_min,
             "correction": opts.correction if opts.confidence is not None else "none",
@@ -108,15 +110,7 @@ def compare_sets(base: SampleSet, new: SampleSet, opts: CompareOptions,
         raise SteadybenchError(f"unknown weights {weights!r}")
     pairs, notes = match(base, new)
     warnings = [*base.skipped, *new.skipped, *notes, *fingerprint_warnings(base, new)]
-    rows = []
-    for b, n in pairs:
-        if len(pairs) > 1 and min(b.values.size, n.values.size) < 2 \
-                and min(len(b.processes), len(n.processes)) < 2:
-            warnings.append(f"{n.label}: fewer than 2 samples on a side, not compared")
-            continue
-        rows.append(compare_pair(b, n, opts))
-    if not rows:
-        raise NoMatchError("no benchmark has at least 2 samples on both sides")
+    rows = [compare_pair(b, n, opts) for b, n in pairs]
     return _document(rows, opts, weights, precision, warnings,
                      {"base": base.path, "new": new.path, "base_kind": base.kind,
                       "new_kind": new.kind})

@@ -17,13 +17,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..output.console import make_console
-from ..output.format import markdown_text
+from ..output.format import factor_text, markdown_text
 from ..output.results_io import _finite
 
 REFERENCE_COLUMNS = ("Name", "SpeedupMin", "SpeedupMean", "IsMeanSignificant", "MeanConfLevel",
                      "SpeedupMedian", "IsMedianSignificant", "MedianConfLevel")
 EXTRA_COLUMNS = ("Verdict", "Test", "TestUnit", "PValue", "PAdjusted", "Confidence",
-                 "SpeedupCILow", "SpeedupCIHigh", "NBase", "NNew", "Warnings")
+                 "SpeedupCILow", "SpeedupCIHigh", "NBase", "NNew", "Sides", "Correction",
+                 "Threshold", "Warnings")
 
 
 def _num(value: float | None, fmt: str = ".3f") -> str:
@@ -40,11 +41,9 @@ def _p(value: float | None) -> str:
 
 
 def speedup_text(row: dict[str, Any]) -> str:
-    text = _num(row.get("speedup")) + "×"
-    ci = row.get("speedup_ci")
-    if ci:
-        text += f" [{ci['low']:.3f}, {ci['high']:.3f}]"
-    return text
+    """NEW against BASE in words: "1.950× faster [1.2, 3.1]" or "1.645× slower [...]"."""
+    ci = row.get("speedup_ci") or {}
+    return factor_text(row.get("speedup"), ci.get("low"), ci.get("high"))
 
 
 def to_json(doc: dict[str, Any]) -> str:
@@ -65,7 +64,9 @@ def to_csv(doc: dict[str, Any]) -> str:
             r["verdict"], r["test"], r["test_unit"], r["p_value"] if r["p_value"] is not None
             else "", r["p_adjusted"] if r["p_adjusted"] is not None else "",
             r["confidence"] if r["confidence"] is not None else "", ci.get("low", ""),
-            ci.get("high", ""), r["base"]["n"], r["new"]["n"], " | ".join(r["warnings"]),
+            ci.get("high", ""), r["base"]["n"], r["new"]["n"], "two-sided",
+            doc["options"]["correction"], doc["options"].get("threshold", 0.0),
+            " | ".join(r["warnings"]),
         ])
     return buf.getvalue()
 
@@ -120,9 +121,12 @@ def _legend(doc: dict[str, Any]) -> str:
     o = doc["options"]
     conf = "auto (highest level in 50%..99% that finds a difference)" \
         if o["confidence"] == "auto" else _pct(o["confidence"])
-    text = (f"Speedup = median(BASE)/median(NEW), > 1 means NEW is faster. Verdicts from the "
-            f"{o['verdict_by']} protocol, both directions, confidence {conf}, "
-            f"correction {o['correction']}.")
+    text = (f"NEW against BASE: median(BASE)/median(NEW) in words, with its interval. Unit: "
+            f"independent executions. Verdicts from the {o['verdict_by']} protocol, "
+            f"two-sided, confidence {conf}, correction {o['correction']}")
+    if o.get("threshold"):
+        text += f", threshold ±{o['threshold']:.2%}"
+    text += "."
     if o["show_min"]:
         text += " The minimum-based speedup is not statistically meaningful."
     return text
@@ -131,7 +135,7 @@ def _legend(doc: dict[str, Any]) -> str:
 def print_table(doc: dict[str, Any], console: Console | None = None) -> None:
     console = console or make_console()
     table = Table(title="steadybench compare: BASE → NEW")
-    for col in ("Benchmark", "Speedup [CI]", "Verdict", "Test (unit)", "p", "Conf."):
+    for col in ("Benchmark", "NEW vs BASE [CI]", "Verdict", "Test (unit)", "p", "Conf."):
         table.add_column(escape(col), no_wrap=col in ("p", "Conf."))
     show_min = doc["options"]["show_min"]
     if show_min:

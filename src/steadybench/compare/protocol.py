@@ -1,19 +1,34 @@
 """Comparing two samples with the Speedup-Test protocol (``003`` §2, Fig. 1), in both directions.
 
-For each matched benchmark two protocols run on the test unit (runs, or per-process estimates
-when both sides hold ≥ 2 independent processes):
+**The unit is the independent execution.** Runs inside one process share its state and its
+moment on the machine, so they are not independent (``003`` §2 item 3; Kalibera & Jones, ISMM
+2013): a side with a single execution has unknown run-to-run noise, and is never tested on its
+runs. Such a comparison is inconclusive, with the reason and the command that would decide
+(``steadybench ab``). Plain sample files, CSV columns and hyperfine exports hold one value per
+execution of a program (``003``'s setting; hyperfine runs each command as a new process);
+pyperf files hold one mean per worker process.
 
-* **mean protocol** — with < 30 values on a side, Shapiro–Wilk normality first (rejected →
-  "inconclusive: needs ≥ 30 runs", or a bootstrap test with ``small_sample="bootstrap"``); then
-  Student's t-test when an F-test keeps equal variances, Welch's otherwise;
-* **median protocol** — with < 30 values on a side, a Kolmogorov–Smirnov check of the shift
-  model on median-centred samples first (same rule); then Wilcoxon–Mann–Whitney.
+For each matched benchmark two protocols run on the executions:
+
+* **mean protocol** — a side with < 30 executions is checked for normality first (Shapiro–Wilk,
+  at the fixed level :data:`NORMALITY_LEVEL`, as in ``003`` Example 2.1, whatever the declared
+  confidence; only the small side is checked); rejected → "inconclusive: needs ≥ 30 runs", or
+  an exact/Monte Carlo permutation test with ``small_sample="permutation"``. Then Student's
+  t-test when an F-test keeps equal variances, Welch's otherwise;
+* **median protocol** — Wilcoxon–Mann–Whitney with R's rules (exact below 50 per side without
+  ties). It is a valid test of "same distribution" at any n and shape, so it is not gated; the
+  two-sample Kolmogorov–Smirnov test (R 4.2, ties handled) is reported as information.
+
+The speedup median(BASE)/median(NEW) (``003`` §2.3) gets a distribution-free interval of the
+BASE/NEW scale ratio (:func:`steadybench.stats.rank.ratio_interval`). Nothing here is O(n²) in
+the number of values.
 
 **Both directions.** The reference tool asks one question ("is NEW faster?") at level 1 − C.
 steadybench asks two ("faster?" and "slower?"), so to keep the chance of calling identical
 programs different at most 1 − C it decides with the two-sided p-value 2·min(p_faster,
-p_slower) < 1 − C, i.e. each one-sided test at (1 − C)/2. The one-sided p-values and the
-reference tool's one-sided bound are reported as well.
+p_slower) < 1 − C; the Holm correction then covers several benchmarks. **Thresholds**: with
+``threshold`` X, faster or slower also needs the interval of the ratio outside
+[1/(1+X), 1+X]; with ``equivalence``, an interval inside it concludes "unchanged within ±X".
 """
 
 from __future__ import annotations
@@ -25,16 +40,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError, SteadybenchError
-from ..stats.bootstrap import bca_ratio_ci, bootstrap_test
 from ..stats.speedup import (
     SMALL_SAMPLE,
     is_constant,
     mean_test,
     normality_check,
-    rank_test,
-    shift_check,
     speedup,
-    tost,
     variance_test,
 )
 from .choices import SMALL_SAMPLE_MODES
@@ -44,6 +55,11 @@ FASTER = "faster"
 SLOWER = "slower"
 NO_DIFFERENCE = "no significant difference"
 INCONCLUSIVE = "inconclusive: needs ≥ 30 runs"
+#: verdict when a side has a single execution: its run-to-run noise is unknown
+ONE_EXECUTION = "inconclusive: one execution"
+#: the level of the normality check, fixed (``003`` Example 2.1 checks at 95% whatever the
+#: level of the t-test that follows); it is a check of an assumption, not the verdict
+NORMALITY_LEVEL = 0.95
 
 #: levels tried by ``--confidence auto``, highest first (the reference tool's 50%..99% range)
 AUTO_LEVELS = tuple(round(0.99 - 0.01 * i, 2) for i in range(50))
@@ -58,15 +74,19 @@ class CompareOptions:
     #: declared confidence level in (0, 1); None means ``auto``
     confidence: float | None = 0.95
     small_sample: str = "inconclusive"
-    #: ±fraction for a two-one-sided equivalence test (e.g. 0.02), or None
-    equivalence: float | None = None
+    #: practical threshold X (fraction): faster/slower need the ratio's interval outside
+    #: [1/(1+X), 1+X]
+    threshold: float = 0.0
+    #: conclude "unchanged within ±X" when the interval lies inside that band
+    equivalence: bool = False
     #: which protocol gives the verdict
     verdict_by: str = "median"
     show_min: bool = False
     correction: str = "holm"
-    resamples: int = 2000
+    #: permutations of the small-sample permutation test
+    resamples: int = 9999
     seed: int = 0
-    #: compute the BCa interval of the speedup (off in simulations, for speed)
+    #: compute the interval of the speedup (off in simulations, for speed)
     speedup_ci: bool = True
 
     def check(self) -> None:
@@ -77,14 +97,17 @@ class CompareOptions:
             raise ConfigurationError(f"small-sample mode must be one of {SMALL_SAMPLE_MODES}")
         if self.verdict_by not in PROTOCOLS:
             raise ConfigurationError(f"verdict protocol must be one of {PROTOCOLS}")
-        if self.equivalence is not None:
-            if not 0 < self.equivalence < 1:
-                raise ConfigurationError(
-                    f"equivalence margin must be between 0% and 100%, got {self.equivalence}")
+        if not 0 <= self.threshold < 1:
+            raise ConfigurationError(
+                f"threshold must be between 0% and 100%, got {self.threshold}")
+        if self.equivalence:
+            if self.threshold <= 0:
+                raise ConfigurationError("--equivalence needs --threshold X% (the band it "
+                                         "concludes within)")
             if self.confidence is None:
                 raise ConfigurationError("--equivalence needs a fixed --confidence, not auto")
         if self.resamples < 100:
-            raise ConfigurationError(f"bootstrap resamples must be at least 100, "
+            raise ConfigurationError(f"permutation resamples must be at least 100, "
                                      f"got {self.resamples}")
 
 
@@ -114,10 +137,11 @@ def mean_protocol(a: np.ndarray, b: np.ndarray, confidence: float,
     if is_constant(a) and is_constant(b):
         return _exact(a, b)
     out: dict[str, Any] = {"status": "ok", "assumptions": {}, "reason": ""}
-    if a.size < SMALL_SAMPLE or b.size < SMALL_SAMPLE:
-        na, nb = normality_check(a, confidence), normality_check(b, confidence)
-        out["assumptions"]["normality"] = {"base": na, "new": nb}
-        bad = [(side, chk) for side, chk in (("BASE", na), ("NEW", nb))
+    checks = {side: normality_check(arr, NORMALITY_LEVEL)
+              for side, arr in (("base", a), ("new", b)) if arr.size < SMALL_SAMPLE}
+    if checks:
+        out["assumptions"]["normality"] = {**checks, "level": NORMALITY_LEVEL}
+        bad = [(side.upper(), chk) for side, chk in checks.items()
                if chk["rejected"] or chk["rejected"] is None]
         if bad:
             why = "; ".join(
@@ -140,16 +164,20 @@ def mean_protocol(a: np.ndarray, b: np.ndarray, confidence: float,
 def _small_sample_fallback(stat: str, why: str, a: np.ndarray, b: np.ndarray,
                            opts: CompareOptions, cache: dict[str, Any],
                            out: dict[str, Any]) -> dict[str, Any]:
-    """A small sample whose assumption was rejected (``003`` Fig. 1): a bootstrap test of
-    ``stat`` with ``--small-sample bootstrap``, else "inconclusive: needs ≥ 30 runs"."""
-    if opts.small_sample == "bootstrap":
-        key = f"boot-{stat}"
+    """A small sample whose assumption was rejected (``003`` Fig. 1): a permutation test of
+    ``stat`` with ``--small-sample permutation`` (exact under "same distribution", whatever its
+    shape), else "inconclusive: needs ≥ 30 runs"."""
+    if opts.small_sample == "permutation":
+        from ..stats.permutation import permutation_test
+
+        key = f"perm-{stat}"
         if key not in cache:
-            cache[key] = bootstrap_test(a, b, stat, max(opts.resamples, 2000), opts.seed)
-        boot = cache[key]
-        out.update(test=f"bootstrap ({stat})", statistic=boot["statistic"], df=None,
-                   p_faster=boot["p_faster"], p_slower=boot["p_slower"],
-                   reason=f"{why}; bootstrap test used")
+            cache[key] = permutation_test(a, b, stat, opts.resamples, opts.seed)
+        perm = cache[key]
+        out.update(test=f"permutation ({stat}, {perm.method})", statistic=perm.statistic,
+                   df=None, p_faster=perm.p_greater, p_slower=perm.p_less,
+                   p_two_sided_test=perm.p_two_sided,
+                   reason=f"{why}; permutation test used")
         return out
     out.update(test=None, status="inconclusive", statistic=None, df=None,
                p_faster=None, p_slower=None, reason=f"{why}: needs ≥ 30 runs")
@@ -158,56 +186,77 @@ def _small_sample_fallback(stat: str, why: str, a: np.ndarray, b: np.ndarray,
 
 def median_protocol(a: np.ndarray, b: np.ndarray, confidence: float,
                     opts: CompareOptions, cache: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The median branch: shift check, then Wilcoxon–Mann–Whitney."""
+    """The median branch: Wilcoxon–Mann–Whitney (R's ``wilcox.test``), with the two-sample
+    Kolmogorov–Smirnov test (R's ``ks.test``) reported as information on the shapes."""
+    from ..stats.ks import ks_two_sample
+    from ..stats.rank import wilcoxon_two_sample
+
     cache = {} if cache is None else cache
     if is_constant(a) and is_constant(b):
         return _exact(a, b)
     out: dict[str, Any] = {"status": "ok", "assumptions": {}, "reason": ""}
-    shift = shift_check(a, b, confidence)
-    out["assumptions"]["shift"] = shift
-    if shift["rejected"]:
-        if a.size < SMALL_SAMPLE or b.size < SMALL_SAMPLE:
-            why = (f"shift assumption rejected (Kolmogorov–Smirnov on median-centred samples, "
-                   f"p = {shift['pvalue']:.3g})")
-            return _small_sample_fallback("median", why, a, b, opts, cache, out)
-        out["reason"] = ("the two distributions differ in shape (Kolmogorov–Smirnov on "
-                         "median-centred samples): the rank test compares P(BASE > NEW) with ½, "
-                         "not the medians")
     if "rank" not in cache:
-        cache["rank"] = rank_test(a, b)
-    rt = cache["rank"]
-    out.update(test="wilcoxon-mann-whitney", statistic=rt.statistic, df=None,
-               p_faster=rt.p_faster, p_slower=rt.p_slower)
+        greater = wilcoxon_two_sample(a, b, alternative="greater")
+        less = wilcoxon_two_sample(a, b, alternative="less")
+        both = wilcoxon_two_sample(a, b, alternative="two-sided")
+        ks = ks_two_sample(a, b)
+        cache["rank"] = (greater, less, both, ks)
+    greater, less, both, ks = cache["rank"]
+    out["assumptions"]["distribution"] = {
+        "test": f"kolmogorov-smirnov ({ks.method})", "statistic": ks.statistic,
+        "pvalue": ks.p_value, "note": "information only: the rank test is valid whatever the "
+                                      "shapes; a small p says they differ in more than location"}
+    out.update(test=f"wilcoxon-mann-whitney ({both.method})", statistic=both.statistic,
+               df=None, p_faster=greater.p_value, p_slower=less.p_value,
+               p_two_sided_test=both.p_value)
     return out
 
 
 def two_sided(proto: dict[str, Any]) -> float | None:
+    """The two-sided p-value: the test's own (R's definition) when it gives one, else twice
+    the smaller one-sided p-value."""
     if proto.get("p_faster") is None:
         return None
+    if proto.get("p_two_sided_test") is not None:
+        return float(proto["p_two_sided_test"])
     return min(1.0, 2.0 * min(proto["p_faster"], proto["p_slower"]))
 
 
 def decide(proto: dict[str, Any], confidence: float, p_adjusted: float | None = None) -> str:
     """faster / slower / no significant difference / inconclusive for one protocol."""
     if proto["status"] != "ok":
-        return INCONCLUSIVE
+        return str(proto.get("verdict") or INCONCLUSIVE)
     p = two_sided(proto) if p_adjusted is None else p_adjusted
     if p is None or not p < 1.0 - confidence:
         return NO_DIFFERENCE
     return FASTER if proto["p_faster"] <= proto["p_slower"] else SLOWER
 
 
-def choose_unit(base: Sample, new: Sample) -> tuple[np.ndarray, np.ndarray, str, list[str]]:
-    """Per-process estimates when both sides have ≥ 2, else the runs (with a warning when one
-    side has processes): runs of one process are not independent (``003`` §2, item 3)."""
-    warnings: list[str] = []
-    if len(base.processes) >= 2 and len(new.processes) >= 2:
-        return (np.asarray(base.processes, dtype=float), np.asarray(new.processes, dtype=float),
-                "processes", warnings)
-    if len(base.processes) >= 2 or len(new.processes) >= 2:
-        warnings.append("per-process estimates on one side only: runs used as the test unit "
-                        "(runs of one process may not be independent)")
-    return base.values, new.values, "runs", warnings
+def choose_unit(base: Sample, new: Sample) -> tuple[np.ndarray, np.ndarray, str, str | None]:
+    """The independent executions of each side, the unit's name, and why they cannot be
+    compared (a side with fewer than 2 executions), or None."""
+    unit = base.unit_name if base.unit_name == new.unit_name else \
+        f"{base.unit_name} / {new.unit_name}"
+    short = [(side, s) for side, s in (("BASE", base), ("NEW", new)) if s.executions.size < 2]
+    for side, sample in short:
+        if sample.per_execution is None:  # the values are the executions: too few is bad input
+            raise SteadybenchError(f"{sample.source or side}: {sample.label}: needs at least 2 "
+                                   f"values to compare, has {sample.executions.size}")
+    if not short:
+        return base.executions, new.executions, unit, None
+    sides = " and ".join(f"{side} has {s.executions.size} execution"
+                         + ("" if s.executions.size == 1 else "s")
+                         + f" ({s.values.size} runs in one process)" for side, s in short)
+    reason = (f"{sides}: its run-to-run noise is unknown, so its runs are not tested as "
+              "independent values; measure several executions (steadybench run, default 10) "
+              "or decide live with: steadybench ab BASE_FILE NEW_FILE")
+    return base.executions, new.executions, unit, reason
+
+
+def _undecided(reason: str) -> dict[str, Any]:
+    return {"status": "inconclusive", "verdict": ONE_EXECUTION, "test": None,
+            "statistic": None, "df": None, "p_faster": None, "p_slower": None,
+            "assumptions": {}, "reason": reason}
 
 
 def _protocols(a: np.ndarray, b: np.ndarray, confidence: float, opts: CompareOptions,
@@ -227,13 +276,10 @@ def auto_level(a: np.ndarray, b: np.ndarray, opts: CompareOptions, protocol: str
 
 
 def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, Any]:
-    """Run both protocols on one matched pair; the verdict is settled later by
+    """Run both protocols on one matched pair's executions; the verdict is settled later by
     :func:`finish_verdicts` (after the correction for multiple benchmarks)."""
-    a, b, unit_used, warnings = choose_unit(base, new)
-    for side, arr, sample in (("BASE", a, base), ("NEW", b, new)):
-        if arr.size < 2:
-            raise SteadybenchError(f"{sample.source or side}: {sample.label}: needs at least 2 "
-                                   f"samples to compare, has {arr.size}")
+    a, b, unit_used, undecided = choose_unit(base, new)
+    warnings: list[str] = []
     if base.unit != new.unit:
         warnings.append(f"units differ: BASE in {base.unit!r}, NEW in {new.unit!r}")
     cache: dict[str, Any] = {}
@@ -242,12 +288,19 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
         "benchmark": new.name, "implementation": new.implementation or new.name,
         "params": dict(new.params), "unit": new.unit, "test_unit": unit_used,
         "base_source": base.source, "new_source": new.source,
-        "base": describe_unit(a), "new": describe_unit(b), "warnings": warnings,
+        "base": describe_unit(a if a.size else base.values),
+        "new": describe_unit(b if b.size else new.values), "warnings": warnings,
         # each side's headline as its results file states it (steadybench results only)
         "base_estimate": base.estimate.to_dict() if base.estimate is not None else None,
         "new_estimate": new.estimate.to_dict() if new.estimate is not None else None,
+        "threshold": opts.threshold,
     }
-    if opts.confidence is None:
+    if undecided is not None:
+        row.update(confidence_mode="fixed" if opts.confidence is not None else "auto",
+                   confidence=opts.confidence,
+                   protocol_confidence=dict.fromkeys(PROTOCOLS, opts.confidence),
+                   mean_protocol=_undecided(undecided), median_protocol=_undecided(undecided))
+    elif opts.confidence is None:
         levels = {p: auto_level(a, b, opts, p, cache) for p in PROTOCOLS}
         row["confidence_mode"] = "auto"
         row["protocol_confidence"] = levels
@@ -259,34 +312,55 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
         row["confidence"] = opts.confidence
         row["protocol_confidence"] = dict.fromkeys(PROTOCOLS, opts.confidence)
         level_for = dict.fromkeys(PROTOCOLS, opts.confidence)
-    row["mean_protocol"] = mean_protocol(a, b, level_for["mean"], opts, cache)
-    row["median_protocol"] = median_protocol(a, b, level_for["median"], opts, cache)
+    if undecided is None:
+        row["mean_protocol"] = mean_protocol(a, b, level_for["mean"], opts, cache)
+        row["median_protocol"] = median_protocol(a, b, level_for["median"], opts, cache)
     for p in PROTOCOLS:
         proto = row[f"{p}_protocol"]
         proto["p_two_sided"] = two_sided(proto)
-        if proto.get("reason") and proto["status"] == "ok" and p == "median" \
-                and proto["assumptions"].get("shift", {}).get("rejected"):
-            warnings.append(proto["reason"])
     row["speedup"] = speedup(row["base"]["median"], row["new"]["median"])
     row["speedup_mean"] = speedup(row["base"]["mean"], row["new"]["mean"])
     if opts.show_min:
         row["speedup_min"] = speedup(row["base"]["min"], row["new"]["min"])
         row["speedup_min_note"] = ("min(BASE)/min(NEW): not statistically meaningful "
                                    "(003 §1.3); shown on request")
-    ci_level = level_for[opts.verdict_by]
-    row["speedup_ci"] = (bca_ratio_ci(a, b, ci_level, "median", opts.resamples, opts.seed)
-                         if opts.speedup_ci else None)
-    if opts.equivalence is not None and opts.confidence is not None:
-        centre = row["base"][opts.verdict_by]
-        eq = tost(a, b, opts.equivalence * centre, kind=opts.verdict_by,
-                  equal_var=not row["mean_protocol"]["assumptions"].get("variance", {})
-                  .get("rejected", True))
-        eq["margin_fraction"] = opts.equivalence
-        eq["equivalent"] = bool(eq["pvalue"] < 1.0 - opts.confidence)
-        row["equivalence"] = eq
-    else:
-        row["equivalence"] = None
+    row["speedup_ci"] = None
+    if undecided is None and opts.speedup_ci:
+        row["speedup_ci"] = speedup_interval(a, b, level_for[opts.verdict_by])
     return row
+
+
+def speedup_interval(a: np.ndarray, b: np.ndarray, level: float) -> dict[str, Any] | None:
+    """The distribution-free interval of the BASE/NEW ratio (:func:`~steadybench.stats.rank.
+    ratio_interval`); None when undefined (non-positive times, constant samples)."""
+    from ..stats.rank import ratio_interval
+
+    try:
+        ci = ratio_interval(a, b, level)
+    except ValueError:
+        return None
+    if ci.low is None or ci.high is None or not (math.isfinite(ci.low)
+                                                  and math.isfinite(ci.high)):
+        return None
+    return {"low": float(ci.low), "high": float(ci.high), "confidence": level,
+            "achieved_confidence": ci.achieved_confidence, "method": ci.method,
+            "estimate": ci.estimate}
+
+
+def band_decision(ci: dict[str, Any] | None, threshold: float) -> str | None:
+    """Where the ratio's interval lies against the band [1/(1+X), 1+X]: "outside-faster",
+    "outside-slower", "inside", or "overlaps"; None without an interval."""
+    if ci is None:
+        return None
+    upper = 1.0 + threshold
+    lower = 1.0 / upper
+    if ci["low"] > upper:
+        return "outside-faster"
+    if ci["high"] < lower:
+        return "outside-slower"
+    if threshold > 0 and ci["low"] >= lower and ci["high"] <= upper:
+        return "inside"
+    return "overlaps"
 
 
 def finish_verdicts(rows: list[dict[str, Any]], opts: CompareOptions) -> None:
@@ -317,13 +391,16 @@ def finish_verdicts(rows: list[dict[str, Any]], opts: CompareOptions) -> None:
         r["p_value"] = proto["p_two_sided"]
         r["p_adjusted"] = proto["p_adjusted"]
         verdict = proto["decision"]
-        eq = r.get("equivalence")
-        if eq and eq["equivalent"]:
-            margin = eq["margin_fraction"]
-            if verdict in (FASTER, SLOWER):
-                r["warnings"].append(f"significantly {verdict}, but by less than ±{margin:.4g}%"
-                                     .replace(f"{margin:.4g}%", f"{margin * 100:.4g}%"))
-            verdict = f"unchanged within ±{margin * 100:.4g}%"
+        band = band_decision(r.get("speedup_ci"), opts.threshold)
+        r["band"] = band
+        if verdict in (FASTER, SLOWER) and opts.threshold > 0 and band not in (
+                "outside-faster", "outside-slower"):
+            r["warnings"].append(f"significantly {verdict}, but the interval of the ratio does "
+                                 f"not clear the ±{opts.threshold:.4g} threshold"
+                                 .replace(f"{opts.threshold:.4g}", f"{opts.threshold:.2%}"))
+            verdict = NO_DIFFERENCE
+        if opts.equivalence and band == "inside" and verdict not in (FASTER, SLOWER):
+            verdict = f"unchanged within ±{opts.threshold:.2%}"
         if r["confidence_mode"] == "auto":
             r["confidence_note"] = (
                 f"highest level in 50%..99% at which the {opts.verdict_by} test finds a "

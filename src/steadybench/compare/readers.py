@@ -1,8 +1,12 @@
 """Reading the samples to compare: plain files, CSV columns, steadybench results, hyperfine and
 pyperf JSON exports.
 
-From a steadybench results file, each case's test unit is its samples (or its per-execution
-values, ``processes``), and its headline is the case's
+Each :class:`Sample` has its raw values and its **per-execution values**, the unit of the
+comparison: from a steadybench results file, one value per worker process (``processes``; a case
+measured in one process has one); from pyperf, the mean of each worker process; from plain, CSV
+and hyperfine files, the values themselves (one per execution of a program: hyperfine starts a
+process per run) and from ``steadybench exec`` results, which start a process per run too. The
+headline of a steadybench case is its
 :class:`~steadybench.model.estimate.Estimate` (``Sample.estimate``), the figure the run showed.
 
 Every reader returns a :class:`SampleSet`: one :class:`Sample` per benchmark, keyed like
@@ -43,13 +47,20 @@ class Sample:
     implementation: str = ""
     params: dict[str, Any] = field(default_factory=dict)
     unit: str = "s"
-    #: per-execution values (independent worker processes); the test unit when ≥ 2 on both
-    #: sides
-    processes: list[float] = field(default_factory=list)
+    #: one value per independent execution: the unit of the comparison (see
+    #: :mod:`steadybench.compare.protocol`); None means "the values are the executions"
+    per_execution: np.ndarray | None = None
     source: str = ""
     #: the case's headline when read from a steadybench results file (``estimate`` there): the
     #: figure the run's console and files showed; None for other inputs
     estimate: Estimate | None = None
+    #: what one unit is, for the output
+    unit_name: str = "values (one per execution)"
+
+    @property
+    def executions(self) -> np.ndarray:
+        """The per-execution values (the test unit)."""
+        return self.values if self.per_execution is None else self.per_execution
 
     @property
     def param_name(self) -> str:
@@ -162,16 +173,29 @@ def read_sample_text(path: Path, text: str, column: str | None = None) -> Sample
 def _from_results(path: Path, results: Results) -> SampleSet:
     samples, skipped = [], []
     for case in results.cases:
+        estimate = Estimate.from_dict(case.estimate)
         processes = [float(p["value"]) for p in case.processes
                      if isinstance(p, dict) and p.get("value") is not None]
         values = case.samples
-        if not values and len(processes) < 2:
+        if not case.processes and case.method == "exec" and values:
+            # steadybench exec starts a process per run (as hyperfine does)
+            samples.append(Sample(case.benchmark, np.asarray(values, dtype=float),
+                                  case.implementation, dict(case.params), case.unit, None,
+                                  str(path), estimate, unit_name="runs (one process each)"))
+            continue
+        if not case.processes:  # measured in one process: one execution
+            if estimate is not None and estimate.ok:
+                processes = [float(estimate.value)]
+            elif values:
+                processes = [float(np.median(values))]
+        if not values and not processes:
             why = "no successful runs" if case.keep_samples else "raw samples were not kept"
             skipped.append(f"{path}: {case.label}: skipped ({why})")
             continue
         samples.append(Sample(case.benchmark, np.asarray(values or [], dtype=float),
-                              case.implementation, dict(case.params), case.unit, processes,
-                              str(path), Estimate.from_dict(case.estimate)))
+                              case.implementation, dict(case.params), case.unit,
+                              np.asarray(processes, dtype=float), str(path), estimate,
+                              unit_name="executions"))
     return SampleSet(str(path), "steadybench", samples, environment=results.environment,
                      results=results, skipped=skipped)
 
@@ -198,7 +222,7 @@ def _from_hyperfine(path: Path, data: dict[str, Any]) -> SampleSet:
         params = entry.get("parameters") or {}
         samples.append(Sample(name, _checked_list(entry["times"], f"{path}: results[{i}].times"),
                               params=dict(params) if isinstance(params, dict) else {},
-                              source=str(path)))
+                              source=str(path), unit_name="runs (one process each)"))
     if not samples:
         raise SampleFormatError(f"{path}: hyperfine export with no results")
     return SampleSet(str(path), "hyperfine", samples)
@@ -234,7 +258,8 @@ def _from_pyperf(path: Path, data: dict[str, Any]) -> SampleSet:
         unit = meta.get("unit", "second")
         samples.append(Sample(name, np.asarray(values, dtype=float),
                               unit="s" if unit == "second" else str(unit),
-                              processes=processes, source=str(path)))
+                              per_execution=np.asarray(processes, dtype=float),
+                              source=str(path), unit_name="processes (pyperf)"))
     if not samples:
         raise SampleFormatError(f"{path}: pyperf file with no benchmarks")
     return SampleSet(str(path), "pyperf", samples)

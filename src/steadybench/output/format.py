@@ -110,3 +110,22 @@ def markdown_text(text: object) -> str:
     would render ``<b>``), and ``|`` or a line break cannot break the table."""
     return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace("|", "\\|").replace("\n", " "))
+
+
+def factor_text(ratio: float | None, low: float | None = None,
+                high: float | None = None) -> str:
+    """A speed ratio the way people say it: ``ratio`` = old time / new time, so 1.052 reads
+    "1.052× faster" and 0.608 reads "1.645× slower" (factor and interval inverted, the factor
+    always ≥ 1), with the interval in brackets when given."""
+    if ratio is None or not math.isfinite(ratio) or ratio <= 0:
+        return "—"
+    if ratio >= 1:
+        factor, lo, hi, word = ratio, low, high, "faster"
+    else:
+        factor, word = 1 / ratio, "slower"
+        lo = 1 / high if high else None
+        hi = 1 / low if low else None
+    text = f"{factor:.3f}× {word}"
+    if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
+        text += f" [{lo:.3f}, {hi:.3f}]"
+    return text

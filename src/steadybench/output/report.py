@@ -72,6 +72,7 @@ def _environment() -> jinja2.Environment:
     env.filters["value"] = pl.format_value
     env.filters["num"] = _num_text
     env.filters["pct"] = _pct_text
+    env.filters["factor"] = _factor_text
     return env
 
 
@@ -309,6 +310,16 @@ def _context_view(context: Mapping[str, Any]) -> dict[str, Any]:
 
 def _cases_by_key(results: Results) -> dict[tuple[str, str, str], CaseResult]:
     return {case.key: case for case in results.cases}
+
+
+def _factor_text(ratio: Any, ci: Any = None) -> str:
+    """A BASE/NEW ratio in words ("1.25× faster [1.1, 1.4]"), the way people say it."""
+    from .format import factor_text
+
+    if not isinstance(ratio, int | float):
+        return "–"
+    low, high = (ci[0], ci[1]) if ci else (None, None)
+    return factor_text(float(ratio), low, high)
 
 
 def simple_comparison(base: Results, new: Results) -> dict[str, Any]:

@@ -51,6 +51,13 @@ class WorkerTask:
     cwd: str | None = None
     #: the case's hard time limit, seconds (the parent enforces it)
     time_limit: float = 600.0
+    #: (file, selector): the worker finds the file's one case that matches the selector
+    #: (``steadybench ab``, whose variant may live in another interpreter or checkout)
+    select: tuple[str, str | None] | None = None
+    #: the interpreter to start (default: the parent's own); read by the parent only
+    python: str | None = None
+    #: environment variables set for the worker on top of the parent's; parent only
+    env: dict[str, str] | None = None
 
 
 def write_message(stream: BinaryIO, message: Any) -> None:
@@ -60,6 +67,11 @@ def write_message(stream: BinaryIO, message: Any) -> None:
 
 
 def _load_implementation(task: WorkerTask) -> Any:
+    if task.select is not None:
+        from ..definitions import find_single_case
+
+        implementation, task.params, _ = find_single_case(*task.select)
+        return implementation
     if task.origin is not None:
         from ..definitions import find_implementation
 

@@ -117,13 +117,14 @@ class _Worker:
         self.execution = Execution(index=index, hash_seed=random.randrange(1, 2**32 - 1),
                                    env_pad=random.randrange(0, MAX_ENV_PAD + 1))
         env = dict(os.environ)
+        env.update(task.env or {})
         env["PYTHONHASHSEED"] = str(self.execution.hash_seed)
         env[PAD_VARIABLE] = "x" * self.execution.env_pad
         read_fd, write_fd = os.pipe()
         env[FD_VARIABLE] = str(write_fd)
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "steadybench.runner.worker"],
+                [task.python or sys.executable, "-m", "steadybench.runner.worker"],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                 env=env, pass_fds=(write_fd,), start_new_session=True)
         finally:

@@ -7,8 +7,8 @@ independent execution times:
 * a one-sided two-sample t-test that mean(BASE) > mean(NEW) at the declared confidence (§2.2);
   Student when an F-test does not reject equal variances, Welch otherwise (R's ``var.test`` and
   ``t.test``, as in the reference tool);
-* the median protocol: a Kolmogorov–Smirnov check of the shift assumption on median-centred
-  samples, then a one-sided Wilcoxon–Mann–Whitney test; speedup = median(BASE)/median(NEW) (§2.3).
+* the median protocol: a Wilcoxon–Mann–Whitney test (:mod:`steadybench.stats.rank`, R's
+  rules); speedup = median(BASE)/median(NEW) (§2.3).
 
 Every function returns plain values or small dataclasses; undefined quantities (zero variance,
 too few values) are ``None`` with a note, never a division by zero.
@@ -17,9 +17,8 @@ too few values) are ``None`` with a note, never a division by zero.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -131,80 +130,12 @@ def mean_test(base: Sequence[float] | np.ndarray, new: Sequence[float] | np.ndar
                     float(sps.t.sf(t, df)), float(sps.t.cdf(t, df)))
 
 
-def shift_check(base: Sequence[float] | np.ndarray, new: Sequence[float] | np.ndarray,
-                confidence: float) -> dict[str, Any]:
-    """Kolmogorov–Smirnov test on median-centred samples: do BASE and NEW differ only by a shift?
-
-    The Wilcoxon–Mann–Whitney test compares medians only under this location-shift model; when
-    the shapes differ it compares P(BASE > NEW) with ½ instead. Rejected when p < 1 − confidence.
-    """
-    a, b = _arr(base), _arr(new)
-    out: dict[str, Any] = {"test": "kolmogorov-smirnov (median-centred)", "statistic": None,
-                           "pvalue": None, "rejected": False, "note": ""}
-    if is_constant(a) and is_constant(b):
-        out["note"] = "both samples constant: same shape"
-        return out
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        res = sps.ks_2samp(a - np.median(a), b - np.median(b))
-    out.update(statistic=float(res.statistic), pvalue=float(res.pvalue),
-               rejected=bool(res.pvalue < 1.0 - confidence))
-    return out
 
 
-@dataclass(frozen=True)
-class RankTest:
-    """One-sided Wilcoxon–Mann–Whitney tests of BASE against NEW."""
-
-    statistic: float  # U of BASE
-    p_faster: float  # H1: BASE stochastically larger (NEW faster)
-    p_slower: float  # H1: BASE stochastically smaller (NEW slower)
-    method: str = field(default="asymptotic")
 
 
-def rank_test(base: Sequence[float] | np.ndarray, new: Sequence[float] | np.ndarray) -> RankTest:
-    """Wilcoxon–Mann–Whitney (scipy ``mannwhitneyu``: exact for small samples without ties,
-    normal approximation with tie and continuity correction otherwise), both one-sided p-values.
-    """
-    a, b = _arr(base), _arr(new)
-    no_ties = np.unique(np.r_[a, b]).size == a.size + b.size
-    method = "exact" if (a.size < 8 or b.size < 8) and no_ties else "asymptotic"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        g = sps.mannwhitneyu(a, b, alternative="greater", method=method)
-        s = sps.mannwhitneyu(a, b, alternative="less", method=method)
-    pg = float(g.pvalue) if math.isfinite(g.pvalue) else 1.0
-    ps = float(s.pvalue) if math.isfinite(s.pvalue) else 1.0
-    return RankTest(float(g.statistic), pg, ps, method)
 
 
-def tost(base: Sequence[float] | np.ndarray, new: Sequence[float] | np.ndarray, margin: float,
-         kind: str = "median", equal_var: bool = False) -> dict[str, Any]:
-    """Two one-sided tests (Schuirmann 1987) that |NEW − BASE| < ``margin`` (absolute units).
-
-    ``kind="mean"`` shifts NEW by ±margin and uses the t-test; ``kind="median"`` does the same
-    with the Wilcoxon–Mann–Whitney test (a shift model). Equivalence is concluded at level α when
-    both one-sided nulls are rejected, i.e. when ``pvalue`` = max(p₁, p₂) < α.
-    """
-    a, b = _arr(base), _arr(new)
-    if kind == "mean":
-        upper = mean_test(b - margin, a, equal_var)  # H1: mean(NEW) − margin < mean(BASE)
-        lower = mean_test(a, b + margin, equal_var)  # H1: mean(BASE) < mean(NEW) + margin
-        if upper is None or lower is None:  # both constant: decide from the data
-            d = float(b.mean() - a.mean())
-            p = 0.0 if abs(d) < margin else 1.0
-            return {"test": "tost (exact, zero variance)", "margin": margin, "pvalue": p}
-        p1, p2 = upper.p_slower, lower.p_slower
-        name = f"tost ({upper.kind} t)"
-    else:
-        if is_constant(a) and is_constant(b):
-            d = float(b[0] - a[0])
-            return {"test": "tost (exact, zero variance)", "margin": margin,
-                    "pvalue": 0.0 if abs(d) < margin else 1.0}
-        p1 = rank_test(b - margin, a).p_slower  # H1: NEW − margin stochastically below BASE
-        p2 = rank_test(b + margin, a).p_faster  # H1: NEW + margin stochastically above BASE
-        name = "tost (wilcoxon-mann-whitney)"
-    return {"test": name, "margin": margin, "pvalue": max(p1, p2), "p_upper": p1, "p_lower": p2}
 
 
 def speedup(base_value: float | None, new_value: float | None) -> float | None:

@@ -1,0 +1,100 @@
+"""How an A/B result is said and saved: a sentence the way people speak ("B is 1.052× faster
+than A [1.041, 1.063] at 95%", never "0.608×"), the verdict with rounds, executions and time,
+and a JSON document with every round."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import __version__
+from .session import FAILED, ABResult
+
+
+def ratio_phrase(ratio: float, low: float | None, high: float | None, subject: str = "B",
+                 other: str = "A") -> str:
+    """``ratio`` = time(other)/time(subject): "B is 1.052× faster than A [1.041, 1.063]", or
+    slower with the factor and interval inverted, so the factor is always ≥ 1."""
+    from ..output.format import factor_text
+
+    factor, _, interval = factor_text(ratio, low, high).partition(" [")
+    return f"{subject} is {factor} than {other}" + (f" [{interval}" if interval else "")
+
+
+def summary_lines(res: ABResult) -> list[str]:
+    """What the console shows: the answer, then how it was reached."""
+    s = res.settings
+    lines = [f"A: {res.variants['A']['description']}", f"B: {res.variants['B']['description']}"]
+    look = res.look
+    level = f"{s.confidence:.0%}"
+    if res.verdict == FAILED:
+        lines.append(f"verdict: failed — {res.reason}")
+    elif look is not None:
+        phrase = ratio_phrase(look.estimate, look.low, look.high)
+        band = (f", threshold ±{s.threshold:.1%}" if s.threshold > 0 else "")
+        label = {"faster": "B is faster", "slower": "B is slower",
+                 "equivalent": f"unchanged within ±{s.threshold:.1%}",
+                 "no difference": "no real difference found"}.get(res.verdict, res.verdict)
+        lines.append(f"{phrase} at {level}")
+        lines.append(f"verdict: {label}{band}" + (" (interim: interrupted)" if res.interim
+                                                  else ""))
+    else:
+        lines.append(f"verdict: {res.verdict} — {res.reason}")
+    n = len(res.paired)
+    lines.append(f"{n} round(s), {2 * n} executions, {res.elapsed:.1f} s; {res.reason}")
+    if look is not None:
+        lines.append(f"method: {look.method}; interval at {look.level:.4g} for this look "
+                     f"(α spent over looks at rounds {', '.join(map(str, _looks(res)))}); "
+                     "two-sided; RMIT order" + (", duet (simultaneous, pinned)" if s.duet
+                                               else ""))
+    for label in ("A", "B"):
+        for failure in res.failures[label][:3]:
+            lines.append(f"{label} failed in {failure}")
+    return lines
+
+
+def _looks(res: ABResult) -> list[int]:
+    from ..stats.sequential import SequentialPlan
+    from .session import plan_arguments
+
+    return list(SequentialPlan(**plan_arguments(res.settings)).looks())
+
+
+def _look_dict(look: Any) -> dict[str, Any] | None:
+    if look is None:
+        return None
+    return {"rounds": look.rounds, "ratio": look.estimate, "low": look.low, "high": look.high,
+            "level": look.level, "decision": look.decision, "method": look.method}
+
+
+def to_document(res: ABResult) -> dict[str, Any]:
+    """The JSON-able record of an A/B comparison (``kind: steadybench-ab``)."""
+    s = res.settings
+    return {
+        "kind": "steadybench-ab",
+        "tool": {"name": "steadybench", "version": __version__},
+        "settings": {"confidence": s.confidence, "threshold": s.threshold,
+                     "equivalence": s.equivalence, "max_rounds": s.max_rounds,
+                     "max_time": s.max_time, "duet": s.duet, "seed": s.seed,
+                     "sides": "two-sided", "ratio": "time(A) / time(B); > 1: B is faster"},
+        "variants": res.variants,
+        "verdict": res.verdict,
+        "interim": res.interim,
+        "reason": res.reason,
+        "summary": summary_lines(res)[2] if res.look is not None else None,
+        "elapsed": res.elapsed,
+        "result": _look_dict(res.look),
+        "looks": [_look_dict(x) for x in res.looks],
+        "rounds": [{"index": r.index, "order": list(r.order),
+                    "A": r.outcomes["A"].value, "B": r.outcomes["B"].value,
+                    "errors": {k: o.error for k, o in r.outcomes.items() if o.error}}
+                   for r in res.rounds],
+        "failures": res.failures,
+        "warnings": res.warnings,
+    }
+
+
+def to_json(res: ABResult) -> str:
+    from ..output.results_io import _finite
+
+    return json.dumps(_finite(to_document(res)), indent=1, ensure_ascii=False) + "\n"

@@ -1,0 +1,238 @@
+"""What ``steadybench ab`` compares: a variant is something that can be executed once, in a
+fresh process, and gives one time.
+
+* :class:`PythonVariant` — one case of a benchmark file (``FILE`` or ``FILE::NAME``), measured
+  in a fresh worker interpreter (:mod:`steadybench.runner.workers`: random hash seed and
+  environment size, calibrated samples, the median per call). The interpreter may be another
+  Python or another virtual environment, and the file may live in a git worktree of another
+  revision (:mod:`steadybench.ab.worktrees`).
+* :class:`CommandVariant` — a command line; one execution is one run of the command, timed
+  from its start to its exit (as hyperfine times it).
+
+One execution = one independent process, so each round of the A/B protocol gives one value per
+variant (randomised multiple interleaved trials: Abedi & Brecht, ICPE 2017).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigurationError
+from ..programs.commands import Command
+from ..programs.process import CommandRunner
+
+
+@dataclass
+class Outcome:
+    """One execution of a variant: its time per call (seconds), or why there is none."""
+
+    value: float | None
+    error: str | None = None
+    interrupted: bool = False
+    #: measured runs (samples) inside the execution
+    runs: int = 0
+    #: what the execution printed, when an output check was asked for
+    output: str | None = None
+    #: the execution's own record (per-execution entry of a worker, or the command's figures)
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+def steadybench_root() -> str:
+    """The directory that holds the ``steadybench`` package, so that another interpreter can
+    start a worker from this very copy of steadybench."""
+    return str(Path(__file__).resolve().parents[2])
+
+
+class PythonVariant:
+    """One case of a benchmark file, executed in fresh worker processes.
+
+    Args:
+        label: "A" or "B".
+        path: the benchmark file.
+        selector: picks one case (``-k`` rules); None when the file has exactly one.
+        python: the interpreter (default: this one).
+        cwd: the working directory of the workers (a worktree for a git revision).
+        extra_path: directories put first on the workers' ``PYTHONPATH``.
+        execution_time: seconds of sampling per execution, after ``warmup`` samples.
+    """
+
+    kind = "python"
+
+    def __init__(self, label: str, path: str, selector: str | None = None, *,
+                 python: str | None = None, cwd: str | None = None,
+                 extra_path: tuple[str, ...] = (), execution_time: float = 0.1,
+                 warmup: int = 1, time_limit: float = 120.0, confidence: float = 0.95) -> None:
+        self.label = label
+        self.path = str(Path(path).resolve())
+        self.selector = selector
+        self.python = _interpreter(python) if python else None
+        self.cwd = cwd
+        self.extra_path = extra_path
+        self.execution_time = execution_time
+        self.warmup = warmup
+        self.time_limit = time_limit
+        self.confidence = confidence
+        self._runner: Any = None
+        self._task: Any = None
+        self._merged: Any = None
+        self._executions = 0
+
+    @property
+    def description(self) -> str:
+        text = self.path + (f"::{self.selector}" if self.selector else "")
+        if self.python:
+            text += f" (python {self.python})"
+        if self.cwd:
+            text += f" (in {self.cwd})"
+        return text
+
+    @property
+    def foreign(self) -> bool:
+        """True when the workers may not import what this process imports (another interpreter
+        or another checkout): they then resolve the case themselves."""
+        return self.python is not None or self.cwd is not None
+
+    def check(self) -> None:
+        """Fail early, with one line, when the file cannot be benchmarked."""
+        if not Path(self.path).is_file():
+            raise ConfigurationError(f"{self.label}: {self.path}: no such file")
+        if not self.foreign:
+            from ..definitions import find_single_case
+
+            find_single_case(self.path, self.selector)
+
+    def _prepare(self) -> None:
+        from .. import defaults
+        from ..methods import make_method
+        from ..model.implementation import Implementation
+        from ..model.parameters import Parameters
+        from ..runner.runner import Runner
+        from ..runner.stop import ElapsedTime
+        from ..runner.worker import WorkerTask
+
+        self._runner = Runner(ElapsedTime(self.execution_time), warmup=self.warmup,
+                              method=make_method(defaults.METHOD), time_limit=self.time_limit,
+                              processes=1, confidence=self.confidence)
+        env: dict[str, str] = {}
+        sys_path: list[str] = []
+        if self.foreign:
+            entries = [steadybench_root(), *self.extra_path]
+            if os.environ.get("PYTHONPATH"):
+                entries.append(os.environ["PYTHONPATH"])
+            env["PYTHONPATH"] = os.pathsep.join(entries)
+        else:
+            sys_path = list(sys.path)
+        self._task = WorkerTask(benchmark=self.label, params=Parameters(),
+                                runner=pickle.dumps(self._runner.worker_runner()),
+                                meters=pickle.dumps([]), sys_path=sys_path,
+                                cwd=self.cwd or os.getcwd(), time_limit=self.time_limit,
+                                select=(self.path, self.selector), python=self.python,
+                                env=env or None)
+        self._merged = self._runner.new_case(Implementation(self.label), Parameters(),
+                                             self.label)
+
+    def execute(self) -> Outcome:
+        """One execution in a fresh worker; a KeyboardInterrupt is re-raised after the worker
+        has been stopped."""
+        from ..runner.workers import merge_executions, run_execution
+
+        if self._task is None:
+            self._prepare()
+        deadline = time.monotonic() + self.time_limit
+        execution = run_execution(self._task, self._executions, deadline, None,
+                                  self._merged, 0)
+        self._executions += 1
+        merge_executions(self._runner, self._merged, [execution], self._executions)
+        entry = self._merged.processes[-1]
+        if execution.interrupt is not None:
+            raise execution.interrupt
+        value = entry.get("value")
+        error = execution.error
+        if value is None and error is None:
+            error = "the execution gave no value"
+        return Outcome(value if error is None else None, error, execution.interrupted,
+                       int(entry.get("n") or 0), record=dict(entry))
+
+    def probe_output(self) -> str:
+        """What one call of the case returns (``repr``), from a fresh interpreter."""
+        import subprocess
+
+        env = dict(os.environ)
+        if self._task is not None and self._task.env:
+            env.update(self._task.env)
+        elif self.foreign:
+            env["PYTHONPATH"] = os.pathsep.join([steadybench_root(), *self.extra_path])
+        proc = subprocess.run([self.python or sys.executable, "-m", "steadybench.ab.probe",
+                               self.path, self.selector or ""], capture_output=True, text=True,
+                              cwd=self.cwd, env=env, timeout=self.time_limit)
+        if proc.returncode != 0:
+            tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+            return f"<failed: {tail[0]}>"
+        return proc.stdout
+
+
+class CommandVariant:
+    """A command line; one execution is one run, timed from start to exit."""
+
+    kind = "command"
+
+    def __init__(self, label: str, line: str, *, shell: bool = False, cwd: str | None = None,
+                 time_limit: float = 120.0, capture: bool = False) -> None:
+        self.label = label
+        self.command = Command.from_line(line, shell=shell)
+        self.cwd = cwd
+        self.runner = CommandRunner(shell=shell, timeout=time_limit, capture_stdout=capture)
+        self.argv: list[str] = []
+
+    @property
+    def description(self) -> str:
+        return self.command.text + (f" (in {self.cwd})" if self.cwd else "")
+
+    def check(self) -> None:
+        self.argv = self.runner.resolve(list(self.command.template))
+
+    def execute(self) -> Outcome:
+        if not self.argv:
+            self.check()
+        before = os.getcwd()
+        if self.cwd:
+            os.chdir(self.cwd)
+        try:
+            run = self.runner.run(self.argv)
+        finally:
+            if self.cwd:
+                os.chdir(before)
+        record = {"wall_time": run.wall_ns / 1e9, "user_time": run.user_time,
+                  "system_time": run.sys_time, "exit_code": run.exit_code}
+        if not run.ok:
+            why = run.describe_failure()
+            tail = f": {run.stderr_tail.strip()}" if run.stderr_tail.strip() else ""
+            return Outcome(None, f"{self.command.text}: {why}{tail}", runs=1, record=record)
+        return Outcome(run.wall_ns / 1e9, runs=1, output=run.stdout, record=record)
+
+    def probe_output(self) -> str:
+        saved = self.runner.capture_stdout
+        self.runner.capture_stdout = True
+        try:
+            outcome = self.execute()
+        finally:
+            self.runner.capture_stdout = saved
+        return outcome.output if outcome.output is not None else f"<failed: {outcome.error}>"
+
+
+def _interpreter(python: str) -> str:
+    """An interpreter given by path or by name on PATH, checked now (one clear line)."""
+    found = python if os.sep in python else shutil.which(python)
+    if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
+        raise ConfigurationError(f"python interpreter not found or not executable: {python}")
+    return os.path.abspath(found)
+
+
+Variant = PythonVariant | CommandVariant

@@ -1,0 +1,235 @@
+"""``steadybench ab A B``: a live A/B comparison in interleaved fresh processes."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import click
+
+from ..errors import ConfigurationError
+from .common import writable_path
+
+
+def _split_target(text: str) -> tuple[str, str | None]:
+    """``FILE`` or ``FILE::NAME``."""
+    path, sep, name = text.partition("::")
+    return path, (name or None) if sep else None
+
+
+def _fraction(text: str | None, what: str) -> float:
+    if text is None:
+        return 0.0
+    from .compare import parse_fraction
+
+    value = parse_fraction(text, what)
+    assert value is not None
+    return value
+
+
+@contextlib.contextmanager
+def _variants(a: str, b: str | None, opts: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
+    """Build both variants (and the git worktrees they live in, removed afterwards)."""
+    from ..ab.variants import CommandVariant, PythonVariant
+
+    b = a if b is None else b
+    limit = opts["time_limit"]
+    if opts["command"]:
+        for flag in ("python_a", "python_b", "rev_a", "rev_b"):
+            if opts[flag]:
+                raise ConfigurationError(f"--{flag.replace('_', '-')} applies to benchmark "
+                                         "files, not to --command")
+        yield (CommandVariant("A", a, shell=opts["shell"], time_limit=limit,
+                              capture=opts["check_output"]),
+               CommandVariant("B", b, shell=opts["shell"], time_limit=limit,
+                              capture=opts["check_output"]))
+        return
+    common = {"execution_time": opts["execution_time"], "warmup": opts["warmup"],
+              "time_limit": limit, "confidence": opts["confidence"]}
+    revs = (opts["rev_a"], opts["rev_b"])
+    if any(revs):
+        from pathlib import Path
+
+        from ..ab.worktrees import repository_root, worktrees
+
+        if not all(revs):
+            raise ConfigurationError("give both --rev-a and --rev-b")
+        root = repository_root()
+        rels = []
+        for target in (a, b):
+            path, name = _split_target(target)
+            try:
+                rel = Path(path).resolve().relative_to(root)
+            except ValueError:
+                raise ConfigurationError(f"{path}: not inside the git repository {root}") \
+                    from None
+            rels.append((str(rel), name))
+        with worktrees(list(revs), opts["build"], root) as trees:
+            made = []
+            for label, tree, (rel, name), py in zip("AB", trees, rels,
+                                                     (opts["python_a"], opts["python_b"]),
+                                                     strict=True):
+                python = py or opts["python"]
+                if python and not Path(python).is_absolute() and (Path(tree.path) /
+                                                                  python).exists():
+                    python = str(Path(tree.path) / python)
+                src = Path(tree.path) / "src"
+                extra = (str(src),) if src.is_dir() else ()
+                made.append(PythonVariant(label, str(Path(tree.path) / rel), name,
+                                          python=python, cwd=tree.path,
+                                          extra_path=(*extra, tree.path), **common))
+                made[-1].revision = f"{tree.revision} ({tree.commit[:12]})"
+            yield made[0], made[1]
+        return
+    if opts["build"]:
+        raise ConfigurationError("--build applies with --rev-a and --rev-b")
+    pa, na = _split_target(a)
+    pb, nb = _split_target(b)
+    yield (PythonVariant("A", pa, na, python=opts["python_a"] or opts["python"], **common),
+           PythonVariant("B", pb, nb, python=opts["python_b"] or opts["python"], **common))
+
+
+def _check_outputs(va: Any, vb: Any) -> str | None:
+    out_a, out_b = va.probe_output(), vb.probe_output()
+    if out_a != out_b:
+        def short(text: str) -> str:
+            text = text.strip().replace("\n", "⏎")
+            return text[:60] + ("…" if len(text) > 60 else "")
+        return f"A and B give different results: A {short(out_a)!r}, B {short(out_b)!r}"
+    return None
+
+
+@click.command("ab")
+@click.argument("a")
+@click.argument("b", required=False)
+@click.option("--command", "-c", "command", is_flag=True,
+              help="A and B are command lines (one execution = one run of the command).")
+@click.option("--shell", is_flag=True, help="With --command: run the lines through /bin/sh.")
+@click.option("--python", default=None,
+              help="Interpreter for both variants (a path or a name on PATH).")
+@click.option("--python-a", default=None, help="Interpreter of A (e.g. venv-old/bin/python).")
+@click.option("--python-b", default=None, help="Interpreter of B.")
+@click.option("--rev-a", default=None, help="Git revision of A: checked out in a worktree.")
+@click.option("--rev-b", default=None, help="Git revision of B.")
+@click.option("--build", default=None,
+              help="Shell command run in each worktree before measuring (with --rev-a/-b), "
+                   "e.g. 'python -m venv .venv && .venv/bin/pip install -q -e .'.")
+@click.option("--confidence", default="0.95", show_default=True,
+              help="Confidence level of the verdict (0.95 or 95%).")
+@click.option("--threshold", default=None,
+              help="Practical threshold X (e.g. 2%): faster/slower needs the interval of the "
+                   "ratio to lie outside 1 ± X. Default: 0.")
+@click.option("--equivalence", is_flag=True,
+              help="Conclude 'unchanged within ±X' (X = --threshold) when the interval lies "
+                   "inside the band, and stop then.")
+@click.option("--max-rounds", type=click.IntRange(min=2), default=40, show_default=True,
+              help="Budget: rounds (each executes A once and B once).")
+@click.option("--max-time", type=float, default=None,
+              help="Budget: seconds; stops at the next round.")
+@click.option("--min-rounds", type=click.IntRange(min=2), default=None,
+              help="Rounds before the first look (default 12, or fewer with a smaller budget).")
+@click.option("--execution-time", type=float, default=0.03, show_default=True,
+              help="Seconds of sampling in each execution of a benchmark file.")
+@click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Warm-up samples in each execution of a benchmark file.")
+@click.option("--time-limit", type=float, default=120.0, show_default=True,
+              help="Hard limit in seconds for one execution.")
+@click.option("--duet", is_flag=True,
+              help="Run A and B at the same time, pinned to different cores (paired ratios).")
+@click.option("--check-output", is_flag=True,
+              help="First check that A and B give the same result (return value or output).")
+@click.option("--seed", type=int, default=None, help="Seed of the random order of rounds.")
+@click.option("--fail-on", type=click.Choice(["slower", "change", "never"]), default="never",
+              show_default=True, help="Exit with status 1 when B is slower (or changed).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
+              help="Write every round and the verdict as JSON ('-' for stdout).")
+@click.option("--quiet", "-q", is_flag=True, help="Print the verdict line only.")
+def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
+    """Compare A and B live: rounds of fresh executions in random order, until the verdict is
+    decided at the stated confidence or the budget is spent.
+
+    A and B are benchmark files (FILE or FILE::NAME; B defaults to A, for --python-a/-b or
+    --rev-a/-b), or command lines with --command. The answer reads "B is 1.052× faster than A
+    [1.041, 1.063] at 95%". Stopping early never raises the chance of calling identical
+    variants different above 1 − confidence (docs/comparison.md).
+    """
+    from ..ab.report import summary_lines, to_json
+    from ..ab.session import FAILED, ABSession, ABSettings
+    from ..fileio import atomic_write_text
+    from .compare import parse_fraction
+
+    confidence = parse_fraction(opts["confidence"], "--confidence")
+    assert confidence is not None
+    opts["confidence"] = confidence
+    for name in ("max_time", "execution_time", "time_limit"):
+        if opts[name] is not None and not opts[name] > 0:
+            raise ConfigurationError(f"--{name.replace('_', '-')} must be positive, got "
+                                     f"{opts[name]}")
+    settings = ABSettings(confidence=confidence,
+                          threshold=_fraction(opts["threshold"], "--threshold"),
+                          equivalence=opts["equivalence"], max_rounds=opts["max_rounds"],
+                          min_rounds=opts["min_rounds"], max_time=opts["max_time"],
+                          duet=opts["duet"], seed=opts["seed"])
+    settings.check()
+    quiet = opts["quiet"]
+
+    shown: list[int] = []
+
+    def progress(res: Any) -> None:
+        if quiet or res.look is None or res.look.rounds in shown:
+            return
+        from ..ab.report import ratio_phrase
+
+        lk = res.look
+        shown.append(lk.rounds)
+        click.echo(f"  round {lk.rounds}: {ratio_phrase(lk.estimate, lk.low, lk.high)} "
+                   f"so far ({lk.level:.3g} interval), {res.elapsed:.1f} s", err=True)
+
+    with _variants(a, b, opts) as (va, vb):
+        va.check()
+        vb.check()
+        warnings = []
+        if opts["check_output"]:
+            differs = _check_outputs(va, vb)
+            if differs:
+                warnings.append(differs)
+                click.echo(f"warning: {differs}", err=True)
+        session = ABSession(va, vb, settings, progress=progress)
+        for label, variant in (("A", va), ("B", vb)):
+            if getattr(variant, "revision", None):
+                session.result.variants[label]["revision"] = variant.revision
+        if not quiet:
+            click.echo(f"ab: A {va.description}\n    B {vb.description}\n"
+                       f"    up to {settings.max_rounds} rounds"
+                       + (f" or {settings.max_time:g} s" if settings.max_time else "")
+                       + ", random order in each round", err=True)
+        res = session.run()
+        res.warnings.extend(warnings)
+    if opts["json_path"]:
+        text = to_json(res)
+        if opts["json_path"] == "-":
+            sys.stdout.write(text)
+        else:
+            atomic_write_text(opts["json_path"], text)
+    lines = summary_lines(res)
+    if opts["json_path"] != "-":
+        for line in (lines[2:3] if quiet else lines):
+            click.echo(line)
+        for w in res.warnings:
+            click.echo(f"warning: {w}", err=True)
+    if res.interim:
+        from . import Interrupted
+
+        raise Interrupted()
+    if res.verdict == FAILED:
+        return 1
+    if opts["fail_on"] == "slower" and res.verdict == "slower":
+        return 1
+    if opts["fail_on"] == "change" and res.verdict in ("faster", "slower"):
+        return 1
+    return 0
+
+
+commands = [ab_cmd]

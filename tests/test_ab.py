@@ -1,0 +1,229 @@
+"""``steadybench ab``: the interleaved protocol, its verdicts and its faults."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from child_process import default_sigint
+from steadybench.ab.report import ratio_phrase, summary_lines, to_document
+from steadybench.ab.session import FAILED, ABSession, ABSettings
+from steadybench.ab.variants import CommandVariant, Outcome, PythonVariant
+from steadybench.cli import main
+from steadybench.errors import ConfigurationError, SteadybenchError
+
+
+class FakeVariant:
+    """A variant whose executions give scripted values (no processes, no clock)."""
+
+    kind = "fake"
+
+    def __init__(self, label: str, draw, fail_at: set[int] | None = None,
+                 interrupt_at: int | None = None) -> None:
+        self.label = label
+        self.draw = draw
+        self.fail_at = fail_at or set()
+        self.interrupt_at = interrupt_at
+        self.calls = 0
+        self.description = f"fake {label}"
+
+    def execute(self) -> Outcome:
+        i = self.calls
+        self.calls += 1
+        if self.interrupt_at is not None and i == self.interrupt_at:
+            raise KeyboardInterrupt
+        if i in self.fail_at:
+            return Outcome(None, "boom")
+        return Outcome(self.draw(), runs=10)
+
+
+def pair(scale_b: float, seed: int, noise: float = 0.05):
+    """A and B whose times are log-normal around 1 and ``scale_b``, with a shared per-round
+    drift (what RMIT pairs away)."""
+    rng = random.Random(seed)
+    return (FakeVariant("A", lambda: math.exp(rng.gauss(0, noise))),
+            FakeVariant("B", lambda: scale_b * math.exp(rng.gauss(0, noise))))
+
+
+def test_identical_variants_are_not_called_different():
+    calls = []
+    for seed in range(20):
+        a, b = pair(1.0, seed)
+        res = ABSession(a, b, ABSettings(max_rounds=40, seed=seed)).run()
+        calls.append(res.verdict)
+        assert res.verdict in ("no difference", "faster", "slower")
+    assert calls.count("no difference") >= 18
+
+
+def test_a_clear_slowdown_is_found_early():
+    a, b = pair(1.10, seed=3)
+    res = ABSession(a, b, ABSettings(max_rounds=60, seed=3)).run()
+    assert res.verdict == "slower"
+    assert len(res.paired) < 60  # stopped at a look, not at the budget
+    assert res.look.high < 1.0  # ratio time(A)/time(B) < 1: B is slower
+    text = "\n".join(summary_lines(res))
+    assert "B is 1.1" in text and "× slower than A" in text and "at 95%" in text
+
+
+def test_rounds_are_interleaved_in_random_order():
+    a, b = pair(1.0, seed=5)
+    res = ABSession(a, b, ABSettings(max_rounds=20, seed=5)).run()
+    orders = {r.order for r in res.rounds}
+    assert orders == {("A", "B"), ("B", "A")}
+    assert a.calls == b.calls == len(res.rounds)
+
+
+def test_threshold_and_equivalence():
+    a, b = pair(1.01, seed=7, noise=0.002)
+    plain = ABSession(a, b, ABSettings(max_rounds=40, seed=7)).run()
+    assert plain.verdict == "slower"  # a real 1% slowdown, measured very precisely
+    a, b = pair(1.01, seed=7, noise=0.002)
+    res = ABSession(a, b, ABSettings(max_rounds=40, seed=7, threshold=0.05,
+                                     equivalence=True)).run()
+    assert res.verdict == "equivalent"
+    assert 1 / 1.05 <= res.look.low <= res.look.high <= 1.05
+
+
+def test_a_failing_variant_ends_with_a_failed_verdict():
+    a, _ = pair(1.0, seed=1)
+    b = FakeVariant("B", lambda: 1.0, fail_at=set(range(100)))
+    res = ABSession(a, b, ABSettings(max_rounds=40, seed=1)).run()
+    assert res.verdict == FAILED
+    assert "B failed" in res.reason and "boom" in res.reason
+    assert len(res.rounds) == 1  # never worked: no point in trying again
+    a, _ = pair(1.0, seed=1)
+    b = FakeVariant("B", lambda: 1.0, fail_at=set(range(5, 100)))  # works, then breaks
+    res = ABSession(a, b, ABSettings(max_rounds=40, seed=1)).run()
+    assert res.verdict == FAILED
+    assert len(res.rounds) == 5 + ABSettings().max_failures
+
+
+def test_occasional_failures_are_recorded_and_skipped():
+    rng = random.Random(2)
+    a = FakeVariant("A", lambda: math.exp(rng.gauss(0, 0.05)), fail_at={4})
+    b = FakeVariant("B", lambda: math.exp(rng.gauss(0, 0.05)))
+    res = ABSession(a, b, ABSettings(max_rounds=20, seed=2)).run()
+    assert res.verdict != FAILED
+    assert res.failures["A"] == ["round 5: boom"]
+    assert len(res.paired) == len(res.rounds) - 1
+
+
+def test_interrupt_gives_an_interim_verdict():
+    rng = random.Random(4)
+    a = FakeVariant("A", lambda: math.exp(rng.gauss(0, 0.05)), interrupt_at=15)
+    b = FakeVariant("B", lambda: math.exp(rng.gauss(0, 0.05)))
+    res = ABSession(a, b, ABSettings(max_rounds=60, seed=4)).run()
+    assert res.interim
+    assert res.look is not None and res.look.rounds == len(res.paired) >= 14
+    doc = to_document(res)
+    assert doc["interim"] is True and doc["result"]["rounds"] == len(res.paired)
+
+
+def test_ratio_phrase_reads_the_way_people_speak():
+    assert ratio_phrase(1.052, 1.041, 1.063) == "B is 1.052× faster than A [1.041, 1.063]"
+    assert ratio_phrase(0.625, 0.6, 0.65) == "B is 1.600× slower than A [1.538, 1.667]"
+
+
+def test_a_plan_that_cannot_decide_is_refused_in_one_line(capsys):
+    assert main(["ab", "--command", "true", "true", "--min-rounds", "3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--min-rounds ≥" in err[0]
+
+
+def test_settings_are_checked():
+    with pytest.raises(ConfigurationError, match="--equivalence needs --threshold"):
+        ABSettings(equivalence=True).check()
+    with pytest.raises(ConfigurationError, match="confidence"):
+        ABSettings(confidence=1.5).check()
+
+
+# ---------------------------------------------------------------- real processes
+
+
+def bench_file(tmp_path: Path, name: str, body: str) -> Path:
+    path = tmp_path / name
+    path.write_text("import steadybench\n\n\n@steadybench.benchmark\ndef work():\n"
+                    + textwrap.indent(textwrap.dedent(body), "    "))
+    return path
+
+
+def test_python_variants_run_in_fresh_workers(tmp_path, capsys):
+    a = bench_file(tmp_path, "a.py", "data = list(range(200))\nreturn lambda: sorted(data)\n")
+    out = tmp_path / "ab.json"
+    code = main(["ab", str(a), str(a), "--max-rounds", "10", "--min-rounds", "8",
+                 "--execution-time", "0.01", "--seed", "1", "--json", str(out), "-q"])
+    assert code == 0
+    doc = json.loads(out.read_text())
+    assert doc["kind"] == "steadybench-ab" and len(doc["rounds"]) >= 8
+    assert all(r["A"] > 0 and r["B"] > 0 for r in doc["rounds"])
+    assert doc["verdict"] in ("no difference", "faster", "slower")
+    assert "B is " in capsys.readouterr().out
+
+
+def test_a_crashing_variant_is_reported_in_one_line(tmp_path, capsys):
+    a = bench_file(tmp_path, "a.py", "return lambda: None\n")
+    b = bench_file(tmp_path, "b.py", "def f():\n    raise SystemExit(3)\nreturn f\n")
+    code = main(["ab", str(a), str(b), "--max-rounds", "6", "--execution-time", "0.01"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "verdict: failed" in captured.out and "B failed" in captured.out
+    assert "Traceback" not in captured.out + captured.err
+
+
+def test_file_selector_picks_one_case(tmp_path):
+    path = tmp_path / "two.py"
+    path.write_text("import steadybench\n\n@steadybench.benchmark\ndef one():\n"
+                    "    return lambda: 1\n\n@steadybench.benchmark\ndef two():\n"
+                    "    return lambda: 2\n")
+    with pytest.raises(SteadybenchError, match="2 cases match"):
+        PythonVariant("A", str(path)).check()
+    PythonVariant("A", str(path), "two").check()
+
+
+def test_other_interpreter_must_exist(tmp_path):
+    with pytest.raises(ConfigurationError, match="python interpreter not found"):
+        PythonVariant("A", str(tmp_path / "x.py"), python="/no/such/python")
+
+
+def test_commands_and_output_check(tmp_path, capsys):
+    code = main(["ab", "--command", "echo one", "echo two", "--check-output",
+                 "--max-rounds", "10", "--min-rounds", "8", "-q"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "A and B give different results" in captured.err
+
+
+def test_failing_command_variant():
+    v = CommandVariant("A", "false")
+    v.check()
+    outcome = v.execute()
+    assert outcome.value is None and "exit status 1" in outcome.error
+
+
+def test_ctrl_c_writes_an_interim_result(tmp_path):
+    a = bench_file(tmp_path, "a.py", "return lambda: sum(range(100))\n")
+    out = tmp_path / "ab.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "steadybench", "ab", str(a), "--max-rounds", "200",
+         "--min-rounds", "16", "--execution-time", "0.01", "--json", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
+    try:
+        # wait for the first look: rounds were measured
+        for line in proc.stderr:
+            if "round " in line and "so far" in line:
+                break
+        proc.send_signal(2)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    doc = json.loads(out.read_text())
+    assert doc["interim"] is True and doc["rounds"]
