@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -227,3 +228,46 @@ def test_ctrl_c_writes_an_interim_result(tmp_path):
     assert proc.returncode == 130
     doc = json.loads(out.read_text())
     assert doc["interim"] is True and doc["rounds"]
+
+
+def test_another_interpreter_runs_this_steadybench(tmp_path):
+    """A variant under another interpreter resolves its case in its own workers (the parent
+    does not import the file for it); here the 'other' interpreter is this one by path."""
+    a = bench_file(tmp_path, "a.py", "return lambda: sorted(range(100))\n")
+    variant = PythonVariant("A", str(a), python=sys.executable, execution_time=0.005)
+    assert variant.foreign
+    outcome = variant.execute()
+    assert outcome.error is None and outcome.value > 0
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_revisions_in_worktrees(tmp_path, capsys, monkeypatch):
+    repo = tmp_path / "repo"
+    (repo / "src" / "mylib").mkdir(parents=True)
+    lib = repo / "src" / "mylib" / "__init__.py"
+    lib.write_text("def work():\n    return sorted(range(300))\n")
+    bench = bench_file(repo, "bench.py", "import mylib\nreturn mylib.work\n")
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo,
+                       check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "one")
+    lib.write_text("def work():\n    return [sorted(range(300)) for _ in range(4)]\n")
+    git("commit", "-qam", "two")
+    monkeypatch.chdir(repo)
+    out = tmp_path / "ab.json"
+    code = main(["ab", str(bench), "--rev-a", "HEAD~1", "--rev-b", "HEAD", "--build", "true",
+                 "--execution-time", "0.005", "--max-rounds", "12", "--json", str(out), "-q"])
+    assert code == 0
+    doc = json.loads(out.read_text())
+    assert doc["verdict"] == "slower"  # four sorts against one
+    assert doc["variants"]["A"]["revision"].startswith("HEAD~1")
+    listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True,
+                            text=True).stdout
+    assert len(listed.strip().splitlines()) == 1  # the worktrees are gone
+    assert main(["ab", str(bench), "--rev-a", "HEAD~1", "--rev-b", "HEAD",
+                 "--build", "exit 3"]) == 2
+    assert "--build failed" in capsys.readouterr().err

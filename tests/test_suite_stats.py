@@ -1,6 +1,7 @@
 """Suite statistics: proportion intervals, benchmarks needed, corrections, overall gain."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -78,3 +79,24 @@ def test_overall_gain_example_3_1():
     assert math.floor(g * 10000) / 100 == 4.77
     w = suite_weights(base, "custom", [1.0, None])
     assert w == [0.5, 0.5]
+
+
+def test_cli_prints_the_documented_gain_and_the_suite_confidence(tmp_path, capsys):
+    """003 Example 3.1 through the command line: the same G as docs/comparison.md states,
+    and the suite's confidence in the footer of every output."""
+    from steadybench.cli import main
+
+    for name, value in (("b1", 3.0), ("b2", 3600.0), ("n1", 1.0), ("n2", 3428.0)):
+        (tmp_path / f"{name}.txt").write_text(f"{value}\n" * 5)
+    suite = tmp_path / "suite.csv"
+    suite.write_text("Name,Sample1,Sample2,ConfLevel,Coef\nP1,b1.txt,n1.txt,0.9,1\n"
+                     "P2,b2.txt,n2.txt,0.95,1\n")
+    assert main(["compare", "--suite", str(suite)]) == 0
+    out = capsys.readouterr().out
+    assert "G = 4.83%" in out and "Suite confidence: 90%" in out
+    assert main(["compare", "--suite", str(suite), "--weights", "fraction", "--markdown",
+                 "-"]) == 0
+    out = capsys.readouterr().out
+    assert "G = 4.78%" in out and "Suite confidence: 90%" in out
+    docs = (Path(__file__).parents[1] / "docs" / "comparison.md").read_text()
+    assert "G = 4.83% (equal; the paper truncates to 4.82%) and 4.78% (fraction" in docs

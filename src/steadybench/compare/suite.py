@@ -22,8 +22,9 @@ def overall_gain(base: Sequence[float], new: Sequence[float],
                  weights: Sequence[float] | None = None) -> float:
     """G = 1 − Σ w·t(NEW) / Σ w·t(BASE) (``003`` §3; weights are normalised, which cancels).
 
-    ``003`` Example 3.1: base (3, 3600), new (1, 3428): G = 4.82% with equal weights and
-    4.78% (printed 4.77%) with weights proportional to the base times.
+    ``003`` Example 3.1: base (3, 3600), new (1, 3428): G = 4.83% (4.829%, which the paper
+    truncates to 4.82%) with equal weights and 4.78% (printed 4.77%) with weights proportional to
+    the base times.
     """
     if len(base) != len(new) or not base:
         raise ValueError("overall gain needs the same, non-zero number of BASE and NEW times")
