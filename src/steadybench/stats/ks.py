@@ -80,7 +80,7 @@ def _lattice(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     """Sorted-pool walk: i (x's so far) and j (y's so far) after each step, and the run-end
     indicator (the pooled value changes after that step, or it is the last)."""
     pooled = np.concatenate((x, y))
-    order = np.argsort(pooled, kind="stable")
+    order = np.argsort(pooled)
     srt = pooled[order]
     is_x = order < x.size
     i = np.cumsum(is_x)

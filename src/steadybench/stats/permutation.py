@@ -23,9 +23,9 @@ samples different 36–51% of the time at a nominal 5%. (Its validity is for H�
 distribution"; it is not a test of equal medians between differently shaped distributions.)
 
 Comparisons use a tolerance of 1e-12 relative to the data's scale, so that the observed split
-computed in a different summation order still counts as "≥ T" (as in scipy's
-``permutation_test``). Work is vectorised and chunked: at most ~2·10⁶ values are materialised
-at a time, whatever ``n_resamples``.
+computed in a different summation order still counts as "≥ T" (scipy's ``permutation_test``
+does likewise). Work is vectorised and chunked: at most ~2·10⁶ values are materialised at a
+time, whatever ``n_resamples``.
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ tests based on the type I error spending rate function", Biometrika 74, 149–15
 α(t) = α·t^ρ, t = n/``max_rounds``; look k gets α_k = α(t_k) − α(t_{k−1}) and reports
 :func:`~steadybench.stats.rank.signed_rank_interval` at level 1 − α_k (exact whenever there are
 neither ties nor zeros and n ≤ :data:`EXACT_MAX`, a deliberate departure from R's n < 50 rule,
-so that the guarantee is exact rather than asymptotic). By the union (Bonferroni) bound
+so that the guarantee is exact rather than asymptotic; with ties, zeros or more rounds it is the
+normal approximation with R's tie and continuity corrections). By the union (Bonferroni) bound
 P(some interval misses θ) ≤ Σ α_k = α. This does not rely on the joint distribution of the
 looks, so it holds *whatever the stopping rule*: stop at the first look that decides, keep going
 after a decision, skip looks (their α is forfeited, which only makes it conservative). A stop
@@ -48,9 +49,10 @@ the exact interval at n rounds has achieved level 1 − 2·P(V ≤ qu − 1) ≥
 2^{1−n} ≤ α_1 (otherwise R's rule ``qu = 1`` would return [min d, max d] at a *lower* level and
 break the bound). :meth:`SequentialPlan.smallest_min_rounds` finds the least such n (15 for the
 defaults: 2^{−14} = 6.1e-5 ≤ 0.05·(15/320)² = 1.1e-4); the default 20 leaves room for up to
-14 of the 210 Walsh averages on the wrong side at the first look. Plans whose looks cannot
-reach their levels are refused; an interval whose achieved level is below the requested one
-(an early final stop, R's α doubling with ties) is replaced by the whole line.
+13 of the 210 Walsh averages on the wrong side at the first look (qsignrank(α_1/2, 20) = 14).
+Plans whose looks cannot reach their levels are refused; an interval whose achieved level is
+below the requested one (an early final stop, R's α doubling with ties) is replaced by the
+whole line.
 """
 
 from __future__ import annotations
@@ -63,8 +65,9 @@ import numpy as np
 
 from .rank import signed_rank_interval
 
-#: largest number of rounds for which a look uses the exact signed-rank interval
-EXACT_MAX = 1000
+#: largest number of rounds for which a look uses the exact signed-rank interval (its null
+#: distribution costs O(n³): ~0.1 s at 500, computed once; beyond, the normal approximation)
+EXACT_MAX = 500
 
 DECISIONS = ("faster", "slower", "equivalent", "continue", "no difference")
 
@@ -136,7 +139,8 @@ class SequentialPlan:
     def level_at(self, rounds: int, final: bool = False) -> float:
         """Confidence of the repeated interval at a scheduled look (1 − α_k), or, with
         ``final``, at a stop after ``rounds`` that uses all the α not spent by the scheduled
-        looks before it (1 − (α − α(t_j)))."""
+        looks before it (1 − (α − α(t_j)), t_j the last look < ``rounds``). A final look at a
+        scheduled look's round count *replaces* that look: doing both would spend α_k twice."""
         schedule = self.looks()
         before = [n for n in schedule if n < rounds]
         spent_before = self.spent(before[-1]) if before else 0.0
