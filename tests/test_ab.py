@@ -158,7 +158,7 @@ def bench_file(tmp_path: Path, name: str, body: str) -> Path:
 def test_python_variants_run_in_fresh_workers(tmp_path, capsys):
     a = bench_file(tmp_path, "a.py", "data = list(range(200))\nreturn lambda: sorted(data)\n")
     out = tmp_path / "ab.json"
-    code = main(["ab", str(a), str(a), "--max-rounds", "10", "--min-rounds", "8",
+    code = main(["ab", str(a), str(a), "--max-rounds", "10", "--min-rounds", "8", "--max-time", "0",
                  "--execution-time", "0.01", "--seed", "1", "--json", str(out), "-q"])
     assert code == 0
     doc = json.loads(out.read_text())
@@ -213,7 +213,8 @@ def test_ctrl_c_writes_an_interim_result(tmp_path):
     out = tmp_path / "ab.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "steadybench", "ab", str(a), "--max-rounds", "200",
-         "--min-rounds", "16", "--execution-time", "0.01", "--json", str(out)],
+         "--min-rounds", "16", "--max-time", "0", "--execution-time", "0.01",
+         "--json", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     try:
         # wait for the first look: rounds were measured
@@ -271,3 +272,17 @@ def test_git_revisions_in_worktrees(tmp_path, capsys, monkeypatch):
     assert main(["ab", str(bench), "--rev-a", "HEAD~1", "--rev-b", "HEAD",
                  "--build", "exit 3"]) == 2
     assert "--build failed" in capsys.readouterr().err
+
+
+def test_the_time_budget_ends_with_a_final_look(monkeypatch):
+    """Each round 'takes' one second of an injected clock: an 8 s budget ends after 8 rounds
+    with a final look that spends the α the planned looks left."""
+    import steadybench.ab.session as session
+
+    ticks = iter(range(10_000))
+    monkeypatch.setattr(session.time, "monotonic", lambda: float(next(ticks)) / 3)
+    a, b = pair(1.0, seed=9)
+    res = ABSession(a, b, ABSettings(max_rounds=40, max_time=8.0, seed=9)).run()
+    assert res.reason.startswith("time budget of 8 s spent")
+    assert res.verdict in ("no difference", "faster", "slower")
+    assert res.look is not None and res.look.rounds == len(res.paired) < 40

@@ -58,3 +58,13 @@ def test_tiny_changes_are_planned_without_a_linear_search():
     assert t_power(n_t, effect, 0.05) >= 0.9 > t_power(n_t - 1, effect, 0.05)
     n = p["ci"]["runs_mean"]
     assert 10_000 < n < 100_000
+
+
+def test_power_never_nan_where_the_noncentral_t_fails():
+    """scipy's noncentral t gives NaN for a large noncentrality below 10⁵ degrees of freedom
+    (n = 46,352, effect 0.1); the bisection took NaN for "not enough power" (46,352 runs for a
+    1% change instead of about 2,100)."""
+    assert t_power(46_352, 0.1, 0.05) == pytest.approx(1.0)
+    n = runs_for_t_power(0.1, 0.9, 0.05)
+    assert 2000 < n < 2200
+    assert t_power(n, 0.1, 0.05) >= 0.9 > t_power(n - 1, 0.1, 0.05)

@@ -24,6 +24,7 @@ from test_plots_support import (
     make_results,
     png_size,
     sweep_extra,
+    with_executions,
 )
 
 
@@ -228,8 +229,8 @@ def test_reads_the_compare_json(tmp_path: Path) -> None:
     """pair_summary/overall_gain on a real document of steadybench compare."""
     from steadybench.compare import CompareOptions, compare_files
 
-    base = make_results(("a", "b"), seed=0)
-    new = make_results(("a", "b"), seed=10, scale=0.8)
+    base = with_executions(make_results(("a", "b"), seed=0))
+    new = with_executions(make_results(("a", "b"), seed=10, scale=0.8))
     (tmp_path / "base.json").write_text(results_to_json(base))
     (tmp_path / "new.json").write_text(results_to_json(new))
     doc, _, _ = compare_files(str(tmp_path / "base.json"), str(tmp_path / "new.json"),

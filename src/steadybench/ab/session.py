@@ -35,6 +35,8 @@ FAILED = "failed"
 #: rounds before the first look, unless the budget is smaller (a large difference is then
 #: decided after 12 rounds, a few seconds)
 FIRST_LOOK = 12
+#: seconds of rounds by default (``--max-time``)
+DEFAULT_MAX_TIME = 8.0
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,10 @@ class ABSettings:
     equivalence: bool = False
     max_rounds: int = 40
     min_rounds: int | None = None
-    #: seconds; the budget ends the comparison at the next round (None: rounds only)
-    max_time: float | None = None
+    #: seconds of rounds; the budget ends the comparison at the next round (None: rounds
+    #: only). The default keeps a comparison of identical variants, which can only end at the
+    #: budget, under about 10 s in all; a clear difference is decided at an earlier look
+    max_time: float | None = DEFAULT_MAX_TIME
     duet: bool = False
     seed: int | None = None
     #: failed executions of a variant before the comparison gives up

@@ -126,8 +126,8 @@ def _check_outputs(va: Any, vb: Any) -> str | None:
                    "inside the band, and stop then.")
 @click.option("--max-rounds", type=click.IntRange(min=2), default=40, show_default=True,
               help="Budget: rounds (each executes A once and B once).")
-@click.option("--max-time", type=float, default=None,
-              help="Budget: seconds; stops at the next round.")
+@click.option("--max-time", type=float, default=8.0, show_default=True,
+              help="Budget: seconds of rounds; stops at the next round (0: rounds only).")
 @click.option("--min-rounds", type=click.IntRange(min=2), default=None,
               help="Rounds before the first look (default 12, or fewer with a smaller budget).")
 @click.option("--execution-time", type=float, default=0.03, show_default=True,
@@ -163,8 +163,10 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     confidence = parse_fraction(opts["confidence"], "--confidence")
     assert confidence is not None
     opts["confidence"] = confidence
+    if opts["max_time"] == 0:
+        opts["max_time"] = None
     for name in ("max_time", "execution_time", "time_limit"):
-        if opts[name] is not None and not opts[name] > 0:
+        if opts[name] is not None and not (0 < opts[name] < float("inf")):
             raise ConfigurationError(f"--{name.replace('_', '-')} must be positive, got "
                                      f"{opts[name]}")
     settings = ABSettings(confidence=confidence,

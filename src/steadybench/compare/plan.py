@@ -76,14 +76,17 @@ def runs_for_median_ci(values: np.ndarray, width: float, confidence: float) -> i
 
 def t_power(n: int, effect: float, alpha: float) -> float:
     """Power of the two-sided two-sample t-test with n per side and effect δ/σ (noncentral t;
-    its normal limit above 10⁵ degrees of freedom, where scipy's noncentral t loses accuracy)."""
+    its normal limit above 10⁵ degrees of freedom, or wherever scipy's noncentral t returns
+    NaN, as it does for a large noncentrality)."""
     df = 2 * n - 2
     ncp = effect * math.sqrt(n / 2)
-    if df > 100_000:
-        z = float(sps.norm.ppf(1 - alpha / 2))
-        return float(sps.norm.sf(z - ncp) + sps.norm.cdf(-z - ncp))
-    crit = sps.t.ppf(1 - alpha / 2, df)
-    return float(sps.nct.sf(crit, df, ncp) + sps.nct.cdf(-crit, df, ncp))
+    if df <= 100_000:
+        crit = sps.t.ppf(1 - alpha / 2, df)
+        power = float(sps.nct.sf(crit, df, ncp) + sps.nct.cdf(-crit, df, ncp))
+        if math.isfinite(power):
+            return power
+    z = float(sps.norm.ppf(1 - alpha / 2))
+    return float(sps.norm.sf(z - ncp) + sps.norm.cdf(-z - ncp))
 
 
 def runs_for_t_power(effect: float, power: float, alpha: float) -> int:
