@@ -122,7 +122,7 @@ def test_select_stream_and_stop_options(tmp_path):
         ("raises.py", ["run", "{f}"], "error while loading: ZeroDivisionError"),
         ("bench.py", ["run", "{f}", "--nope"], "No such option"),
         (None, ["--root", "/definitely/not/here", "run", "x.py"], "not a directory"),
-        ("bench.py", ["run", "{f}", "--max-time", "nan"], "'--max-time': must be positive"),
+        ("bench.py", ["run", "{f}", "--max-time", "nan"], "'--max-time': 'nan' is not a finite"),
         (None, ["demo", "--max-time", "0"], "'--max-time': must be positive"),
         ("notes.txt", ["demo", "--out", "{f}/sub"], "cannot create the folder"),
         ("exits.py", ["run", "{f}"], "called sys.exit(3) while loading"),

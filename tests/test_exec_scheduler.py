@@ -39,7 +39,7 @@ class FakeRunner:
             raise ConfigurationError(f"command not found: {argv[0]}")
         return list(argv)
 
-    def run(self, argv):
+    def run(self, argv, timeout=None):
         self.calls.append(list(argv))
         if self.interrupt_after is not None and len(self.calls) > self.interrupt_after:
             raise KeyboardInterrupt

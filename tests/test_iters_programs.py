@@ -160,7 +160,7 @@ def test_hanging_program_is_killed_by_the_timeout(tmp_path, capsys):
     ([], "error: no command given"),
     (["--", "prog", "{n}"], "error: placeholder {n}"),
     (["--param", "iters=1,2", "--", "true", "{iters}"], "error: parameter 'iters' is set by"),
-    (["--max-time", "0", "--", "true"], "error: --max-time must be positive"),
+    (["--max-time", "0", "--", "true"], "error: Invalid value for '--max-time': must be positive"),
 ])
 def test_bad_iters_input(args, fragment, capsys):
     code, err = run_cli(["iters", *args], capsys)

@@ -146,6 +146,23 @@ def test_robust_refit_drops_a_spike_and_marks_it():
     assert fit["intercept"] == pytest.approx(1e-5, rel=1e-2)
 
 
+def test_robust_fit_keeps_the_largest_counts_when_noise_grows_with_them():
+    # issue 14: with the CPU clock, 4 of the 6 largest counts were dropped although they lay
+    # on the final line; the cut now follows the noise's growth and is judged on the final
+    # line, and the warning names only points beyond it
+    rng = np.random.default_rng(2)
+    x = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+                 + [int(512 * 1.2 ** i) for i in range(1, 25)], dtype=float)
+    y = 2e-6 * x * (1 + np.abs(rng.normal(0, 0.02, x.size))) + 5e-5
+    y[3] += 4e-3  # one interrupt at a small count
+    fit = fit_iters(x, y, bootstrap=200)
+    assert 3 in fit["dropped"]
+    assert not set(np.argsort(x)[-6:].tolist()) & set(fit["dropped"])
+    assert fit["noise_power"] > 0.3  # the noise model lets it grow with the count
+    assert fit["slope"] == pytest.approx(2e-6 * 1.016, rel=0.02)
+    assert fit["converged"] and fit["straight"]
+
+
 # ---------------------------------------------------------------------------- fake program
 class FakeProgram:
     """A protocol program on a simulated clock: BATCHTIME = per_iter·iters + overhead."""
@@ -163,7 +180,7 @@ class FakeProgram:
     def resolve(self, argv):
         return list(argv)
 
-    def run(self, argv):
+    def run(self, argv, timeout=None):
         iters = int(argv[1])
         self.counts.append(iters)
         batch = self.per_iter * iters + self.overhead + abs(self.rng.normal(0, self.noise))

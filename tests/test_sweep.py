@@ -162,6 +162,36 @@ def test_size_sweep_finds_n_log_n():
     assert all(g is not None and g > 0 for g in table["geomean"])
 
 
+class InterruptedProgram(NLogNProgram):
+    """The same program, with an interrupt of 0.2–2 ms inside one BATCHTIME in ten."""
+
+    def __init__(self, seed=0):
+        super().__init__()
+        self.rng = np.random.default_rng(seed)
+
+    def run(self, argv):
+        run = super().run(argv)
+        if self.rng.random() < 0.1:
+            batch = float(run.stdout.split(":")[1]) + self.rng.uniform(2e-4, 2e-3)
+            run = ProcessRun(wall_ns=run.wall_ns, user_time=batch, sys_time=0.0, max_rss=None,
+                             exit_code=0, stdout=f"BATCHTIME: {batch!r}\n")
+        return run
+
+
+def test_size_sweep_uses_the_robust_fit_at_every_size():
+    prog = InterruptedProgram(seed=4)
+    sizes = [64, 256, 1024]
+    cases = run_size_sweep(Command.from_line("sorter {size}"), sizes, prog,
+                           ItersOptions(max_time=0.05, bootstrap=200))
+    dropped = 0
+    for case, n in zip(cases, sizes):
+        fit = case.extra["fit"]
+        dropped += len(fit["dropped"])
+        assert {"readmitted", "straight", "converged", "noise_power"} <= set(fit)
+        assert fit["slope"] == pytest.approx(1e-9 * n * math.log2(n), rel=1e-3)
+    assert dropped > 0  # the interrupted batches went, the slopes stand
+
+
 def test_size_sweep_needs_the_placeholder():
     with pytest.raises(ConfigurationError, match=r"no \{size\} placeholder"):
         run_size_sweep(Command.from_line("prog"), [8], NLogNProgram(), ItersOptions())

@@ -1,5 +1,8 @@
-"""``python -m steadybench``: the command line, as the ``steadybench`` script runs it."""
+"""``python -m steadybench``: the command line, as the ``steadybench`` script runs it (through
+:mod:`steadybench.entry`, so that Ctrl-C during start-up exits 130 quietly)."""
 
-from .cli import main
+import sys
 
-main()
+from .entry import main
+
+sys.exit(main())

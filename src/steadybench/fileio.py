@@ -1,18 +1,40 @@
-"""Writing files so that nothing the user had is lost.
+"""Writing files so that nothing the user had is lost, and reading the files a user names.
 
 Every output file is written atomically: the text goes to a temporary file in the same
 directory, is flushed to disk, and then replaces the target in one ``os.replace`` step, so an
 interrupted write leaves either the old file or the new one, never half of one.
+
+What an output path may name, and what happens (:func:`output_target` decides):
+
+- nothing yet: a new file is created (mode ``0666`` less the umask);
+- a regular file of the current user: it is replaced atomically and keeps its mode;
+- a regular file of another user: as root it is replaced atomically and keeps its owner, group
+  and mode; any other user is refused with one line (replacing it would make it theirs);
+- a symbolic link owned by the current user or by root (``/dev/stdout``): followed, so the
+  file it points to is written (atomically, in that file's folder) and the link stays a link;
+  a link owned by another user is refused (it may have been planted to redirect the write);
+- a character device (``/dev/null``, a terminal) or a FIFO: written through, in place, never
+  replaced; a FIFO that no process reads is refused at once instead of blocking;
+- a directory, a block device or a socket: refused.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import SteadybenchError
+
+#: symbolic links followed at most, as the kernel does (ELOOP)
+MAX_LINKS = 40
+
+#: what :func:`output_target` found: create or replace a file, or write through to a stream
+NEW, FILE, STREAM = "new", "file", "stream"
 
 
 def _umask() -> int:
@@ -21,34 +43,151 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically, creating parent directories as needed."""
-    target = Path(path)
+@dataclass(frozen=True)
+class OutputTarget:
+    """Where the bytes of an output go: ``kind`` is :data:`NEW`, :data:`FILE` (an existing
+    regular file, whose ``stat`` is kept) or :data:`STREAM` (a device or FIFO written in
+    place); ``path`` is the file to create or replace, symbolic links followed."""
+
+    kind: str
+    path: Path
+    stat: os.stat_result | None = None
+
+
+def _refuse(named: Path, reason: str) -> SteadybenchError:
+    return SteadybenchError(f"cannot write {named}: {reason}")
+
+
+def _check_links(named: Path) -> None:
+    """Refuse ``named`` when it is, or leads through, a symbolic link owned by a user other
+    than the current one and root."""
+    path, me = named, os.geteuid()
+    for _ in range(MAX_LINKS):
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return  # missing (a new file), or a /proc magic link's target: nothing to follow
+        if not stat.S_ISLNK(st.st_mode):
+            return
+        if st.st_uid not in (me, 0):
+            raise _refuse(named, f"{path} is a symbolic link owned by another user "
+                                 f"(uid {st.st_uid}); not followed")
+        path = Path(os.path.join(os.path.dirname(path), os.readlink(path)))
+    raise _refuse(named, "too many levels of symbolic links")
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def output_target(path: str | os.PathLike[str]) -> OutputTarget:
+    """What writing ``path`` means (see the module's documentation); one clear
+    :class:`SteadybenchError` when it must not be written."""
+    named = Path(path)
+    _check_links(named)
+    final = Path(os.path.realpath(named)) if named.is_symlink() else named
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        st = os.stat(named)
+    except (FileNotFoundError, NotADirectoryError):
+        return OutputTarget(NEW, final)
     except OSError as exc:
-        raise SteadybenchError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        raise _refuse(named, exc.strerror or str(exc)) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise _refuse(named, "it is a directory")
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+        return OutputTarget(STREAM, named, st)
+    if not stat.S_ISREG(st.st_mode):
+        raise _refuse(named, f"it is {_file_kind(st.st_mode)}; refusing to write to it")
+    me = os.geteuid()
+    if st.st_uid != me and me != 0:
+        raise _refuse(named, f"it belongs to another user (uid {st.st_uid}) and replacing it "
+                             "would make it yours; remove it or choose another path")
+    return OutputTarget(FILE, final, st)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (the one place bytes reach the disk: tests
+    inject a full disk here)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _write_through(named: Path, data: bytes) -> None:
+    """Write ``data`` into a device or FIFO in place (never replaced, never created)."""
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            # mkstemp makes the file owner-only; give it the mode a plain open() would.
-            os.fchmod(handle.fileno(), 0o666 & ~_umask())
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
+        fd = os.open(named, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise _refuse(named, "it is a FIFO that no process is reading") from None
+        raise _refuse(named, exc.strerror or str(exc)) from None
+    try:
+        os.set_blocking(fd, True)
+        _write_all(fd, data)
+    except OSError as exc:
+        raise _refuse(named, exc.strerror or str(exc)) from exc
+    finally:
+        os.close(fd)
+
+
+def _keep_owner_and_mode(fd: int, old: os.stat_result | None) -> None:
+    """Give the temporary file the mode a plain ``open()`` would (a new file), or the owner,
+    group and mode of the file it replaces (set-id bits dropped)."""
+    if old is None:
+        os.fchmod(fd, 0o666 & ~_umask())
+        return
+    if old.st_uid != os.geteuid():  # only root gets here (output_target refuses the others)
+        os.fchown(fd, old.st_uid, old.st_gid)
+    elif old.st_gid != os.getegid():
+        with contextlib.suppress(OSError):  # a group we are not in: the folder's or ours
+            os.fchown(fd, -1, old.st_gid)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
+
+
+def _replace(named: Path, target: OutputTarget, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``target.path`` and rename it over."""
+    dest = target.path
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    except OSError as exc:
+        raise _refuse(named, exc.strerror or str(exc)) from exc
+    try:
+        try:
+            _write_all(fd, data)
+            _keep_owner_and_mode(fd, target.stat)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp_name, dest)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
         if isinstance(exc, OSError):
-            raise SteadybenchError(f"cannot write {target}: {exc.strerror or exc}") from exc
+            raise _refuse(named, exc.strerror or str(exc)) from exc
         raise
-    return target
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically, creating parent directories as needed (devices
+    and FIFOs are written through; see the module's documentation for links and owners)."""
+    named = Path(path)
+    target = output_target(named)
+    if target.kind == STREAM:
+        _write_through(named, data)
+    else:
+        _replace(named, target, data)
+    return named
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
-    return atomic_write_bytes(path, text.encode("utf-8"))
+    """Write ``text`` (UTF-8; a lone surrogate is written as ``\\udcxx``) to ``path``
+    atomically."""
+    return atomic_write_bytes(path, text.encode("utf-8", errors="backslashreplace"))
 
 
 def read_user_text(path: str | os.PathLike[str],
@@ -85,23 +224,27 @@ def content_lines(text: str) -> list[tuple[int, str]]:
 def check_writable(path: str | os.PathLike[str]) -> Path:
     """Raise :class:`SteadybenchError` unless a file can be written at ``path``.
 
-    Checked before measuring, so a typo in an output path costs nothing: the path must not be a
-    directory, and its folder (or the nearest existing parent, whose missing folders would be
-    created) must accept a new file — tried for real with a temporary file, since permission
-    bits do not tell (root, read-only mounts, /proc).
+    Checked before measuring, so a typo in an output path costs nothing: the path must be one
+    :func:`output_target` accepts; a device or FIFO must be writable; otherwise the folder of
+    the file (or the nearest existing parent, whose missing folders would be created) must
+    accept a new file — tried for real with a temporary file, since permission bits do not
+    tell (root, read-only mounts, /proc).
     """
-    target = Path(path)
-    if target.is_dir():
-        raise SteadybenchError(f"cannot write {target}: it is a directory")
-    folder = target.parent
+    named = Path(path)
+    target = output_target(named)
+    if target.kind == STREAM:
+        if not os.access(named, os.W_OK):
+            raise _refuse(named, os.strerror(errno.EACCES))
+        return named
+    folder = target.path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
-        raise SteadybenchError(f"cannot write {target}: {folder} is not a directory")
+        raise _refuse(named, f"{folder} is not a directory")
     try:
         fd, probe = tempfile.mkstemp(prefix=".steadybench-probe.", dir=folder)
     except OSError as exc:
-        raise SteadybenchError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise _refuse(named, exc.strerror or str(exc)) from None
     os.close(fd)
     os.unlink(probe)
-    return target
+    return named

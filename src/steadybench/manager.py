@@ -5,7 +5,9 @@ of every benchmark it asks the configuration's runner to execute the case with t
 meters, runs the *online* processors on the finished case and tells the loggers; when all cases
 of a benchmark are done it runs the *global* processors on them. Ctrl-C ends the current case
 (keeping its runs, marked interrupted), finishes the processing and logging of what was
-measured, and raises :class:`~steadybench.cli.Interrupted` carrying the partial Results.
+measured, and raises :class:`~steadybench.cli.Interrupted` carrying the partial Results. An
+error of ours around one case (machine control failing in a runner's action) makes that case
+failed and the run goes on; only a ConfigurationError stops it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from .environment import capture_environment
-from .errors import ConfigurationError
+from .errors import ConfigurationError, SteadybenchError
 from .meters.base import Meter
 from .model.benchmark import Benchmark
 from .model.results import CaseResult, Results
@@ -118,6 +120,10 @@ class Manager:
                         benchmark=benchmark.title,
                         progress=progress,
                     )
+                except ConfigurationError:
+                    raise
+                except SteadybenchError as exc:
+                    case = self._failed_case(runner, config, params, benchmark.title, exc)
                 finally:
                     if case is None:  # interrupted inside execute: recover the partial case
                         case = getattr(runner, "last_case", None)
@@ -129,6 +135,18 @@ class Manager:
                     processor.process(done)
                 for logger in self.loggers:
                     logger.benchmark_end(benchmark.title, done)
+
+    @staticmethod
+    def _failed_case(runner, config, params, title: str, exc: SteadybenchError) -> CaseResult:
+        """The case a runner gave up on with an error of ours (tuning the machine failed, or
+        another process holds the tuning lock): a failed case, so the other benchmarks still
+        run and every output is written (issue 12, item 6)."""
+        case = getattr(runner, "last_case", None)
+        if case is None or case.benchmark != title:
+            case = runner.new_case(config.implementation, params, title)
+        case.errors.append(str(exc))
+        case.stop_reason = case.stop_reason or "error"
+        return case
 
     def _finish_case(
         self, case: CaseResult, runner, results: Results, done: list[CaseResult]

@@ -6,9 +6,17 @@ without depending on the speed of the machine. Every read returns the current vi
 time" by calling :meth:`SimulatedClock.advance`. A start–workload–end measurement therefore
 reads ``work + read_cost_ns``: the systematic error ε of Moreno and Fischmeister (§3) equals
 ``read_cost_ns``.
+
+Spikes are interrupts (``002`` §4.1: "a timer or I/O interrupt that occurs while executing the
+function"): an interrupt *takes time*. A spike advances the virtual time by its length before
+the value is read, so every later reading is later too; it never makes time run backwards. An
+interval ending at that read is longer by the spike; the next interval is not shorter. (Only
+``jitter_ns`` is noise of the reading itself.)
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -18,10 +26,15 @@ class SimulatedClock:
 
     Args:
         read_cost_ns: virtual time that passes during each read (after the value is taken).
-        jitter_ns: standard deviation of Gaussian noise added to each reading.
-        spike_prob: probability that a reading carries an extra ``spike_ns`` (an interrupt).
-        spike_ns: size of a spike.
+        jitter_ns: standard deviation of Gaussian noise added to each reading (noise of the
+            reading, not time: the clock itself does not move).
+        spike_prob: probability that an interrupt happens just before a reading: the virtual
+            time advances by the spike's length, then the value is read.
+        spike_ns: length of a spike, or ``(low, high)`` for lengths drawn uniformly between
+            the two (interrupts differ in length).
         seed: seed of the noise generator; the same seed gives the same readings.
+
+    ``spikes`` counts the spikes so far and ``spike_total_ns`` their total length.
     """
 
     def __init__(
@@ -29,26 +42,35 @@ class SimulatedClock:
         read_cost_ns: int = 0,
         jitter_ns: float = 0.0,
         spike_prob: float = 0.0,
-        spike_ns: int = 0,
+        spike_ns: int | Sequence[float] = 0,
         seed: int = 0,
         start_ns: int = 1_000_000_000,
     ) -> None:
-        if read_cost_ns < 0 or jitter_ns < 0 or spike_ns < 0 or not 0 <= spike_prob <= 1:
+        low, high = (spike_ns, spike_ns) if np.isscalar(spike_ns) else tuple(spike_ns)  # type: ignore[misc]
+        if read_cost_ns < 0 or jitter_ns < 0 or low < 0 or high < low \
+                or not 0 <= spike_prob <= 1:
             raise ValueError("SimulatedClock: costs, jitter and spikes must be non-negative")
         self.read_cost_ns = int(read_cost_ns)
         self.jitter_ns = float(jitter_ns)
         self.spike_prob = float(spike_prob)
-        self.spike_ns = int(spike_ns)
+        self.spike_range = (float(low), float(high))
+        self.spike_ns = int(round(high))
         self.now_ns = int(start_ns)
         self.reads = 0
+        self.spikes = 0
+        self.spike_total_ns = 0
         self._rng = np.random.default_rng(seed)
 
     def __call__(self) -> int:
+        if self.spike_prob and self._rng.random() < self.spike_prob:
+            low, high = self.spike_range
+            length = int(round(low if high == low else self._rng.uniform(low, high)))
+            self.now_ns += length  # the interrupt ran: time passed before the read
+            self.spikes += 1
+            self.spike_total_ns += length
         value = self.now_ns
         if self.jitter_ns:
             value += int(round(self._rng.normal(0.0, self.jitter_ns)))
-        if self.spike_prob and self._rng.random() < self.spike_prob:
-            value += self.spike_ns
         self.now_ns += self.read_cost_ns
         self.reads += 1
         return value
@@ -63,7 +85,7 @@ class SimulatedClock:
         """A ``time.sleep`` replacement that advances virtual time instead of waiting."""
         self.advance(seconds * 1e9)
 
-    def workload(self, ns: float):
+    def workload(self, ns: float) -> Callable[[], None]:
         """A zero-argument callable that takes ``ns`` of virtual time each call."""
 
         def work() -> None:

@@ -99,9 +99,12 @@ def cli(ctx: click.Context, debug: bool, root: str) -> None:
 
 def one_line(message: str) -> str:
     """``message`` as one line: the lines of a multi-line message (a user's exception, a
-    program's output) are joined with `` | ``."""
+    program's output) are joined with `` | ``, and control characters (terminal escape
+    sequences) are shown escaped (``\\x1b``), never sent to the terminal."""
+    from ..output.sanitize import terminal_text
+
     lines = [line.strip() for line in str(message).splitlines() if line.strip()]
-    return " | ".join(lines)
+    return " | ".join(terminal_text(line) for line in lines)
 
 
 class _Terminated(KeyboardInterrupt):

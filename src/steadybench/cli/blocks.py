@@ -17,6 +17,7 @@ import click
 
 from ..errors import ConfigurationError
 from ..fileio import atomic_write_text, content_lines, read_user_text
+from .validate import PROBABILITY
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -30,7 +31,10 @@ def read_counts(path: Path, total_column: str = "total") -> tuple[list[str], lis
     lines = content_lines(read_user_text(path, ConfigurationError))
     if not lines:
         raise ConfigurationError(f"{path}: empty file")
-    rows = list(csv.reader(line for _, line in lines))
+    try:
+        rows = list(csv.reader(line for _, line in lines))
+    except csv.Error as exc:  # e.g. a field longer than the csv module's limit
+        raise ConfigurationError(f"{path}: not a counts CSV ({exc})") from None
     header = [h.strip() for h in rows[0]]
     if total_column not in header:
         raise ConfigurationError(
@@ -88,8 +92,8 @@ def render(solution: BlockSolution, unit: str, console: Console) -> None:
               help="Name of the column holding each round's measured total time.")
 @click.option("--unit", default="ns", show_default=True,
               help="Unit of the totals (used for display; results are in the same unit).")
-@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.95, show_default=True, help="Confidence level of the intervals.")
+@click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
+              help="Confidence level of the intervals.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the solution as JSON to this file.")
 def blocks_cmd(counts_csv: Path, total_column: str, unit: str, confidence: float,

@@ -14,6 +14,7 @@ from ..fileio import check_writable
 
 if TYPE_CHECKING:
     from ..model.results import Results
+    from ..output.writing import Output
     from ..runner.stop import StopCondition
 
 
@@ -137,19 +138,40 @@ def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def write_outputs(results: Results, opts: dict[str, Any]) -> list[Path]:
-    """Write the files asked for with :func:`output_options` (atomically)."""
+def output_list(results: Results, opts: dict[str, Any]) -> list[Output]:
+    """The files asked for with :func:`output_options`, in the order they are written."""
     from ..output.files import WRITERS
+    from ..output.writing import Output
 
-    written = []
+    outputs = []
     for fmt, writer in WRITERS.items():
         path = opts.get(f"{fmt}_path")
         if path:
-            written.append(writer(results, path))
+            outputs.append(Output(f"--{fmt}", path, functools.partial(writer, results, path)))
     if opts.get("report_path"):
         from ..output.report import write_report
 
-        written.append(write_report([results], opts["report_path"]))
+        outputs.append(Output("--report", opts["report_path"],
+                              functools.partial(write_report, [results], opts["report_path"])))
+    return outputs
+
+
+def write_outputs(results: Results, opts: dict[str, Any]) -> list[Path]:
+    """Write the files asked for with :func:`output_options` (each atomically).
+
+    Every file is tried, whatever happens to the others, and Ctrl-C or SIGTERM waits until all
+    were tried (:func:`~steadybench.output.writing.write_each`). Each failure is printed as
+    one ``error:`` line; then :class:`~steadybench.output.writing.OutputsFailed` ends the
+    command, unless the results are interrupted (the caller then ends it with status 130).
+    """
+    from ..output.writing import failed_summary, write_each
+    from . import one_line
+
+    outputs = output_list(results, opts)
+    written, failures = write_each(
+        outputs, lambda message: click.echo(f"error: {one_line(message)}", err=True))
+    if failures and not results.interrupted:
+        raise failed_summary(failures, len(outputs))
     return written
 
 

@@ -7,9 +7,8 @@ from typing import Any
 
 import click
 
-from ..errors import SteadybenchError
-from .common import positive
-from .run import run_definitions
+from .run import MAX_PROCESSES, run_definitions
+from .validate import POSITIVE_SECONDS, count, writable_folder
 
 
 @click.command("demo")
@@ -18,14 +17,15 @@ from .run import run_definitions
     type=click.Path(file_okay=False),
     default="steadybench-demo",
     show_default=True,
-    help="Folder for the result files.",
+    callback=writable_folder,  # before a minute of measuring, not after
+    help="Folder for the result files (made if missing; it must accept new files).",
 )
 @click.option(
-    "--max-time", type=float, default=0.1, show_default=True, callback=positive,
+    "--max-time", type=POSITIVE_SECONDS, default=0.1, show_default=True,
     help="Seconds of sampling per execution at most."
 )
 @click.option(
-    "-p", "--processes", type=click.IntRange(min=1), default=4, show_default=True,
+    "-p", "--processes", type=count(min=1, max=MAX_PROCESSES), default=4, show_default=True,
     help="Independent executions (worker processes) per benchmark.",
 )
 def demo_cmd(out: str, max_time: float, processes: int) -> None:
@@ -33,11 +33,6 @@ def demo_cmd(out: str, max_time: float, processes: int) -> None:
     from .. import demo_suite
 
     folder = Path(out)
-    try:  # before a minute of measuring, not after
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise SteadybenchError(f"--out {out}: cannot create the folder "
-                               f"({exc.strerror or exc})") from None
     opts: dict[str, Any] = {
         "runs": 20,
         "warmup": 1,

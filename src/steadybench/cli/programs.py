@@ -7,6 +7,7 @@ only turns options into settings, prints the summary and writes the files.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
@@ -37,16 +38,36 @@ from . import Interrupted
 from .common import (
     output_options,
     pass_root,
-    positive,
     stop_condition_from,
     stop_options,
     write_outputs,
+)
+from .validate import (
+    NON_NEGATIVE_SECONDS,
+    POSITIVE,
+    POSITIVE_SECONDS,
+    PROBABILITY,
+    SEED,
+    FiniteFloat,
+    count,
+    harden,
+    not_empty,
 )
 
 if TYPE_CHECKING:  # rich and the measuring code load when a command runs: --help stays fast
     from rich.console import Console
 
     from ..programs.iters import ItersOptions
+
+
+#: most bootstrap resamples of the slope's CI (each refits the line)
+MAX_BOOTSTRAP = 100_000
+#: most independent executions (--processes, --best-of)
+MAX_PROCESSES = 10_000
+#: most sizes per doubling of a --sizes grid
+MAX_PER_OCTAVE = 1000
+#: --outlier-threshold: positive, ``inf`` keeps every point
+OUTLIER_THRESHOLD = FiniteFloat(min=0.0, min_open=True, allow_inf=True)
 
 
 def _console() -> Console:
@@ -96,7 +117,7 @@ def _commands(args: Sequence[str], cmds: Sequence[str], names: Sequence[str],
     if names:
         if len(names) > len(commands):
             raise ConfigurationError(f"{len(names)} --name options for {len(commands)} commands")
-        commands = [Command(n, c.template) for n, c in zip(names, commands)] + \
+        commands = [dataclasses.replace(c, name=n) for n, c in zip(names, commands)] + \
             commands[len(names):]
     seen: set[str] = set()
     for c in commands:
@@ -218,7 +239,7 @@ def command_options(fn):
                           "is measured)."),
         click.option("--param-range", multiple=True, metavar="NAME=START:STOP[:STEP]",
                      help="A range of values of {NAME}, STOP included."),
-        click.option("--preset", metavar="NAME|FILE",
+        click.option("--preset", metavar="NAME|FILE", callback=not_empty,
                      help="Machine countermeasures: baseline, managed, or a preset file "
                           "(docs/machine-control.md)."),
     ]
@@ -230,37 +251,40 @@ def command_options(fn):
 def iters_options(default_time: float):
     def decorate(fn):
         options = [
-            click.option("--max-time", type=float, default=default_time, show_default=True,
-                         help="Time budget of one ITERS sweep in seconds."),
-            click.option("--threshold", type=float, default=1e-3, show_default=True,
+            click.option("--max-time", type=POSITIVE_SECONDS, default=default_time,
+                         show_default=True, help="Time budget of one ITERS sweep in seconds."),
+            click.option("--threshold", type=NON_NEGATIVE_SECONDS, default=1e-3,
+                         show_default=True,
                          help="BATCHTIME (s) up to which the count doubles; then it grows "
                               "×1.2+1."),
-            click.option("--min-points", type=int, default=8, show_default=True,
+            click.option("--min-points", type=count(min=3), default=8, show_default=True,
                          help="Points measured at least, whatever the budget."),
-            click.option("--max-points", type=int, default=500, show_default=True,
+            click.option("--max-points", type=count(min=3), default=500, show_default=True,
                          help="Points measured at most (the hard run limit)."),
-            click.option("--runs", "-n", type=int, callback=positive,
+            click.option("--runs", "-n", type=count(min=1),
                          help="Stop after this many points (with --max-time only when that "
                               "is given too)."),
-            click.option("--target-cov", type=float, callback=positive,
+            click.option("--target-cov", type=POSITIVE,
                          help="Stop when the CoV of the last --window per-iteration times is "
                               "at most this."),
-            click.option("--window", type=click.IntRange(min=2), default=20,
+            click.option("--window", type=count(min=2), default=20,
                          show_default=True, help="Sliding window of points for --target-cov."),
-            click.option("--warmup", type=click.IntRange(min=0), default=0, show_default=True,
+            click.option("--warmup", type=count(min=0), default=0, show_default=True,
                          help="Runs of the program at the first count, left out of the fit."),
-            click.option("--time-limit", type=float, default=600.0, show_default=True,
-                         callback=positive,
+            click.option("--time-limit", type=POSITIVE_SECONDS, default=600.0,
+                         show_default=True,
                          help="Hard limit in seconds on one sweep, whatever the stop rule."),
-            click.option("--timeout", type=float, default=60.0, show_default=True,
+            click.option("--timeout", type=POSITIVE_SECONDS, default=60.0, show_default=True,
                          help="Seconds before one run is killed (with its process group)."),
-            click.option("--confidence", type=float, default=0.95, show_default=True,
+            click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
                          help="Confidence level of the slope's interval."),
-            click.option("--bootstrap", type=int, default=2000, show_default=True,
+            click.option("--bootstrap", type=count(min=0, max=MAX_BOOTSTRAP), default=2000,
+                         show_default=True,
                          help="Bootstrap resamples for the slope's CI (0: Student-t CI)."),
-            click.option("--seed", type=int, default=0, show_default=True,
+            click.option("--seed", type=SEED, default=0, show_default=True,
                          help="Seed of the bootstrap."),
-            click.option("--outlier-threshold", type=float, default=8.0, show_default=True,
+            click.option("--outlier-threshold", type=OUTLIER_THRESHOLD, default=8.0,
+                         show_default=True,
                          help="Robust refit: drop points farther from the line than this many "
                               "median absolute deviations ('inf': keep all)."),
             click.option("-q", "--quiet", is_flag=True, help="No console output but errors."),
@@ -298,20 +322,15 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
                         time_limit=opts.get("time_limit", 600.0))
 
 
-def _check_timeout(opts: dict[str, Any]) -> None:
-    timeout = opts.get("timeout")
-    if timeout is not None and not timeout > 0:
-        raise ConfigurationError(f"--timeout must be positive, got {timeout}")
-
-
 # ---------------------------------------------------------------------------- exec
 @click.command("exec", context_settings={"ignore_unknown_options": False})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @command_options
 @click.option("--output", "output_path", type=click.Path(dir_okay=False),
               help="Append the commands' standard output to this file (default: discarded).")
-@click.option("--timeout", type=float,
-              help="Seconds before one run is killed, with its whole process group.")
+@click.option("--timeout", type=POSITIVE_SECONDS,
+              help="Seconds before one run is killed, with its whole process group (without "
+                   "it, a run is killed at the hard --time-limit).")
 @click.option("--ignore-failure", "-i", is_flag=True,
               help="Record runs with a non-zero exit status as failed and go on (left out of "
                    "the statistics) instead of failing the benchmark.")
@@ -319,11 +338,11 @@ def _check_timeout(opts: dict[str, Any]) -> None:
               help="Do not subtract the calibrated start-up cost of a process.")
 @click.option("--order", type=click.Choice(ORDERS), default="round-robin", show_default=True,
               help="Interleaving of the commands, run by run.")
-@click.option("--seed", type=int, help="Seed of --order random.")
-@click.option("--processes", type=click.IntRange(min=1), default=None,
+@click.option("--seed", type=SEED, help="Seed of --order random.")
+@click.option("--processes", type=count(min=1, max=MAX_PROCESSES), default=None,
               help="Repeat the whole measurement K times (independent executions); runs are "
                    "pooled.")
-@click.option("--best-of", type=click.IntRange(min=1), default=None,
+@click.option("--best-of", type=count(min=1, max=MAX_PROCESSES), default=None,
               help="Repeat the whole measurement K times and report the execution with the "
                    "smallest mean (labelled as such; favours lucky runs).")
 @stop_options
@@ -340,7 +359,6 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
 
     from ..programs.exec import ExecOptions, ExecSession
 
-    _check_timeout(opts)
     commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
                          opts["commands_file"])
     param_sets = _param_sets(opts, commands)
@@ -352,6 +370,7 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         time_limit=opts["time_limit"], ignore_failure=opts["ignore_failure"],
         correct=not opts["no_correction"], order=opts["order"], seed=opts["seed"],
         processes=executions, best_of=bool(opts["best_of"]), confidence=opts["confidence"],
+        max_time=opts.get("max_time"),
     )
     session = ExecSession(commands, param_sets, _runner(opts, capture=False), settings)
     console = None if opts["quiet"] else _console()
@@ -392,7 +411,6 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
 
     from ..programs.iters import finish_iters_case, sweep_iters
 
-    _check_timeout(opts)
     commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
                          opts["commands_file"])
     param_sets = _param_sets(opts, commands, reserved=("iters",))
@@ -442,7 +460,8 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
 @command_options
 @click.option("--sizes", required=True, metavar="LO..HI | N1,N2,...",
               help="Sizes for {size}: a logarithmic grid like 2^3..2^20, or a list.")
-@click.option("--per-octave", type=int, default=1, show_default=True,
+@click.option("--per-octave", type=count(min=1, max=MAX_PER_OCTAVE), default=1,
+              show_default=True,
               help="Sizes per doubling in a LO..HI grid.")
 @click.option("--table", "table_path", type=click.Path(dir_okay=False),
               help="Write the size table here (.tsv, .csv or .json by extension).")
@@ -457,7 +476,6 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     """
     from ..programs.sweep import parse_sizes, run_size_sweep, sweep_table, write_table
 
-    _check_timeout(opts)
     sizes = parse_sizes(opts["sizes"], opts["per_octave"])
     commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
                          opts["commands_file"])
@@ -501,4 +519,5 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     _finish(results, opts, console, interrupted)
 
 
-commands = [exec_cmd, iters_cmd, sweep_cmd]
+#: every numeric option validated, the shared ones (stop options) too: see cli/validate.py
+commands = [harden(c) for c in (exec_cmd, iters_cmd, sweep_cmd)]

@@ -9,6 +9,7 @@ import click
 
 from ..errors import ConfigurationError, ResultsFormatError, SteadybenchError
 from ..fileio import read_user_json
+from .validate import PROBABILITY, count
 
 
 def _load_comparison(path: str) -> dict[str, Any]:
@@ -45,9 +46,9 @@ def _protocol_comparison(base: str, new: str, confidence: float) -> dict[str, An
                    "verdicts first (the default with exactly two files).")
 @click.option("--comparison", "comparison_path", type=click.Path(dir_okay=False),
               help="Show this comparison (the JSON written by steadybench compare --json).")
-@click.option("--confidence", type=float, default=0.95, show_default=True,
+@click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
               help="Confidence level of the comparison made with --compare.")
-@click.option("--window", type=click.IntRange(min=1), default=10, show_default=True,
+@click.option("--window", type=count(min=1), default=10, show_default=True,
               help="Moving-average window (runs) of the run-by-run plots.")
 def report_cmd(results: tuple[str, ...], output: str, plots_dir: str | None, plot_format: str,
                compare: bool | None, comparison_path: str | None, confidence: float,

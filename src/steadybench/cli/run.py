@@ -8,16 +8,21 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import defaults
-from ..errors import BenchmarkFailed, ConfigurationError
+from ..errors import BenchmarkFailed, ConfigurationError, SystemControlError
 from ..registry import methods
 from . import Interrupted
 from .common import output_options, stop_condition_from, stop_options, write_outputs
+from .validate import count, harden, not_empty
+
+#: most independent executions per benchmark (-p)
+MAX_PROCESSES = 10_000
 
 if TYPE_CHECKING:  # the run itself imports them: --help stays fast
     from ..definitions import BenchmarkSpec
     from ..manager import Manager
     from ..model.results import Results
     from ..runner.runner import Runner
+    from ..system.lock import TuningLock
 
 
 def parse_key_values(items: tuple[str, ...], option: str) -> dict[str, Any]:
@@ -80,12 +85,25 @@ def build_method(name: str, options: dict[str, Any]):
     return make_method(name, **options)
 
 
-def apply_machine_preset(manager: Manager, preset: str, root: str, quiet: bool = False) -> None:
+def apply_machine_preset(manager: Manager, preset: str, root: str, quiet: bool = False,
+                         wait_lock: bool = False) -> TuningLock | None:
     """Add a machine-control preset's countermeasures to every runner of the manager's
-    benchmarks, its monitor meters to the manager, and its record to the results' context."""
+    benchmarks, its monitor meters to the manager, and its record to the results' context.
+
+    When the preset tunes the machine, take the machine's tuning lock for the whole run (issue
+    12, item 2) and return it (the caller releases it after the last restore): while another
+    tuned run holds it this raises LockBusy naming the holder, or waits with ``wait_lock``.
+    """
+    from ..system.lock import TuningLock
     from ..system.presets import build_preset
+    from ..system.sysfs import SysRoot
 
     plan = build_preset(preset, root)
+    lock = None
+    if any(a["name"] == "tune" for a in plan.record["applied"]):
+        lock = TuningLock(SysRoot(root))
+        if lock.acquire(wait_lock, on_wait=lambda line: click.echo(line, err=True)):
+            plan = build_preset(preset, root)  # waited: the machine was the holder's, tuned
     runners = {id(c.runner): c.runner for b in manager.benchmarks for c in b.configurations}
     for runner in runners.values():
         for stage, action in plan.actions:
@@ -98,13 +116,26 @@ def apply_machine_preset(manager: Manager, preset: str, root: str, quiet: bool =
         click.echo(f"preset {plan.record['preset']}: applied {applied}", err=True)
         for skip in plan.record["skipped"]:
             click.echo(f"  skipped {skip['name']}: {skip['reason']}", err=True)
+    return lock
+
+
+def unrestored(results: Results) -> list[str]:
+    """The machine settings a tuned run could not put back, one line per case (issue 12, item
+    6: the run went on and wrote its outputs; this makes its exit status non-zero)."""
+    cases_by_message: dict[str, list[str]] = {}
+    for case in results.cases:
+        machine = case.extra.get("machine")
+        if isinstance(machine, dict) and machine.get("restore_failed"):
+            cases_by_message.setdefault(str(machine["restore_failed"]), []).append(case.label)
+    return [f"{', '.join(labels)}: {message}" for message, labels in cases_by_message.items()]
 
 
 def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -> Results:
     """Load ``file``, run its benchmarks with the options, write the outputs, return Results."""
     from ..definitions import build_benchmarks, load_file, mark_origin, matches
-    from ..manager import Manager, PartialResults
+    from ..manager import Manager
     from ..output.loggers import ConsoleLogger
+    from ..output.writing import outputs_before_signals
     from ..processors.base import TukeyOutlierFilter
     from ..processors.machine import MachineStateFlagger
 
@@ -134,16 +165,31 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
                        "interval describes one execution", err=True)
     else:
         manager.context["isolation"] = "spawned worker processes"
+    lock = None
     if opts.get("preset"):
         quiet = bool(opts.get("quiet"))
-        apply_machine_preset(manager, opts["preset"], opts.get("root", "/"), quiet)
-    try:
-        results = manager.run()
-    except PartialResults as partial:
-        write_outputs(partial.results, opts)
-        raise Interrupted() from None
-    write_outputs(results, opts)
+        lock = apply_machine_preset(manager, opts["preset"], opts.get("root", "/"), quiet,
+                                    bool(opts.get("wait_lock")))
+    # from the end of the session until the outputs are written, signals wait (issue 12, item 8)
+    with outputs_before_signals(manager) as keeper:
+        try:
+            results = manager.run()
+        except KeyboardInterrupt as exc:  # PartialResults, or a signal in the last loggers
+            results = keeper.partial(exc)
+            write_outputs(results, opts)
+            for line in unrestored(results):
+                click.echo(f"error: machine settings not restored: {line}", err=True)
+            raise Interrupted() from None
+        finally:
+            if lock is not None:  # every tuned file was restored (or journaled) by now
+                lock.release()
+        write_outputs(results, opts)
     failed = results.failed
+    lost = unrestored(results)
+    if lost:
+        also = f"; also {len(failed)} benchmark(s) failed" if failed else ""
+        raise SystemControlError(f"machine settings not restored (the results were written): "
+                                 f"{'; '.join(lost)}{also}")
     if failed:
         names = ", ".join(c.label for c in failed)
         raise BenchmarkFailed(f"{len(failed)} benchmark(s) failed: {names} ({failed[0].errors[0]})")
@@ -185,7 +231,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
 @click.option(
     "-p",
     "--processes",
-    type=click.IntRange(min=1),
+    type=count(min=1, max=MAX_PROCESSES),
     default=None,
     help="Independent executions per benchmark: fresh worker processes, each with its own "
     "hash seed and environment size, run one after another; the interval is across them "
@@ -200,7 +246,14 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
 @click.option(
     "--preset",
     metavar="NAME|FILE",
+    callback=not_empty,
     help="Machine countermeasures: baseline, managed, or a preset file (docs/machine-control.md).",
+)
+@click.option(
+    "--wait-lock",
+    is_flag=True,
+    help="When another tuned run holds the machine's tuning lock, wait for it instead of "
+    "refusing.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @output_options
@@ -216,4 +269,5 @@ def run_cmd(file: str, **opts: Any) -> None:
 
 run_cmd.help = f"{run_cmd.help}\n\n{defaults.describe()}"
 
-commands = [run_cmd]
+#: every numeric option validated, the shared stop options too: see cli/validate.py
+commands = [harden(run_cmd)]

@@ -128,6 +128,15 @@ def check_cmd(root: str, preset: str, interval: float) -> None:
     click.echo(f"fit to benchmark by the {spec.name} preset's rules")
 
 
+_WAIT_LOCK = click.option(
+    "--wait-lock", is_flag=True,
+    help="When a tuned run holds the machine's tuning lock, wait for it instead of refusing.")
+
+
+def _tell(line: str) -> None:
+    click.echo(line, err=True)
+
+
 @click.command("tune")
 @click.option("--journal", type=click.Path(dir_okay=False), default=None,
               help="Restore journal (default: $XDG_STATE_HOME/steadybench/tune.json or "
@@ -137,9 +146,10 @@ def check_cmd(root: str, preset: str, interval: float) -> None:
                    "minimum frequency is raised to the maximum).")
 @click.option("--keep-boost", is_flag=True, help="Leave boost/turbo as it is.")
 @click.option("--dry-run", is_flag=True, help="Only say what would change.")
+@_WAIT_LOCK
 @pass_root
 def tune_cmd(root: str, journal: str | None, governor: str | None, keep_boost: bool,
-             dry_run: bool) -> None:
+             dry_run: bool, wait_lock: bool) -> None:
     """Set the performance governor and switch boost off, journaling every original value."""
     from ..system.journal import default_journal_path
     from ..system.sysfs import SysRoot
@@ -148,7 +158,7 @@ def tune_cmd(root: str, journal: str | None, governor: str | None, keep_boost: b
     path = Path(journal) if journal else default_journal_path()
     report = tune_machine(SysRoot(root), path, governor=governor or "performance",
                           boost_off=not keep_boost, explicit_governor=governor is not None,
-                          dry_run=dry_run)
+                          dry_run=dry_run, wait_lock=wait_lock, on_wait=_tell)
     for item in report["unavailable"]:
         click.echo(f"unavailable ({item['name']}): {item['reason']}")
     for item in report["already"]:
@@ -174,17 +184,24 @@ def tune_cmd(root: str, journal: str | None, governor: str | None, keep_boost: b
 @click.command("reset")
 @click.option("--journal", type=click.Path(dir_okay=False), default=None,
               help="Restore this journal only (default: every journal in the state directory).")
+@_WAIT_LOCK
 @pass_root
-def reset_cmd(root: str, journal: str | None) -> None:
-    """Restore every value saved by tune (or by a tuned run that crashed), byte for byte."""
+def reset_cmd(root: str, journal: str | None, wait_lock: bool) -> None:
+    """Restore every value saved by tune (or by a tuned run that crashed), byte for byte.
+
+    Only journals owned by root or by you, and writable by nobody else, are used; files named
+    like a journal that are not regular files are skipped (docs/machine-control.md).
+    """
     from ..system.journal import default_journal_path
     from ..system.sysfs import SysRoot
     from ..system.tuning import reset as reset_journals
 
     paths = [Path(journal)] if journal else None
-    report = reset_journals(paths, root=SysRoot(root))
+    report = reset_journals(paths, root=SysRoot(root), wait_lock=wait_lock, on_wait=_tell)
     for item in report["skipped"]:
         click.echo(f"skipped: {item}")
+    for item in report["orphans"]:
+        click.echo(f"orphaned: {item}")
     for item in report["restored"]:
         click.echo(f"restored: {item}")
     if not report["journals"]:

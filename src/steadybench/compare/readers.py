@@ -274,6 +274,10 @@ def read_samples(path: str | os.PathLike[str], column: str | None = None) -> Sam
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise SampleFormatError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise SampleFormatError(f"{p}: JSON nested too deeply to read") from None
+        except ValueError as exc:  # e.g. an integer with too many digits
+            raise SampleFormatError(f"{p}: not valid JSON ({exc})") from None
         if isinstance(data, dict) and "schema_version" in data and "benchmarks" in data:
             from ..output.results_io import results_from_data
 

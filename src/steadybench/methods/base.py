@@ -31,12 +31,22 @@ class Method:
     #: True when samples hold different numbers of executions; the runner then also records
     #: the raw ``elapsed`` seconds and ``executions`` of each sample.
     variable_executions = False
+    #: method figures (besides the value) that each execution reports and that get their own
+    #: interval across executions (``initsplit``: T_i and epsilon; ``linefit``: the overhead)
+    execution_figures: tuple[str, ...] = ()
 
     def prepare(self, implementation: Implementation, clock: Clock) -> None:
         """Calibrate for this case (called once, after set-up)."""
 
     def sample(self, implementation: Implementation, clock: Clock) -> tuple[int, int]:
         raise NotImplementedError
+
+    def sample_warmup(self, implementation: Implementation, clock: Clock) -> tuple[int, int]:
+        """One warm-up sample (left out of the estimate). By default the same as
+        :meth:`sample`; methods that cycle through a schedule (``linefit``, ``initsplit``)
+        override it so that warm-up never uses up the schedule's first points (the round
+        ``N = M = 1`` of ``initsplit`` is the one that separates T_e from T_i, ``002`` §5)."""
+        return self.sample(implementation, clock)
 
     def finish(self, case: CaseResult) -> None:
         """Set ``case.estimate``, the case's one :class:`~steadybench.model.estimate.Estimate`.
@@ -73,7 +83,8 @@ class Method:
 UNSTABLE_COV = 0.10
 
 #: keys of a method's estimate dict that are attributes of the Estimate, not method figures
-_ESTIMATE_KEYS = ("value", "ci_low", "ci_high", "confidence", "statistic", "error")
+_ESTIMATE_KEYS = ("value", "ci_low", "ci_high", "confidence", "statistic", "error",
+                  "within_cov")
 
 
 def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estimate:
@@ -102,6 +113,8 @@ def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estima
         spread = across_executions([p["value"] for p in executions], level)
         figures["execution_values"] = [p["value"] for p in executions]
         figures["between_sd"] = spread.sd
+        figures["interval_scope"] = f"across {len(executions)} independent executions"
+        _figures_across_executions(figures, executions, level)
         calls = [p.get("calls_per_sample") for p in executions]
         if any(c is not None for c in calls):
             figures["executions"] = calls  # calibrated in each execution
@@ -111,8 +124,12 @@ def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estima
             level=LEVEL_EXECUTIONS, n_executions=len(executions), n_runs=case.n,
             within_cov=_median(within), between_cov=spread.cov, fields=figures,
             error=own.get("error"))
-    if not within and case.stats.get("cov") is not None:
+    if "within_cov" in own:  # the method's own spread (fit methods: from sweep to sweep)
+        within = [] if own["within_cov"] is None else [own["within_cov"]]
+    elif not within and case.stats.get("cov") is not None:
         within = [case.stats["cov"]]
+    if own.get("value") is not None:
+        figures.setdefault("interval_scope", INTERVAL_ONE_EXECUTION)
     error = own.get("error")
     if own.get("value") is None and error is None:
         error = "; ".join(case.errors) or "no successful runs"
@@ -121,6 +138,33 @@ def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estima
         confidence=confidence, unit=unit, method=method, statistic=statistic,
         level=LEVEL_RUNS, n_executions=max(len(executions), 1 if case.n else 0),
         n_runs=case.n, within_cov=_median(within), fields=figures, error=error)
+
+
+#: what an interval from one execution covers (``Estimate.fields["interval_scope"]``)
+INTERVAL_ONE_EXECUTION = ("within one execution only: the samples of one process, which share "
+                          "its memory layout and state; measure in ≥ 2 independent executions "
+                          "(processes) for an interval that covers the next one")
+
+
+def _figures_across_executions(figures: dict[str, Any], executions: list[dict[str, Any]],
+                               confidence: float) -> None:
+    """Give each per-execution figure (``execution_figures`` of the method, in each entry's
+    ``figures``) the centre and interval across executions, as the value has: the pooled fit's
+    figure and its interval describe the runs, not the executions."""
+    from ..stats.summary import across_executions
+
+    names: list[str] = []
+    for p in executions:
+        names += [n for n in (p.get("figures") or {}) if n not in names]
+    for name in names:
+        values = [p["figures"][name] for p in executions
+                  if (p.get("figures") or {}).get(name) is not None]
+        if len(values) < 2:
+            continue
+        spread = across_executions(values, confidence)
+        figures[name] = spread.centre
+        figures[f"{name}_ci"] = [spread.low, spread.high]
+        figures[f"{name}_executions"] = values
 
 
 def warn_if_unstable(case: CaseResult) -> None:

@@ -13,6 +13,8 @@ Clock = Callable[[], int]
 
 #: largest number of executions calibration will try for one sample
 MAX_CALIBRATION_EXECUTIONS = 100_000_000
+#: times each size is timed during calibration (the shortest counts)
+CALIBRATION_REPEATS = 3
 #: calibration gives up when this many executions still show no time beyond the read cost
 INVISIBLE_AFTER = 10_000
 
@@ -38,11 +40,13 @@ def calibrate_executions(timer: Timer, clock: Clock, target_ns: float, read_cost
 
     Times 1, then growing numbers of executions until one sample reaches ``target_ns / 4``,
     then extrapolates from the per-execution time of that sample (its read cost subtracted).
-    Returns ``(n, estimated ns per execution)``.
+    Each size is timed :data:`CALIBRATION_REPEATS` times and the shortest kept: the first
+    runs of freshly compiled code are several times slower (cold caches), and an interrupt
+    only adds time. Returns ``(n, estimated ns per execution)``.
     """
     n = 1
     while True:
-        elapsed = timer.time(clock, n)
+        elapsed = min(timer.time(clock, n) for _ in range(CALIBRATION_REPEATS))
         work = max(elapsed - read_cost_ns, 0.0)
         if elapsed >= target_ns / 4 or n >= maximum:
             break
@@ -126,3 +130,40 @@ def raise_if_failed(case: Any) -> None:
         if case.label not in message:
             message = f"{case.label}: {message}"
         raise MeasurementError(message)
+
+
+def block_half_widths(a: Any, y: Any, keep: Any, block: int, confidence: float,
+                      minimum_blocks: int = 3) -> tuple[list[float], list[list[float]]] | None:
+    """Run-to-run spread of a fit: the half-widths of Student-t intervals of each unknown
+    across consecutive blocks of ``block`` samples (a ``linefit`` sweep, an ``initsplit``
+    cycle through the schedule), and each block's solution.
+
+    Each block is solved by least squares on its kept rows (``keep``, the robust fit's choice);
+    blocks whose kept rows cannot identify every unknown are skipped. The interval of the mean
+    of the block solutions, ``t·sd/√m``, reflects whatever moves the fit from one sweep to the
+    next (drift, a slow period), which the residuals of one pooled fit do not (issue 14;
+    Kalibera & Jones 2013 make the same point one level up, for executions). None with fewer
+    than ``minimum_blocks`` usable blocks.
+    """
+    import numpy as np
+    from scipy import stats as sps
+
+    am = np.asarray(a, dtype=float)
+    yv = np.asarray(y, dtype=float)
+    kv = np.asarray(keep, dtype=bool)
+    p = am.shape[1]
+    solutions: list[list[float]] = []
+    for start in range(0, yv.size - block + 1, block):
+        rows = np.arange(start, start + block)
+        rows = rows[kv[rows]]
+        sub = am[rows]
+        if rows.size <= p or np.linalg.matrix_rank(sub) < p:
+            continue
+        solutions.append([float(v) for v in np.linalg.lstsq(sub, yv[rows], rcond=None)[0]])
+    m = len(solutions)
+    if m < minimum_blocks:
+        return None
+    values = np.asarray(solutions)
+    t = float(sps.t.ppf(0.5 + confidence / 2.0, m - 1))
+    half = [float(t * values[:, j].std(ddof=1) / math.sqrt(m)) for j in range(p)]
+    return half, solutions

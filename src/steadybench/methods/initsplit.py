@@ -7,6 +7,13 @@ timing both only gives ``T_e + T_i``. Round k runs F ``N_k`` times and the initi
 so ``T_k = N_k·T_e + M_k·T_i + ε`` (eq. 6); with enough independent rounds the overdetermined
 system (eq. 7) is solved by least squares (eq. 8) for ``T_e``, ``T_i`` and ε, each with a CI.
 Default schedule ``N_k = k``, ``M_1 = 1``, ``M_k = k + 1`` (the paper's), k = 1..K.
+
+On real code the rounds carry interrupts and preemptions, so the system goes through the same
+robust fit as ``linefit`` (:func:`~steadybench.stats.regression.robust_fit`, §4.1): rounds far
+off the solution (against the median absolute deviation) are dropped and re-admitted until the
+kept set settles. With the paper's schedule only the round ``N = M = 1`` has no extra
+initialisation, so it alone tells T_i from T_e: warm-up samples never take it (they run the
+schedule from its other end), and every cycle through the schedule starts with it.
 """
 
 from __future__ import annotations
@@ -17,9 +24,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ConfigurationError, MeasurementError
-from ..stats.regression import solve_least_squares, try_loglog_fit
+from ..stats.regression import (
+    DEFAULT_OUTLIER_THRESHOLD,
+    robust_fit,
+    try_loglog_fit,
+)
 from .base import Clock, Method
-from .common import case_confidence, fail, int_option
+from .common import block_half_widths, case_confidence, fail, float_option, int_option
+from .linefit import widen
 from .unroll import MAX_UNROLL, Timer
 
 if TYPE_CHECKING:
@@ -63,18 +75,26 @@ def check_schedule(schedule: Sequence[Sequence[int]], method: str = "initsplit")
 
 
 class InitSplitMethod(Method):
-    """Least-squares split of execution, initialisation and clock overhead.
+    """Least-squares split of execution, initialisation and clock overhead (``002`` §5).
 
     Options: ``rounds`` (K > 3, default 20, gives the default schedule), ``schedule`` (explicit
     list of ``(N_k, M_k)``), ``init`` (the initialisation callable; default the
-    implementation's ``init_run``).
+    implementation's ``init_run``), ``threshold`` (the robust fit's cut, × the median absolute
+    deviation; ``inf`` keeps every round).
+
+    The intervals of T_e, T_i and ε are those of the least-squares solution of the kept rounds,
+    widened to the spread of the solutions of whole cycles through the schedule when that is
+    larger (run-to-run variation). They describe one execution; across independent executions
+    each execution's T_e, T_i and ε make the intervals.
     """
 
     name = "initsplit"
     variable_executions = True
+    execution_figures = ("T_i", "epsilon")
 
     def __init__(self, rounds: int = 20, schedule: Sequence[Sequence[int]] | None = None,
-                 init: Callable[[], Any] | None = None) -> None:
+                 init: Callable[[], Any] | None = None,
+                 threshold: float = DEFAULT_OUTLIER_THRESHOLD) -> None:
         if schedule is None:
             rounds = int_option(self.name, "rounds", rounds, 4, MAX_UNROLL - 1)
             schedule = default_schedule(rounds)
@@ -83,18 +103,29 @@ class InitSplitMethod(Method):
         if init is not None and not callable(init):
             raise ConfigurationError(f"method {self.name}: option 'init' must be callable")
         self.init = init
+        self.threshold = float_option(self.name, "threshold", threshold, 1.0, low_open=True)
         self._timer: Timer | None = None
         self._next = 0
+        self._warm = 0
 
     def prepare(self, implementation: Implementation, clock: Clock) -> None:
         init = self.init or implementation.init_run
         self._timer = Timer(implementation, init=init)
         self._next = 0
+        self._warm = 0
 
     def sample(self, implementation: Implementation, clock: Clock) -> tuple[int, int]:
         assert self._timer is not None
         n, m = self.schedule[self._next % len(self.schedule)]
         self._next += 1
+        return self._timer.time(clock, n, m), n
+
+    def sample_warmup(self, implementation: Implementation, clock: Clock) -> tuple[int, int]:
+        """A warm-up round from the end of the schedule backwards: the measured rounds still
+        start with the first one (``N = M = 1``, the round that identifies T_i)."""
+        assert self._timer is not None
+        n, m = self.schedule[-1 - self._warm % len(self.schedule)]
+        self._warm += 1
         return self._timer.time(clock, n, m), n
 
     def estimate(self, case: CaseResult) -> dict[str, Any]:
@@ -108,35 +139,73 @@ class InitSplitMethod(Method):
         try:
             if len(rows) <= 3:
                 raise MeasurementError(f"needs more than 3 rounds, got {len(rows)}")
-            sol = solve_least_squares(a, y, confidence, names=UNKNOWNS)
+            rob = robust_fit(a, y, threshold=self.threshold, confidence=confidence,
+                             names=UNKNOWNS, order=list(range(len(rows))))
         except MeasurementError as exc:
             return fail(case, self.name, f"{exc} (option 'schedule')")
-        te_lo, te_hi = sol.ci[0]
+        sol = rob.solution
         if not sol.values[0] > 0:
             return fail(case, self.name, f"the fitted execution time is not positive "
-                                         f"({sol.values[0]:.3g} s)")
+                                         f"({sol.values[0]:.3g} s): the initialisation's cost "
+                                         "and the noise hide it; use more runs, or a schedule "
+                                         "whose extra initialisations vary")
+        intervals = [list(ci) for ci in sol.ci]
+        basis = "residuals of the fit"
+        keep = np.zeros(len(rows), dtype=bool)
+        keep[list(rob.kept)] = True
+        cycles = block_half_widths(a, y, keep, len(self.schedule), confidence)
+        within: float | None = None
+        if cycles is not None:
+            halves, solutions = cycles
+            within = float(np.std([c[0] for c in solutions], ddof=1)) / abs(sol.values[0])
+            if halves[0] > (intervals[0][1] - intervals[0][0]) / 2:
+                basis = f"spread of the solutions of {len(solutions)} cycles of the schedule"
+            intervals = [widen(v, ci, h) for v, ci, h in zip(sol.values, intervals, halves)]
+        pooled = sum(1 for e in case.processes if e.get("value") is not None) >= 2
+        if not rob.straight and not pooled:
+            for j in range(len(intervals)):
+                bounds = rob.bounds(j)
+                if bounds is not None:
+                    intervals[j] = [min(intervals[j][0], bounds[0]),
+                                    max(intervals[j][1], bounds[1])]
+            basis += (", widened to the solutions of the other readings of the rounds (they "
+                      "are not consistent)")
+            for reason in rob.warnings:
+                text = f"initsplit: {reason}; T_e and T_i are uncertain"
+                if text not in case.warnings:
+                    case.warnings.append(text)
         case.extra["system"] = {
             "kind": "initsplit",
             "columns": ["executions", "initialisations", "constant"],
             "rows": a.tolist(),
             "y": [float(v) for v in y],
             **sol.to_dict(),
+            "dropped": list(rob.dropped),
+            "readmitted": list(rob.readmitted),
+            "iterations": rob.iterations,
+            "straight": rob.straight,
+            "warnings": list(rob.warnings),
+            "ci_basis": basis,
         }
         loglog = try_loglog_fit(x, y)
         out: dict[str, Any] = {
             "value": sol.values[0],
-            "ci_low": te_lo,
-            "ci_high": te_hi,
+            "ci_low": intervals[0][0],
+            "ci_high": intervals[0][1],
             "confidence": confidence,
             "rounds": len(rows),
+            "dropped": len(rob.dropped),
+            "straight": rob.straight,
+            "ci_basis": basis,
+            "within_cov": within,
             "residual_std": sol.residual_std,
             "msd": sol.msd,
             "loglog": loglog.to_dict() if loglog else None,
         }
-        for name, value, (lo, hi) in zip(sol.names, sol.values, sol.ci):
+        for name, value, ci in zip(sol.names, sol.values, intervals):
             out[name] = value
-            out[f"{name}_ci"] = [lo, hi]
+            out[f"{name}_ci"] = ci
         return out
 
     def options(self) -> dict[str, Any]:
-        return {"schedule": [list(r) for r in self.schedule]}
+        return {"schedule": [list(r) for r in self.schedule], "threshold": self.threshold}

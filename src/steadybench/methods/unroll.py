@@ -56,6 +56,17 @@ class StatementImplementation(Implementation):
         """One execution (with its set-up), untimed by itself."""
         self._single(_noop, _noop, _zero_clock)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the compiled code (rebuilt on loading), so that a statement can be
+        measured in independent worker processes; ``globals`` must then hold picklable values
+        (module-level functions, numbers...), or define what the statement needs in ``setup``."""
+        return {k: v for k, v in vars(self).items() if k != "_single"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state)
+        self._single = build_timed_body(1, statement=self.statement,
+                                        setup=self.setup_statement, namespace=self.globals)
+
 
 def _noop() -> None:
     return None

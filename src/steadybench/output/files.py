@@ -37,6 +37,7 @@ from .format import (
     markdown_text,
 )
 from .results_io import _finite, write_results
+from .sanitize import xml_text
 
 Writer = Callable[[Results, "str | os.PathLike[str]"], Path]
 
@@ -46,7 +47,7 @@ def _xml_value(parent: ET.Element, tag: str, value: Any) -> None:
     element = ET.SubElement(parent, tag)
     if isinstance(value, dict):
         for key, item in value.items():
-            child_tag = key if str(key).isidentifier() else "entry"
+            child_tag = key if str(key).isidentifier() and str(key).isascii() else "entry"
             _xml_value(element, child_tag, item)
             if child_tag == "entry":
                 element[-1].set("key", str(key))
@@ -129,8 +130,21 @@ def results_to_xml(results: Results) -> str:
         if bench.get("samples") is not None:
             ET.SubElement(element, "samples").text = " ".join(repr(v) for v in bench["samples"])
         _xml_estimate(element, bench.get("estimate"))
+    _clean_tree(root)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _clean_tree(root: ET.Element) -> None:
+    """Make every text, tail and attribute of the tree valid XML 1.0 (:func:`xml_text`), so
+    control characters in a name or message cannot make the document ill-formed."""
+    for element in root.iter():
+        if element.text is not None:
+            element.text = xml_text(element.text)
+        if element.tail is not None:
+            element.tail = xml_text(element.tail)
+        for key, value in list(element.attrib.items()):
+            element.attrib[key] = xml_text("" if value is None else value)
 
 
 #: CSV columns: the case, its headline (the Estimate: ``estimate`` is its value, in ``unit``),
@@ -196,12 +210,12 @@ def results_to_markdown(results: Results) -> str:
     lines = [f"# {_md(results.suite)}", ""]
     env = results.environment
     if env:
-        py = env.get("python", {})
+        py = env.get("python") if isinstance(env.get("python"), dict) else {}
         lines += [
-            f"- Python {py.get('version', '?')} ({py.get('implementation', '?')}), "
+            f"- Python {_md(py.get('version', '?'))} ({_md(py.get('implementation', '?'))}), "
             f"{_md(env.get('platform', '?'))}",
-            f"- CPU: {_md(env.get('cpu_model', '?'))}, {env.get('cpu_count', '?')} cores; "
-            f"host {_md(env.get('hostname', '?'))}; {env.get('time', '')}",
+            f"- CPU: {_md(env.get('cpu_model', '?'))}, {_md(env.get('cpu_count', '?'))} cores; "
+            f"host {_md(env.get('hostname', '?'))}; {_md(env.get('time', ''))}",
             "",
         ]
     if results.interrupted:

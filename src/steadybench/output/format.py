@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from ..model.estimate import Estimate
+from .sanitize import markdown_text  # noqa: F401 - every Markdown writer escapes with it
 
 UNDEFINED = "—"
 
@@ -103,13 +104,6 @@ def confidence_text(est: Estimate | None) -> str:
     if est is None or not est.has_ci or not est.confidence:
         return UNDEFINED
     return f"{est.confidence * 100:.4g}%"
-
-
-def markdown_text(text: object) -> str:
-    """Text safe in a Markdown table cell: HTML is shown, not rendered (a pull-request comment
-    would render ``<b>``), and ``|`` or a line break cannot break the table."""
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("|", "\\|").replace("\n", " "))
 
 
 def factor_text(ratio: float | None, low: float | None = None,

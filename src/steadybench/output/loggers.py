@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     Progress,
@@ -24,7 +23,7 @@ from rich.progress import (
 from rich.table import Table
 
 from ..model.results import CaseResult, Results
-from .console import make_console
+from .console import console_text, make_console
 from .format import (
     UNDEFINED,
     case_estimate,
@@ -94,13 +93,14 @@ def MarkdownLogger(path: str | os.PathLike[str]) -> FileLogger:  # noqa: N802
 
 
 def status_markup(case: CaseResult) -> str:
-    """The status cell of a summary table (rich markup; user text escaped)."""
+    """The status cell of a summary table (rich markup; user text escaped, control characters
+    shown)."""
     if case.errors:
-        return f"[red]FAILED[/red] {escape(case.errors[0])}"
+        return f"[red]FAILED[/red] {console_text(case.errors[0])}"
     if case.interrupted:
         return "[yellow]interrupted[/yellow]"
     if case.stop_reason.startswith("hard limit"):
-        return f"[yellow]{escape(case.stop_reason)}[/yellow]"
+        return f"[yellow]{console_text(case.stop_reason)}[/yellow]"
     return "ok"
 
 
@@ -118,7 +118,7 @@ def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Tabl
         est = case_estimate(case)
         unit = estimate_unit(case)
         table.add_row(
-            escape(case.label),
+            console_text(case.label),
             str(case.n),
             estimate_value_text(est),
             estimate_ci_text(est),
@@ -133,14 +133,14 @@ def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Tabl
 
 def case_line(case: CaseResult) -> str:
     """The line printed when a case ends (rich markup): its status, runs and estimate."""
-    status = f"[red]failed: {escape(case.errors[0])}[/red]" if case.errors else "done"
+    status = f"[red]failed: {console_text(case.errors[0])}[/red]" if case.errors else "done"
     est = case_estimate(case)
     what = (est.statistic or est.method) if est is not None else case.method
     ci, level = estimate_ci_text(est), confidence_text(est)
     if ci != UNDEFINED and level != UNDEFINED:
         ci += f" ({level} CI)"
-    return (f"  {escape(case.label)}: {status}, n={case.n}, {escape(what)} "
-            f"{estimate_value_text(est)} {ci}  [dim]({escape(case.stop_reason)})[/dim]")
+    return (f"  {console_text(case.label)}: {status}, n={case.n}, {console_text(what)} "
+            f"{estimate_value_text(est)} {ci}  [dim]({console_text(case.stop_reason)})[/dim]")
 
 
 class ConsoleLogger(Logger):
@@ -153,7 +153,7 @@ class ConsoleLogger(Logger):
         self._task: Any = None
 
     def start(self, results: Results, total_cases: int) -> None:
-        self.console.print(f"[bold]{results.suite}[/bold]: {total_cases} case(s)")
+        self.console.print(f"[bold]{console_text(results.suite)}[/bold]: {total_cases} case(s)")
         if self.live:
             self._progress = Progress(
                 SpinnerColumn(),
@@ -171,7 +171,7 @@ class ConsoleLogger(Logger):
         if params:
             label += f" [{format_params(params)}]"
         if self._progress is not None:
-            self._task = self._progress.add_task(escape(label), total=None, runs=0)
+            self._task = self._progress.add_task(console_text(label), total=None, runs=0)
         else:
             self._label = label
 
@@ -194,7 +194,7 @@ class ConsoleLogger(Logger):
         for case in results.cases:
             for warning in case.warnings:
                 self.console.print(
-                    f"[yellow]warning[/yellow] {escape(case.label)}: {escape(warning)}"
+                    f"[yellow]warning[/yellow] {console_text(case.label)}: {console_text(warning)}"
                 )
         if results.interrupted:
             self.console.print("[yellow]interrupted: partial results[/yellow]")

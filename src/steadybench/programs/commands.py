@@ -5,11 +5,17 @@ A command is a template: a list of arguments (or, with ``--shell``, one command 
 parameter, ``--param-range name=START:STOP:STEP`` spans them (STOP included when the steps land
 on it, as in hyperfine's ``--parameter-scan``), and every combination of the values of all
 parameters is one parameter set. ``{{`` and ``}}`` stand for literal braces.
+
+With ``--shell`` the command is one line for ``/bin/sh -c``, and every value is quoted for the
+place its placeholder stands in (:mod:`.shellquote`), so a value is never shell code:
+``{name!raw}`` inserts it unquoted, for the rare value that is meant to be.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
+import os
 import re
 import shlex
 import tomllib
@@ -19,8 +25,10 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..fileio import read_user_text
+from .shellquote import placeholder_contexts, quote_value
 
-_SAFE = re.compile(r"[\w@%+=:,./{}-]+")
+#: an argument a shell line may hold unquoted (placeholders, the raw form included, left bare)
+_SAFE = re.compile(r"(?:[\w@%+=:,./{}-]|!raw(?=\}))+")
 
 
 def join_args(args: Sequence[str]) -> str:
@@ -28,7 +36,8 @@ def join_args(args: Sequence[str]) -> str:
     return " ".join(a if _SAFE.fullmatch(a) else shlex.quote(a) for a in args)
 
 
-PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: ``{{``, ``}}``, ``{name}`` or ``{name!raw}`` (group 1: the name; group 2: ``!raw``)
+PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(!raw)?\}")
 
 
 def placeholders(text: str) -> list[str]:
@@ -37,8 +46,14 @@ def placeholders(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def substitute(text: str, values: dict[str, Any], command: str = "") -> str:
-    """Replace every ``{name}`` in ``text``; a placeholder without a value is an error."""
+def substitute(text: str, values: dict[str, Any], command: str = "",
+               shell: bool = False) -> str:
+    """Replace every ``{name}`` in ``text``; a placeholder without a value is an error.
+
+    With ``shell`` (``text`` is a line for ``/bin/sh -c``) each value is quoted for the place
+    it stands in (:func:`~.shellquote.quote_value`), except in the raw form ``{name!raw}``.
+    """
+    contexts = placeholder_contexts(text, PLACEHOLDER) if shell else {}
 
     def repl(m: re.Match[str]) -> str:
         token = m.group(0)
@@ -51,17 +66,22 @@ def substitute(text: str, values: dict[str, Any], command: str = "") -> str:
             where = f" in command {command!r}" if command else ""
             raise ConfigurationError(f"placeholder {{{name}}}{where} has no value "
                                      f"(give it with --param {name}=...)")
-        return str(values[name])
+        value = str(values[name])
+        if not shell or m.group(2):
+            return value
+        return quote_value(value, contexts[m.start()], name, command)
 
     return PLACEHOLDER.sub(repl, text)
 
 
 @dataclass(frozen=True)
 class Command:
-    """One command to benchmark: a display name and an argument template."""
+    """One command to benchmark: a display name and an argument template (with ``shell``, one
+    line for ``/bin/sh -c``, whose values are quoted when rendered)."""
 
     name: str
     template: tuple[str, ...]
+    shell: bool = False
 
     @classmethod
     def from_args(cls, args: Sequence[str], name: str | None = None) -> Command:
@@ -75,7 +95,7 @@ class Command:
         if not line.strip():
             raise ConfigurationError("empty command")
         if shell:
-            return cls(name or line, (line,))
+            return cls(name or line, (line,), shell=True)
         try:
             args = shlex.split(line)
         except ValueError as exc:
@@ -93,7 +113,9 @@ class Command:
         return names
 
     def render(self, values: dict[str, Any]) -> list[str]:
-        return [substitute(arg, values, self.text) for arg in self.template]
+        """The arguments with every placeholder replaced (quoted for the shell when
+        :attr:`shell`)."""
+        return [substitute(arg, values, self.text, self.shell) for arg in self.template]
 
 
 def _number(text: str, what: str) -> int | float:
@@ -124,8 +146,17 @@ def parse_param(spec: str) -> tuple[str, list[Any]]:
     return name, values
 
 
+#: the most values one ``--param-range`` may span
+MAX_RANGE_VALUES = 100_000
+#: the most parameter sets (combinations of all parameters' values) a scan may have: each is
+#: a case measured in turn, so more could not be measured anyway, and listing them would only
+#: fill the memory
+MAX_PARAMETER_SETS = 100_000
+
+
 def parse_param_range(spec: str) -> tuple[str, list[Any]]:
-    """``name=START:STOP[:STEP]`` → (name, [START, START+STEP, ..., ≤ STOP])."""
+    """``name=START:STOP[:STEP]`` → (name, [START, START+STEP, ..., ≤ STOP]); the values are
+    counted before they are listed, and more than :data:`MAX_RANGE_VALUES` are refused."""
     name, sep, rest = spec.partition("=")
     name = name.strip()
     parts = rest.split(":")
@@ -133,27 +164,49 @@ def parse_param_range(spec: str) -> tuple[str, list[Any]]:
         raise ConfigurationError(f"--param-range {spec!r}: expected NAME=START:STOP[:STEP]")
     start, stop = (_number(p.strip(), f"--param-range {spec!r}") for p in parts[:2])
     step = _number(parts[2].strip(), f"--param-range {spec!r}") if len(parts) == 3 else 1
+    if any(isinstance(v, float) and not math.isfinite(v) for v in (start, stop, step)):
+        raise ConfigurationError(f"--param-range {spec!r}: START, STOP and STEP must be finite "
+                                 "numbers")
     if step <= 0:
         raise ConfigurationError(f"--param-range {spec!r}: STEP must be positive")
     if stop < start:
         raise ConfigurationError(f"--param-range {spec!r}: STOP is smaller than START")
-    count = int((stop - start) / step + 1e-9) + 1
-    if count > 100_000:
-        raise ConfigurationError(f"--param-range {spec!r}: {count} values is too many")
-    if all(isinstance(v, int) for v in (start, stop, step)):
+    integers = all(isinstance(v, int) for v in (start, stop, step))
+    if integers:
+        count = (stop - start) // step + 1
+    else:
+        try:  # finite numbers and step > 0, but the quotient may overflow
+            span = (stop - start) / step
+        except OverflowError:
+            span = math.inf
+        count = int(span + 1e-9) + 1 if span < MAX_RANGE_VALUES else MAX_RANGE_VALUES + 1
+    if count > MAX_RANGE_VALUES:
+        size = f"{count:,}" if integers and count < 10**15 else f"more than {MAX_RANGE_VALUES:,}"
+        raise ConfigurationError(f"--param-range {spec!r}: {size} values is too many (at most "
+                                 f"{MAX_RANGE_VALUES:,})")
+    if integers:
         return name, [start + i * step for i in range(count)]
     return name, [round(start + i * step, 12) for i in range(count)]
 
 
 def parameter_sets(params: Iterable[tuple[str, list[Any]]]) -> list[dict[str, Any]]:
-    """Every combination of the parameter values (the first parameter varies slowest)."""
-    params = list(params)
+    """Every combination of the parameter values (the first parameter varies slowest).
+
+    The combinations are counted before any is built: more than :data:`MAX_PARAMETER_SETS`
+    are refused with the count.
+    """
+    params = [(name, list(values)) for name, values in params]
     names = [n for n, _ in params]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise ConfigurationError(f"parameter {dup!r} is given more than once")
     if not params:
         return [{}]
+    count = math.prod(len(values) for _, values in params)
+    if count > MAX_PARAMETER_SETS:
+        sizes = " × ".join(f"{len(values):,} ({name})" for name, values in params)
+        raise ConfigurationError(f"{count:,} parameter combinations ({sizes}) is too many (at "
+                                 f"most {MAX_PARAMETER_SETS:,}): give fewer values")
     return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in params))]
 
 
@@ -186,12 +239,17 @@ def load_commands_file(path: str, shell: bool = False) -> list[Command]:
         [[command]]
         args = ["zstd", "-1", "-f", "big.tar"]
     """
+    if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+        # a device or FIFO would be read for ever (/dev/zero) or wait for a writer
+        raise ConfigurationError(f"--file {path}: not a regular file")
     try:
         data = tomllib.loads(read_user_text(path, ConfigurationError))
     except ConfigurationError as exc:  # missing, a directory, not UTF-8 text
         raise ConfigurationError(f"--file {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigurationError(f"--file {path}: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays recursively
+        raise ConfigurationError(f"--file {path}: nested too deeply to read") from None
     entries = data.get("command")
     if not isinstance(entries, list) or not entries:
         raise ConfigurationError(f"--file {path}: no [[command]] tables")

@@ -10,7 +10,11 @@ of biasing whichever happened to be measured last; a job leaves the rotation whe
 Warm-up runs are interleaved the same way.
 
 A job's elapsed time (what ``--max-time`` and the hard ``--time-limit`` look at) is the time
-spent in its own steps, so interleaving does not cut a command's budget. Precision targets
+spent in its own steps, so interleaving does not cut a command's budget. Both limits hold for a
+command that never ends, too: every run gets a timeout (:meth:`CommandExecutor.run_timeout`),
+the shortest of ``--timeout``, the rest of the hard time limit and, when ``--max-time`` is given,
+the whole budget (a run longer than the budget could never fit in it); a run still going then is
+killed with its process group and recorded as failed. Precision targets
 (``--target-cov``, ``--target-ci``) are judged on the raw run times: the corrected mean of a
 command that does little more than start can be near zero, and no relative precision of a
 near-zero mean is ever reached.
@@ -90,6 +94,8 @@ class ExecOptions:
     #: hard limit on measured runs of one command (at one parameter set), whatever the stop
     #: condition says
     max_runs: int = 100_000_000
+    #: the ``--max-time`` budget when given: a single run longer than it is killed
+    max_time: float | None = None
 
     def __post_init__(self) -> None:
         if self.order not in ORDERS:
@@ -106,6 +112,8 @@ class ExecOptions:
         if self.max_failures < 1:
             raise ConfigurationError(
                 f"max_failures must be at least 1, got {self.max_failures}")
+        if self.max_time is not None and not self.max_time > 0:
+            raise ConfigurationError(f"--max-time must be positive, got {self.max_time}")
 
     def loop_settings(self) -> LoopSettings:
         """The run loop's settings: the same stop condition and limits as every command."""
@@ -135,36 +143,83 @@ class Job:
         return self.loop.done
 
 
+#: why a run's timeout was what it was → how a run killed by it is described
+_TIMEOUT_WHY = {
+    "timeout": "timed out after {s:g} s (process group killed)",
+    "max-time": "still running after {s:g} s, the whole --max-time budget (process group "
+                "killed; raise --max-time, or set --timeout)",
+    "time-limit": "still running at the hard time limit of {limit:g} s (process group killed; "
+                  "raise --time-limit, or set --timeout)",
+}
+
+
+#: what the shell's own exit statuses mean (POSIX XCU §2.8.2)
+_SHELL_STATUS = {126: "the shell found the command but could not run it",
+                 127: "the shell found no such command, or the interpreter on its #! line"}
+
+
 def _failure_message(command: Command, case: CaseResult, run: ProcessRun,
-                     timeout: float | None) -> str:
+                     timeout: float | None, why_timeout: str = "timeout",
+                     time_limit: float | None = None, shell: bool = False) -> str:
     why = run.describe_failure()
     if run.timed_out and timeout is not None:
-        why = f"timed out after {timeout:g} s (process group killed)"
+        why = _TIMEOUT_WHY[why_timeout].format(s=timeout, limit=time_limit or timeout)
+    elif shell and run.exit_code in _SHELL_STATUS:
+        why += f" ({_SHELL_STATUS[run.exit_code]})"
     msg = f"command {command.text!r}"
     if case.params:
         msg += f" [{case.param_name}]"
     msg += f" failed: {why}"
-    tail = run.stderr_tail.strip().splitlines()[-5:]
+    tail = run.stderr_excerpt()
     if tail:
-        msg += "; stderr: " + " | ".join(tail)
+        msg += "; stderr: " + tail
     return msg
 
 
 class CommandExecutor(Executor):
     """One run of an external command: wall time from the runner's clock around the process,
     CPU time and peak memory from ``wait4``. A non-zero exit status or a timeout is a failed
-    run, which ends the case unless failures are ignored (``--ignore-failure``)."""
+    run, which ends the case unless failures are ignored (``--ignore-failure``).
+
+    ``time_limit`` and ``max_time`` (seconds, optional) bound every run, with :attr:`state`
+    (the loop's :class:`RunState`, set once the loop exists) telling the time already spent:
+    see :meth:`run_timeout`.
+    """
 
     def __init__(self, runner: CommandRunner, command: Command, argv: Sequence[str],
-                 case: CaseResult, ignore_failure: bool = False) -> None:
+                 case: CaseResult, ignore_failure: bool = False,
+                 time_limit: float | None = None, max_time: float | None = None) -> None:
         self.runner = runner
         self.command = command
         self.argv = list(argv)
         self.case = case
         self.ignore_failure = ignore_failure
+        self.time_limit = time_limit
+        self.max_time = max_time
+        self.state: RunState | None = None
+
+    def run_timeout(self) -> tuple[float | None, str]:
+        """The timeout of the next run and what sets it ("timeout", "max-time" or
+        "time-limit"): the shortest of the runner's ``--timeout``, the ``--max-time`` budget
+        and what is left of the hard time limit. (None, "") when there is none."""
+        limits: list[tuple[float, str]] = []
+        user = getattr(self.runner, "timeout", None)
+        if user is not None:
+            limits.append((user, "timeout"))
+        if self.max_time is not None:
+            limits.append((self.max_time, "max-time"))
+        if self.time_limit is not None:
+            spent = self.state.elapsed if self.state is not None else 0.0
+            limits.append((max(self.time_limit - spent, 1e-3), "time-limit"))
+        if not limits:
+            return None, ""
+        return min(limits, key=lambda item: item[0])
 
     def sample(self, warmup: bool = False) -> Sample:
-        run = self.runner.run(self.argv)
+        timeout, why = self.run_timeout()
+        # the runner applies its own --timeout; only a shorter one is passed
+        run = self.runner.run(self.argv, timeout=timeout) if why in ("max-time", "time-limit") \
+            else self.runner.run(self.argv)
         raw = run.wall_ns / 1e9
         values: dict[str, float | None] = {
             PRIMARY_METRIC: raw, "wall_time_raw": raw,  # corrected at the end
@@ -175,8 +230,8 @@ class CommandExecutor(Executor):
         }
         if run.ok:
             return Sample(run.wall_ns, 1, values)
-        message = _failure_message(self.command, self.case, run,
-                                   getattr(self.runner, "timeout", None))
+        message = _failure_message(self.command, self.case, run, timeout, why or "timeout",
+                                   self.time_limit, bool(getattr(self.runner, "shell", False)))
         return Sample(run.wall_ns, 1, values, RunFailure(message))
 
     def on_failure(self, failure: RunFailure) -> OnFailure:
@@ -246,10 +301,12 @@ class ExecSession:
                 argv = self._argvs[(ci, pi)]
                 case.extra["command"] = cmd.text
                 case.extra["argv"] = list(argv)
-                executor = CommandExecutor(self.runner, cmd, argv, case, opts.ignore_failure)
+                executor = CommandExecutor(self.runner, cmd, argv, case, opts.ignore_failure,
+                                           time_limit=opts.time_limit, max_time=opts.max_time)
                 loop = RunLoop(executor, case, settings, clock=self.runner.clock,
                                before_run=before, after_run=self.after_run_actions,
                                progress=self.progress)
+                executor.state = loop.state
                 jobs.append(Job(cmd, dict(ps), argv, loop))
         return jobs
 
@@ -279,6 +336,7 @@ class ExecSession:
         finally:
             for job in jobs:
                 job.loop.close()
+                _require_a_success(job)
             _apply_correction(jobs, calibration)
 
     def _calibration_run(self, calibration: Calibration) -> None:
@@ -386,6 +444,16 @@ class ExecSession:
             _warn(case, "peak memory not shown: the command's peak RSS never exceeded "
                         "steadybench's own, which the kernel's figure for a child includes")
         return case
+
+
+def _require_a_success(job: Job) -> None:
+    """A finished, uninterrupted job without one successful measured run failed, even when its
+    failures were ignored (``-i``) and its time budget ran out first: say so in its errors."""
+    case, state = job.case, job.state
+    if case.interrupted or case.errors or state.runs > 0 or state.attempted == 0:
+        return
+    last = f"; last: {state.last_error}" if state.last_error else ""
+    case.errors.append(f"no run succeeded ({state.failed} failed{last})")
 
 
 def _apply_correction(jobs: Sequence[Job], calibration: Calibration | None) -> None:

@@ -44,7 +44,7 @@ from ..runner.loop import (
     RunLoop,
     Sample,
 )
-from ..runner.stop import ElapsedTime, StopCondition
+from ..runner.stop import ElapsedTime, RunState, StopCondition
 from ..stats.regression import (
     DEFAULT_OUTLIER_THRESHOLD,
     slope_is_positive,
@@ -209,6 +209,18 @@ class ItersExecutor(Executor):
         self.options = options
         self.values = dict(values or {})
         self.iters = 1
+        #: the loop's state (set once the loop exists): the time spent, for the hard limit
+        self.state: RunState | None = None
+
+    def run_timeout(self) -> tuple[float | None, bool]:
+        """The timeout of the next run, and whether it is what is left of the hard time limit
+        (shorter than the runner's ``--timeout``): a program that never ends is killed there."""
+        user = getattr(self.runner, "timeout", None)
+        spent = self.state.elapsed if self.state is not None else 0.0
+        left = max(self.options.time_limit - spent, 1e-3)
+        if user is not None and user <= left:
+            return user, False
+        return left, True
 
     def prepare(self) -> None:
         self.runner.resolve(iters_argv(self.command, 1, self.values))
@@ -216,7 +228,9 @@ class ItersExecutor(Executor):
     def sample(self, warmup: bool = False) -> Sample:
         iters = self.iters
         argv = self.runner.resolve(iters_argv(self.command, iters, self.values))
-        run = self.runner.run(argv)
+        timeout, at_limit = self.run_timeout()
+        # the runner applies its own --timeout; only a shorter one is passed
+        run = self.runner.run(argv, timeout=timeout) if at_limit else self.runner.run(argv)
         row: dict[str, float | None] = {
             "iters": float(iters), "process_time": run.wall_ns / 1e9,
             "user_time": run.user_time, "sys_time": run.sys_time,
@@ -224,11 +238,14 @@ class ItersExecutor(Executor):
         }
         where = _describe(self.command.text, iters)
         if run.timed_out:
-            timeout = getattr(self.runner, "timeout", None)
-            after = f" after {timeout:g} s" if timeout is not None else ""
-            return Sample.failed(f"{where}: timed out{after} (process group killed)", row)
+            if at_limit:
+                return Sample.failed(f"{where}: still running at the hard time limit of "
+                                     f"{self.options.time_limit:g} s (process group killed)",
+                                     row)
+            return Sample.failed(f"{where}: timed out after {timeout:g} s (process group "
+                                 "killed)", row)
         if not run.ok:
-            tail = " | ".join(run.stderr_tail.splitlines()[-3:])
+            tail = run.stderr_excerpt(max_lines=3)
             return Sample.failed(f"{where}: {run.describe_failure()}"
                                  + (f"; stderr: {tail}" if tail else ""), row)
         try:
@@ -273,6 +290,7 @@ def sweep_iters(command: Command, runner: CommandRunner, options: ItersOptions,
     actions = [FunctionAction(lambda ctx: before_run())] if before_run is not None else []
     loop = RunLoop(executor, case, options.loop_settings(), clock=runner.clock,
                    before_run=actions, progress=progress)
+    executor.state = loop.state
     try:
         loop.run()
     finally:
@@ -318,7 +336,9 @@ def bootstrap_slope_ci(x: Sequence[float], y: Sequence[float], confidence: float
 def fit_iters(iters: Sequence[float], batchtime: Sequence[float], confidence: float = 0.95,
               bootstrap: int = 2000, seed: int | None = 0,
               outlier_threshold: float = DEFAULT_OUTLIER_THRESHOLD) -> dict[str, Any]:
-    """The fit of ``004``: BATCHTIME on iters, robust refit, bootstrap CI, log-log variant.
+    """The fit of ``004``: BATCHTIME on iters, the robust fit of ``002`` §4.1 (the one
+    :func:`~steadybench.stats.regression.robust_fit` that ``linefit`` and ``initsplit`` use),
+    bootstrap CI, log-log variant.
 
     Returns the plain-JSON structure stored in ``case.extra["fit"]`` (see the module docs):
     ``slope`` and ``intercept`` in seconds, ``slope_ci`` (bootstrap percentile interval, or the
@@ -328,14 +348,23 @@ def fit_iters(iters: Sequence[float], batchtime: Sequence[float], confidence: fl
     x = np.asarray(iters, dtype=float)
     y = np.asarray(batchtime, dtype=float)
     record, robust = fit_record("iters", x.tolist(), y.tolist(), confidence,
-                                outlier_threshold, x_label="iters")
+                                outlier_threshold, x_label="iters",
+                                order=list(range(x.size)))
     fit = robust.fit
     kept = np.asarray(robust.kept, dtype=int)
     boot = bootstrap_slope_ci(x[kept], y[kept], confidence, bootstrap, seed)
+    slope_ci = list(boot) if boot else [fit.slope_ci[0], fit.slope_ci[1]]
+    method = "bootstrap percentile (pairs)" if boot else "student-t"
+    bounds = robust.slope_bounds()
+    if bounds is not None:
+        # Not one line: the interval of the kept points looks more precise than the data are.
+        slope_ci = [min(slope_ci[0], bounds[0]), max(slope_ci[1], bounds[1])]
+        method += (", widened to the slopes of the other readings of the points (they are not "
+                   "straight)")
     record.update(
         y_label="BATCHTIME (s)",
-        slope_ci=list(boot) if boot else [fit.slope_ci[0], fit.slope_ci[1]],
-        slope_ci_method="bootstrap percentile (pairs)" if boot else "student-t",
+        slope_ci=slope_ci,
+        slope_ci_method=method,
         slope_ci_t=[fit.slope_ci[0], fit.slope_ci[1]],
         bootstrap_resamples=bootstrap if boot else 0,
         n=fit.n,
@@ -390,8 +419,12 @@ class ItersMethod(Method):
         fit["stddev"] = per_iteration_stddev(fit, self.opts.threshold)
         case.extra["fit"] = fit
         if fit["dropped"]:
-            case.warnings.append(f"robust refit dropped {len(fit['dropped'])} point(s) far off "
-                                 f"the line (iters {[int(x[i]) for i in fit['dropped']]})")
+            case.warnings.append(
+                f"robust fit dropped {len(fit['dropped'])} point(s) far off the line (more than "
+                f"{fit['threshold']:g} × the median absolute deviation from the final line: "
+                f"iters {[int(x[i]) for i in fit['dropped']]})")
+        for reason in fit.get("warnings") or ():
+            case.warnings.append(f"{reason}; the slope is uncertain (see the fit plot)")
         if not slope_is_positive(fit["slope"], x, y):
             # Never publish a non-positive time as the cost of an iteration (issue 3's rule for
             # every fit); the points stay in extra["fit"] so the plot shows what happened.
@@ -417,6 +450,8 @@ class ItersMethod(Method):
             "residual_std": fit["residual_std"],
             "ci_method": fit["slope_ci_method"],
             "points": len(x),
+            "dropped": len(fit["dropped"]),
+            "straight": fit["straight"],
         }
 
     def options(self) -> dict[str, Any]:

@@ -9,17 +9,27 @@ peak resident memory come from the kernel's accounting of the finished child (``
 
 Waiting uses a Linux pidfd (``pidfd_open(2)``) polled with the timeout, so no helper thread or
 busy loop runs beside the measured command; where pidfds are missing a timer thread kills the
-group instead.
+group instead. A run may be given a timeout of its own (:meth:`CommandRunner.run`), shorter than
+the runner's: ``exec`` kills a command that never ends at its hard time limit that way.
+
+What a command wrote to standard error reaches error lines only through
+:func:`clean_text`: control characters (NULs, escape sequences) are removed and
+:meth:`ProcessRun.stderr_excerpt` caps the length, so a binary or hostile tail can neither flood
+nor drive the terminal.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import math
 import os
+import re
 import resource
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -33,6 +43,32 @@ Clock = Callable[[], int]
 
 #: how much of a failing command's standard error is kept
 STDERR_TAIL_CHARS = 2000
+#: at most this many characters of it are quoted in an error line
+STDERR_EXCERPT_CHARS = 300
+#: the longest single wait of ``poll`` (its timeout is a C int of milliseconds)
+_MAX_POLL_S = 3600.0
+
+#: ANSI escape sequences (CSI ... final byte, OSC ... BEL/ST, and two-byte ones), removed whole
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+#: every other control character but newline and tab (C0, DEL, C1)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` without escape sequences and control characters (newlines and tabs stay; a
+    carriage return becomes a line break), so a program's output can be quoted safely."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROLS.sub("", _ESCAPES.sub("", text)).replace("\t", " ")
+
+
+def excerpt(text: str, max_lines: int = 5, max_chars: int = STDERR_EXCERPT_CHARS) -> str:
+    """The last ``max_lines`` non-blank lines of ``text``, cleaned (:func:`clean_text`), joined
+    with `` | `` and cut to ``max_chars`` characters (the end kept: errors come last)."""
+    lines = [ln.strip() for ln in clean_text(text).splitlines() if ln.strip()][-max_lines:]
+    joined = " | ".join(lines)
+    if len(joined) > max_chars:
+        joined = "…" + joined[-(max_chars - 1):]
+    return joined
 
 
 @dataclass
@@ -47,7 +83,9 @@ class ProcessRun:
     signal: int | None = None
     timed_out: bool = False
     stdout: str | None = None  # only when captured
-    stderr_tail: str = ""
+    stderr_tail: str = ""  # the end of standard error, cleaned (clean_text)
+    #: the timeout that applied to this run (seconds; None: none)
+    timeout: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -64,6 +102,11 @@ class ProcessRun:
                 name = str(self.signal)
             return f"killed by signal {name}"
         return f"exit status {self.exit_code}"
+
+    def stderr_excerpt(self, max_lines: int = 5, max_chars: int = STDERR_EXCERPT_CHARS) -> str:
+        """The end of standard error as a short single line for an error message (``""``
+        when there was none)."""
+        return excerpt(self.stderr_tail, max_lines, max_chars)
 
 
 @dataclass
@@ -92,10 +135,11 @@ class CommandRunner:
     _files: list = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
-        if self.timeout is not None and not self.timeout > 0:
-            raise ConfigurationError(f"--timeout must be positive, got {self.timeout}")
-        if self.input_path is not None and not os.path.isfile(self.input_path):
-            raise ConfigurationError(f"--input {self.input_path}: no such file")
+        if self.timeout is not None and not (self.timeout > 0 and math.isfinite(self.timeout)):
+            raise ConfigurationError(f"--timeout must be a positive number of seconds, "
+                                     f"got {self.timeout}")
+        if self.input_path is not None:
+            check_input(self.input_path)
         if self.output_path is not None:  # fail now, not after the first run
             try:
                 open(self.output_path, "ab").close()  # noqa: SIM115
@@ -116,18 +160,24 @@ class CommandRunner:
                 raise ConfigurationError(f"command not found: {program}")
             if os.path.isdir(program) or not os.access(program, os.X_OK):
                 raise ConfigurationError(f"command is not executable: {program}")
+            check_interpreter(program)
             return list(argv)
         found = shutil.which(program)
         if found is None:
             raise ConfigurationError(f"command not found: {program}")
+        check_interpreter(found, program)
         return [found, *argv[1:]]
 
     # ------------------------------------------------------------------ one run
-    def run(self, argv: Sequence[str]) -> ProcessRun:
+    def run(self, argv: Sequence[str], timeout: float | None = None) -> ProcessRun:
         """Run ``argv`` (already resolved with :meth:`resolve`) once and account for it.
 
-        Ctrl-C during the run kills the process group, reaps the child and re-raises.
+        ``timeout`` (seconds), when given, applies to this run if it is shorter than the
+        runner's own; :attr:`ProcessRun.timeout` says which applied. Ctrl-C during the run
+        kills the process group, reaps the child and re-raises.
         """
+        limits = [t for t in (self.timeout, timeout) if t is not None]
+        limit = max(min(limits), 1e-3) if limits else None
         stdin = open(self.input_path, "rb") if self.input_path else subprocess.DEVNULL  # noqa: SIM115
         out_file = None
         if self.capture_stdout:
@@ -136,7 +186,7 @@ class CommandRunner:
             out_file = open(self.output_path, "ab")  # noqa: SIM115
         err_file = tempfile.TemporaryFile()  # noqa: SIM115
         try:
-            return self._run(list(argv), stdin, out_file, err_file)
+            return self._run(list(argv), stdin, out_file, err_file, limit)
         finally:
             if stdin is not subprocess.DEVNULL:
                 stdin.close()
@@ -144,7 +194,8 @@ class CommandRunner:
                 out_file.close()
             err_file.close()
 
-    def _run(self, argv: list[str], stdin, out_file, err_file) -> ProcessRun:
+    def _run(self, argv: list[str], stdin, out_file, err_file,
+             timeout: float | None) -> ProcessRun:
         clock = self.clock
         floor = own_peak_rss()
         t0 = clock()
@@ -154,16 +205,12 @@ class CommandRunner:
                 stdout=out_file if out_file is not None else subprocess.DEVNULL,
                 stderr=err_file, start_new_session=True, close_fds=True, env=self.env,
             )
-        except FileNotFoundError:
-            raise ConfigurationError(f"command not found: {argv[0]}") from None
-        except PermissionError:
-            raise ConfigurationError(f"command is not executable: {argv[0]}") from None
         except OSError as exc:
-            raise ConfigurationError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+            raise ConfigurationError(start_failure(argv[0], exc)) from None
         pid = proc.pid
         timed_out = False
         try:
-            timed_out, status, usage = self._wait(pid)
+            timed_out, status, usage = self._wait(pid, timeout)
             t1 = clock()
         except BaseException:
             # Ctrl-C or anything else: leave nothing behind.
@@ -187,7 +234,7 @@ class CommandRunner:
         err_file.seek(0, os.SEEK_END)
         size = err_file.tell()
         err_file.seek(max(0, size - STDERR_TAIL_CHARS))
-        tail = err_file.read().decode("utf-8", errors="replace")
+        tail = clean_text(err_file.read().decode("utf-8", errors="replace"))
         return ProcessRun(
             wall_ns=t1 - t0,
             user_time=usage.ru_utime,
@@ -198,11 +245,13 @@ class CommandRunner:
             timed_out=timed_out,
             stdout=stdout,
             stderr_tail=tail.strip(),
+            timeout=timeout,
         )
 
-    def _wait(self, pid: int):
-        """Wait for ``pid`` with the timeout; return (timed_out, status, rusage)."""
-        if self.timeout is None:
+    def _wait(self, pid: int, timeout: float | None):
+        """Wait for ``pid`` at most ``timeout`` seconds (None: for ever), killing its group
+        then; return (timed_out, status, rusage)."""
+        if timeout is None:
             _, status, usage = os.wait4(pid, 0)
             return False, status, usage
         timed_out = False
@@ -214,9 +263,15 @@ class CommandRunner:
             try:
                 poller = select.poll()
                 poller.register(pidfd, select.POLLIN)
-                if not poller.poll(self.timeout * 1000.0):
-                    timed_out = True
-                    kill_group(pid)
+                deadline = time.monotonic() + timeout
+                while True:  # in slices: poll's timeout is a C int of milliseconds
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        timed_out = True
+                        kill_group(pid)
+                        break
+                    if poller.poll(min(left, _MAX_POLL_S) * 1000.0):
+                        break
             finally:
                 os.close(pidfd)
             _, status, usage = os.wait4(pid, 0)
@@ -227,13 +282,93 @@ class CommandRunner:
             fired.set()
             kill_group(pid)
 
-        timer = threading.Timer(self.timeout, expire)
+        timer = threading.Timer(min(timeout, threading.TIMEOUT_MAX), expire)
         timer.start()
         try:
             _, status, usage = os.wait4(pid, 0)
         finally:
             timer.cancel()
         return fired.is_set(), status, usage
+
+
+def check_input(path: str) -> None:
+    """Raise :class:`ConfigurationError` unless ``path`` can be a command's standard input: a
+    readable regular file or device (``/dev/zero``, ``/dev/urandom``). A FIFO or socket is
+    refused, since opening it before every run would wait for a writer, and so is a folder."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ConfigurationError(f"--input {path}: no such file") from None
+    except OSError as exc:
+        raise ConfigurationError(f"--input {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise ConfigurationError(f"--input {path}: is a directory, not a file")
+    if not (stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode)):
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) \
+            else "not a regular file"
+        raise ConfigurationError(f"--input {path}: is {kind}; give a regular file or a "
+                                 "device such as /dev/zero")
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+    except OSError as exc:
+        raise ConfigurationError(f"--input {path}: cannot read ({exc.strerror or exc})") from None
+
+
+def shebang(path: str) -> list[str] | None:
+    """The words of the ``#!`` line of the file at ``path`` (interpreter first), or None when it
+    has none or cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(256)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    line = head[2:].split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    return line.split() or None
+
+
+def missing_interpreter(path: str) -> str | None:
+    """Why the ``#!`` interpreter of the script at ``path`` cannot run, in words; None when it
+    can (or the file has no ``#!`` line)."""
+    words = shebang(path)
+    if not words:
+        return None
+    interpreter = words[0]
+    if not os.path.exists(interpreter):
+        return f"its interpreter {interpreter} (on its #! line) does not exist"
+    if os.path.isdir(interpreter) or not os.access(interpreter, os.X_OK):
+        return f"its interpreter {interpreter} (on its #! line) is not executable"
+    if os.path.basename(interpreter) == "env":
+        names = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+        if names and shutil.which(names[0]) is None:
+            return f"its interpreter {names[0]} (on its #! line, through env) is not on PATH"
+    return None
+
+
+def check_interpreter(path: str, program: str | None = None) -> None:
+    """Raise :class:`ConfigurationError` when ``path`` is a script whose ``#!`` interpreter
+    is missing (``program`` is the name the user gave, default ``path``)."""
+    why = missing_interpreter(path)
+    if why is not None:
+        raise ConfigurationError(f"cannot run {program or path}: {why}")
+
+
+def start_failure(program: str, exc: OSError) -> str:
+    """One line on why ``program`` could not be started: a missing file is "command not
+    found", but an existing file that gives ENOENT has a missing interpreter or loader."""
+    if exc.errno == errno.ENOENT:
+        if not os.path.exists(program):
+            return f"command not found: {program}"
+        why = missing_interpreter(program) or ("its interpreter or dynamic loader does not "
+                                               "exist")
+        return f"cannot run {program}: {why}"
+    if exc.errno == errno.EACCES:
+        return f"command is not executable: {program}"
+    if exc.errno == errno.ENOEXEC:
+        return (f"cannot run {program}: not a program the system can start (a script needs a "
+                "#! line)")
+    return f"cannot start {program}: {exc.strerror or exc}"
 
 
 def own_peak_rss() -> int:

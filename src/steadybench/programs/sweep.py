@@ -47,6 +47,8 @@ COMPLEXITY_CLASSES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 _MAX_SIZES = 10_000
+#: the largest size: integers up to 2^53 are exact as floats, and no workload is larger
+_MAX_SIZE = 2**53
 _POWER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*\^\s*(-?\d+(?:\.\d+)?)\s*$")
 
 
@@ -88,11 +90,16 @@ def parse_sizes(spec: str, per_octave: int = 1) -> list[int]:
         if values[-1] < hi * (1 - 1e-9):
             values.append(hi)
     else:
-        values = [_size_value(v) for v in spec.split(",") if v.strip()]
+        items = spec.split(",")
+        if any(not item.strip() for item in items):
+            raise ConfigurationError(f"--sizes {spec}: empty size in the list")
+        values = [_size_value(v) for v in items]
     sizes: list[int] = []
     for v in values:
         if not math.isfinite(v) or v <= 0:
             raise ConfigurationError(f"--sizes {spec}: sizes must be positive, got {v:g}")
+        if v > _MAX_SIZE:
+            raise ConfigurationError(f"--sizes {spec}: {v:g} is too large (at most 2^53)")
         n = int(round(v))
         if n < 1:
             raise ConfigurationError(f"--sizes {spec}: sizes must be positive integers, got {v:g}")

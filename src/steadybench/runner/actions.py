@@ -265,9 +265,17 @@ class FileWriteAction(Action):
             raise ConfigurationError(f"cannot write {self.path}: {exc.strerror}") from exc
 
     def close(self, ctx: RunContext) -> None:
-        if self._saved is not None:
-            self.path.write_bytes(self._saved)
-            self._saved = None
+        """Write the old content back. A failure is a warning of the case, not an exception:
+        it must not end the run and lose the results of the other benchmarks (issue 12,
+        item 6); the warning says what the file held."""
+        saved, self._saved = self._saved, None
+        if saved is None:
+            return
+        try:
+            self.path.write_bytes(saved)
+        except OSError as exc:
+            old = saved[:200].decode("utf-8", errors="replace").strip()
+            ctx.warn(f"could not restore {self.path} ({exc.strerror or exc}); it held {old!r}")
 
     def describe(self) -> str:
         return f"write {self.value!r} to {self.path}"

@@ -425,9 +425,10 @@ class InProcessExecutor(Executor):
     """One sample of the measurement method in this process, meters around it.
 
     Per run: ``init_run()``, meters started, ``method.sample(implementation, clock)`` (clock
-    reads innermost), meters stopped (innermost first), ``release_run()``. Whatever the user's
-    code raises there, but ``KeyboardInterrupt``, is a failed run; the implementation's
-    ``on_error`` decides whether the case goes on.
+    reads innermost; ``method.sample_warmup`` for a warm-up run, so that warm-up does not use up
+    the points a method's schedule needs), meters stopped (innermost first),
+    ``release_run()``. Whatever the user's code raises there, but ``KeyboardInterrupt``, is a
+    failed run; the implementation's ``on_error`` decides whether the case goes on.
     """
 
     def __init__(self, implementation: Implementation, method: Method,
@@ -462,7 +463,8 @@ class InProcessExecutor(Executor):
         for meter in meters:
             meter.start()
         try:
-            elapsed_ns, executions = self.method.sample(impl, self.clock)
+            take = self.method.sample_warmup if warmup else self.method.sample
+            elapsed_ns, executions = take(impl, self.clock)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # noqa: BLE001 - user code is contained

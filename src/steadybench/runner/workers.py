@@ -363,6 +363,9 @@ def merge_executions(runner: Runner, merged: CaseResult, executions: Sequence[Ex
 
 def _entry(execution: Execution, own: CaseResult | None) -> dict[str, Any]:
     est = own.estimate if own is not None else None
+    names = getattr(execution.method, "execution_figures", ()) if est is not None else ()
+    figures = {name: est.figure(name) for name in names
+               if isinstance(est.figure(name), (int, float))} if est is not None else {}
     return {
         "index": execution.index,
         "pid": execution.pid,
@@ -372,12 +375,14 @@ def _entry(execution: Execution, own: CaseResult | None) -> dict[str, Any]:
         "ci_low": est.ci_low if est is not None else None,
         "ci_high": est.ci_high if est is not None else None,
         "confidence": est.confidence if est is not None else None,
-        "within_cov": (own.stats.get("cov") if own is not None else None),
+        "within_cov": (est.within_cov if est is not None and est.within_cov is not None
+                       else own.stats.get("cov") if own is not None else None),
         "n": own.n if own is not None else 0,
         "calls_per_sample": est.figure("executions") if est is not None else None,
         "stop_reason": own.stop_reason if own is not None else "",
         "interrupted": execution.interrupted,
         "error": execution.error,
+        **({"figures": figures} if figures else {}),
     }
 
 

@@ -5,8 +5,9 @@ Each class is a :class:`~steadybench.runner.actions.Action`; attach it with
 changes:
 
 - :class:`TuneAction` (before the benchmark): governor ``performance`` / minimum frequency to
-  maximum, boost off; journaled, restored in ``close`` on every exit path, with SIGINT, SIGTERM
-  and SIGHUP handlers installed for the duration so a signal unwinds through the restore.
+  maximum, boost off; journaled, under the machine's tuning lock, restored in ``close`` on
+  every exit path, with SIGINT, SIGTERM and SIGHUP handlers installed for the duration so a
+  signal unwinds through the restore and a signal during the restore waits for its end.
 - :class:`PinAction` (before the benchmark, and before each run with ``rotate``):
   ``os.sched_setaffinity`` to the chosen CPUs (default: isolated CPUs, else the fastest cluster);
   the original affinity is put back in ``close``.
@@ -29,81 +30,59 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import signal
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError, SystemControlError
 from ..runner.actions import Action, CoolDownAction, RunContext, WarmUpAction
+from . import signals
 from .advice import Rules
-from .journal import GUARDED_SIGNALS, Journal, Writer, run_journal_path, signals_blocked, write_file
+from .journal import Journal, run_journal_path
+from .lock import TuningLock
 from .readers import cpufreq_dir, read_cpus, read_load, read_power, read_thermal, top_processes
+from .signals import Terminated  # noqa: F401 - importable from here, as before
 from .sysfs import SysRoot, format_cpulist
-from .tuning import CanWrite, apply_plan, default_can_write, make_plan, not_permitted
+from .tuning import (
+    CanWrite,
+    apply_plan,
+    check_targets,
+    default_can_write,
+    make_plan,
+    not_permitted,
+)
+from .writer import Writer, write_file
 
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP arrived during a tuned run; raised so every ``finally`` (and with it
-    the restore) runs, and handled by the command line like Ctrl-C."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(f"terminated by signal {signum}")
-        self.signum = signum
+#: how often :meth:`TuneAction.close` runs the (idempotent) restore when interrupted
+RESTORE_ATTEMPTS = 3
 
 
 def _machine_extra(ctx: RunContext) -> dict[str, Any]:
     return ctx.case.extra.setdefault("machine", {})
 
 
-def _raise_on_signal(signum: int, frame: Any) -> None:
-    if signum == getattr(signal, "SIGINT", -1):
-        raise KeyboardInterrupt
-    raise Terminated(signum)
-
-
-class SignalGuard:
-    """Install handlers that turn SIGINT/SIGTERM/SIGHUP into exceptions; put the old ones back.
-
-    Only the main thread can install handlers; elsewhere this does nothing (the journal stays
-    the safety net)."""
-
-    def __init__(self) -> None:
-        self._old: dict[int, Any] = {}
-
-    def install(self) -> bool:
-        if self._old or threading.current_thread() is not threading.main_thread():
-            return bool(self._old)
-        for sig in GUARDED_SIGNALS:
-            old = signal.getsignal(sig)
-            if sig == getattr(signal, "SIGINT", -1) and old is signal.default_int_handler:
-                continue  # Python already raises KeyboardInterrupt
-            self._old[sig] = old
-            signal.signal(sig, _raise_on_signal)
-        return True
-
-    def restore(self) -> None:
-        for sig, old in self._old.items():
-            signal.signal(sig, old if old is not None else signal.SIG_DFL)
-        self._old = {}
-
-
 class TuneAction(Action):
     """Tune the CPU for the benchmark and restore it exactly at its end (Rancid §IV-A1).
 
     Before the benchmark: plan the changes (:func:`~steadybench.system.tuning.make_plan`); if
-    any file is not writable (no root), change nothing and warn. Otherwise install the signal
-    handlers, journal each original to ``journal`` (default ``run-<pid>.json`` in the state
-    directory) and write. ``close`` restores the journal with signals held back, removes it,
-    and puts the old signal handlers back. After a ``kill -9``, ``steadybench system reset``
-    restores from the journal left behind.
+    any file is not writable (no root), change nothing and warn. Otherwise take the machine's
+    tuning lock (:mod:`.lock`; held by another process: :class:`~.lock.LockBusy`, or wait with
+    ``wait_lock``), install the signal handlers of :mod:`.signals` for the duration, journal each
+    original to ``journal`` (default ``run-<pid>.json`` in the state directory, recording this
+    process's PID and start time) and write.
+
+    ``close`` restores the journal with signals recorded, releases the lock, puts the signal
+    handlers back and only then honours a signal that arrived meanwhile (issue 12, items 1 and
+    7). A restore that fails (a cpufreq folder vanished) does not end the run (item 6): the
+    journal keeps the files not restored, the case gets a warning and
+    ``case.extra["machine"]["restore_failed"]`` says to run ``steadybench system reset``. After a
+    ``kill -9``, ``steadybench system reset`` restores from the journal left behind.
     """
 
     def __init__(self, root: SysRoot, governor: str = "performance", boost_off: bool = True,
                  journal: str | os.PathLike[str] | None = None,
                  can_write: CanWrite = default_can_write, write: Writer = write_file,
-                 explicit_governor: bool = False) -> None:
+                 explicit_governor: bool = False, wait_lock: bool = False) -> None:
         self.root = root
         self.governor = governor
         self.boost_off = boost_off
@@ -111,8 +90,10 @@ class TuneAction(Action):
         self.can_write = can_write
         self.write = write
         self.explicit_governor = explicit_governor
-        self.guard = SignalGuard()
+        self.wait_lock = wait_lock
         self._journal: Journal | None = None
+        self._lock: TuningLock | None = None
+        self._guarded = False
 
     def __call__(self, ctx: RunContext) -> None:
         if self._journal is not None:
@@ -130,25 +111,73 @@ class TuneAction(Action):
                      "nothing changed")
             info["tuned"] = []
             return
-        self.guard.install()
-        self._journal = Journal.open(self.journal_path or run_journal_path(), self.root)
+        check_targets(self.root, plan)
+        lock = TuningLock(self.root)
+        lock.acquire(self.wait_lock)
+        self._lock = lock
+        self._guarded = signals.install()
         try:
-            info["tuned"] = apply_plan(self.root, plan, self._journal, self.write)
+            with signals.protected():
+                journal = Journal.open(self.journal_path or run_journal_path(), self.root)
+                journal.claim()
+                self._journal = journal
+                info["tuned"] = apply_plan(self.root, plan, journal, self.write)
         except SystemControlError:
-            self._journal = None
-            self.guard.restore()
+            self._journal = None  # apply_plan restored what it wrote
+            self._release()
             raise
 
     def close(self, ctx: RunContext) -> None:
+        caught: KeyboardInterrupt | None = None
+        try:
+            for _attempt in range(RESTORE_ATTEMPTS):
+                try:
+                    with signals.protected(deliver=False):
+                        self._restore(ctx)
+                    break
+                except KeyboardInterrupt as exc:
+                    # got in before the protected region began (or where handlers cannot be
+                    # installed): the restore is idempotent, so run it again, then honour it
+                    caught = caught or exc
+            else:
+                self._give_up(ctx)
+            if caught is not None:
+                raise caught
+        finally:
+            self._release()
+
+    def _restore(self, ctx: RunContext) -> None:
+        journal = self._journal
+        if journal is None:
+            return
+        try:
+            journal.restore(self.write)
+        except SystemControlError as exc:
+            self._failed(ctx, str(exc))
+        self._journal = None
+
+    def _give_up(self, ctx: RunContext) -> None:
         journal, self._journal = self._journal, None
-        # handlers go back inside the blocked region: a signal that arrives during the restore
-        # is delivered afterwards, to the handler the program had before
-        with signals_blocked():
-            try:
-                if journal is not None:
-                    journal.restore(self.write)
-            finally:
-                self.guard.restore()
+        if journal is not None:
+            self._failed(ctx, f"the restore was interrupted {RESTORE_ATTEMPTS} times; the "
+                              f"journal {journal.path} keeps every file: run "
+                              "`steadybench system reset`")
+
+    @staticmethod
+    def _failed(ctx: RunContext, message: str) -> None:
+        ctx.warn(f"tune: {message}")
+        _machine_extra(ctx)["restore_failed"] = message
+
+    def _release(self) -> None:
+        """Release the lock, then put the signal handlers back (honouring recorded signals)."""
+        lock, self._lock = self._lock, None
+        guarded, self._guarded = self._guarded, False
+        try:
+            if lock is not None:
+                lock.release()
+        finally:
+            if guarded:
+                signals.uninstall()
 
     def describe(self) -> str:
         parts = [f"governor {self.governor}"] if self.governor else []

@@ -1,15 +1,21 @@
 """The restore journal: every original value is saved before anything is written.
 
 Tools that tune a machine for benchmarking often leave it tuned when they crash. steadybench
-writes the original bytes of a sysfs/procfs file to a journal (atomically, with an fsync) *before*
-it writes the new value, so ``steadybench system reset`` can put every file back byte for byte
-after an exception, a signal, a crash or a ``kill -9``. A journal lists only files under the
-root's ``/sys`` and ``/proc/sys``; :meth:`Journal.load` refuses any other path, so a corrupt or
-tampered journal cannot make the tool write elsewhere.
+writes the original bytes of a tuned file to a journal (atomically, with an fsync) *before* it
+writes the new value, so ``steadybench system reset`` can put every file back byte for byte
+after an exception, a signal, a crash or a ``kill -9``.
 
-File format (JSON): ``{"format": "steadybench-journal", "version": 1, "root": ..., "pid": ...,
-"created": ..., "entries": [{"path": "/sys/...", "original_b64": ..., "new_b64": ...,
-"setting": ...}]}``; entries are in the order the files were written and are restored in reverse.
+A journal is trusted only as far as it must be (issue 12, items 3-5): it lives in a private
+state directory and is written 0600 (:mod:`.privatefiles`); it is read only when it is a regular
+file owned by root or the current user and writable by nobody else; it may name only the files
+on the allow-list (:mod:`.allowlist`), each original at most a page long; and it records the
+PID *and the start time* of the process that wrote it (:mod:`.process`), so a reused PID does
+not make its journal look alive.
+
+File format (JSON): ``{"format": "steadybench-journal", "version": 2, "root": ..., "pid": ...,
+"start_time": ..., "created": ..., "entries": [{"path": "/sys/...", "original_b64": ...,
+"new_b64": ..., "setting": ...}]}``; entries are in the order the files were written and are
+restored in reverse. Version 1 (no ``start_time``) is still read.
 """
 
 from __future__ import annotations
@@ -18,24 +24,30 @@ import base64
 import contextlib
 import json
 import os
-import signal
-from collections.abc import Callable, Iterator
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import SteadybenchError, SystemControlError
-from ..fileio import atomic_write_text
+from ..errors import SystemControlError
 from ..model.results import now_iso
+from .allowlist import check_allowed
+from .privatefiles import ensure_private_dir, read_private, write_private
+from .process import pid_alive, start_time
 from .sysfs import SysRoot
+from .testhooks import restore_gate
+from .writer import Writer, file_kind, write_file, write_setting
 
 FORMAT = "steadybench-journal"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 TUNE_JOURNAL = "tune.json"
-#: only files under these directories (relative to the root) may be journaled and written
-ALLOWED_PREFIXES = ("/sys/", "/proc/sys/")
+RUN_PREFIX = "run-"
+#: a sysfs attribute holds at most a page; a longer "original" is not one
+MAX_VALUE_BYTES = 4096
 
-Writer = Callable[[Path, bytes], None]
+__all__ = ["Entry", "Journal", "Writer", "default_journal_path", "find_journals", "pid_alive",
+           "run_journal_path", "scan_journals", "state_dir", "write_file"]
 
 
 def state_dir() -> Path:
@@ -52,20 +64,30 @@ def default_journal_path() -> Path:
 
 def run_journal_path(pid: int | None = None) -> Path:
     """The journal of a tuned benchmark run (one per process, so runs and ``tune`` never mix)."""
-    return state_dir() / f"run-{os.getpid() if pid is None else pid}.json"
+    return state_dir() / f"{RUN_PREFIX}{os.getpid() if pid is None else pid}.json"
 
 
-def write_file(path: Path, data: bytes) -> None:
-    """Write a sysfs/procfs file in place (such files cannot be replaced by a rename)."""
-    with open(path, "wb", buffering=0) as handle:
-        handle.write(data)
+def is_journal_name(name: str) -> bool:
+    """``tune.json`` or ``run-*.json``: the names ``system reset`` looks for."""
+    return name == TUNE_JOURNAL or (name.startswith(RUN_PREFIX) and name.endswith(".json"))
 
 
-def _check_rel(rel: str) -> str:
-    if not isinstance(rel, str) or ".." in Path(rel).parts or \
-            not rel.startswith(ALLOWED_PREFIXES):
-        raise SystemControlError(f"journal entry {rel!r} is not a file under /sys or /proc/sys")
-    return rel
+def is_run_journal(path: Path) -> bool:
+    return path.name.startswith(RUN_PREFIX)
+
+
+def _check_rel(rel: Any) -> str:
+    if not isinstance(rel, str) or ".." in Path(rel).parts:
+        raise SystemControlError(f"journal entry {rel!r} is not a plain path")
+    return check_allowed(rel, "journal entry")
+
+
+def _value(text: Any, what: str) -> bytes:
+    data = base64.b64decode(text, validate=True)
+    if len(data) > MAX_VALUE_BYTES:
+        raise ValueError(f"{what} of {len(data)} bytes (a sysfs value is at most "
+                         f"{MAX_VALUE_BYTES})")
+    return data
 
 
 @dataclass
@@ -91,32 +113,36 @@ class Journal:
     entries: list[Entry] = field(default_factory=list)
     pid: int = field(default_factory=os.getpid)
     created: str = field(default_factory=now_iso)
+    start_time: int | None = None
 
     # ------------------------------------------------------------------ file
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Journal:
-        """Read a journal; a missing, unreadable or corrupt one raises SystemControlError."""
+        """Read a journal; a missing, refused, unreadable or corrupt one raises
+        SystemControlError (:class:`~.privatefiles.RefusedFile` for owner, mode or type)."""
         path = Path(path)
         try:
-            raw = path.read_bytes()
+            raw = read_private(path)
         except FileNotFoundError:
             raise SystemControlError(f"no restore journal at {path}") from None
-        except OSError as exc:
-            raise SystemControlError(f"cannot read journal {path}: {exc.strerror}") from exc
         try:
             data = json.loads(raw.decode("utf-8"))  # not UTF-8: a ValueError, corrupt
-            if data.get("format") != FORMAT:
+            if not isinstance(data, dict) or data.get("format") != FORMAT:
                 raise ValueError("not a steadybench journal")
-            if data.get("version") != VERSION:
+            if data.get("version") not in READABLE_VERSIONS:
                 raise ValueError(f"unknown journal version {data.get('version')!r}")
             root = SysRoot(data["root"])
-            entries = [Entry(_check_rel(e["path"]),
-                             base64.b64decode(e["original_b64"], validate=True),
-                             base64.b64decode(e.get("new_b64", ""), validate=True),
+            entries = [Entry(_check_rel(e["path"]), _value(e["original_b64"], "original"),
+                             _value(e.get("new_b64", ""), "new value"),
                              str(e.get("setting", ""))) for e in data["entries"]]
-            return cls(path, root, entries, int(data.get("pid", 0)), str(data.get("created", "")))
+            started = data.get("start_time")
+            if started is not None and (isinstance(started, bool) or not isinstance(started, int)):
+                raise ValueError(f"start_time {started!r} is not an integer")
+            return cls(path, root, entries, int(data.get("pid", 0)), str(data.get("created", "")),
+                       started)
         except SystemControlError as exc:
-            raise SystemControlError(f"journal {path} is corrupt: {exc}") from exc
+            raise SystemControlError(f"journal {path} is corrupt: {exc}; nothing was "
+                                     "restored") from exc
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SystemControlError(f"journal {path} is corrupt ({exc}); nothing was restored. "
                                      "Check the files it names by hand, then delete it") from exc
@@ -125,7 +151,7 @@ class Journal:
     def open(cls, path: str | os.PathLike[str], root: SysRoot) -> Journal:
         """Load the journal at ``path`` if it exists (its originals win), else start a new one."""
         path = Path(path)
-        if path.exists():
+        if os.path.lexists(path):
             journal = cls.load(path)
             if journal.root.root != root.root:
                 raise SystemControlError(
@@ -134,13 +160,21 @@ class Journal:
             return journal
         return cls(path, root)
 
+    def claim(self) -> None:
+        """Record this process (PID and start time, read through the root's ``/proc``) as the
+        one the journal belongs to."""
+        self.pid = os.getpid()
+        self.start_time = start_time(self.root, self.pid)
+
     def save(self) -> None:
         data = {"format": FORMAT, "version": VERSION, "root": str(self.root.root),
-                "pid": self.pid, "created": self.created,
+                "pid": self.pid, "start_time": self.start_time, "created": self.created,
                 "entries": [e.to_dict() for e in self.entries]}
         try:
-            atomic_write_text(self.path, json.dumps(data, indent=1) + "\n")
-        except SteadybenchError as exc:
+            folder = self.path.parent
+            ensure_private_dir(folder, strict=folder == state_dir())
+            write_private(self.path, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
+        except SystemControlError as exc:
             raise SystemControlError(f"cannot save the restore journal: {exc}") from exc
 
     def remove(self) -> None:
@@ -161,66 +195,68 @@ class Journal:
     def restore(self, write: Writer = write_file, remove: bool = True) -> list[str]:
         """Write every original back, newest change first; remove the journal when all succeed.
 
-        Returns the paths restored. When some fail, the others are still restored, the journal
-        keeps only the failed entries, and SystemControlError names them.
+        Idempotent: the file on disk changes only at the end, so a restore cut short by anything
+        can simply be run again. Returns the paths restored. When some fail, the others are
+        still restored, the journal keeps only the failed entries, and SystemControlError names
+        them and says to run ``steadybench system reset``.
         """
         restored: list[str] = []
         failed: list[tuple[Entry, str]] = []
-        for entry in reversed(self.entries):
+        for index, entry in enumerate(reversed(self.entries)):
+            restore_gate(index)
             try:
-                write(self.root.path(entry.path), entry.original)
+                write_setting(self.root, entry.path, entry.original, write)
                 restored.append(entry.path)
             except OSError as exc:
                 failed.append((entry, exc.strerror or str(exc)))
+            except SystemControlError as exc:
+                failed.append((entry, str(exc)))
         if failed:
             self.entries = [e for e, _ in reversed(failed)]
-            self.save()
+            kept = f"the journal {self.path} keeps them"
+            try:
+                self.save()
+            except SystemControlError as exc:
+                kept = f"the journal {self.path} is unchanged ({exc})"
             detail = "; ".join(f"{e.path}: {why}" for e, why in failed)
-            raise SystemControlError(f"could not restore {len(failed)} file(s) ({detail}); "
-                                     f"the journal {self.path} keeps them")
+            raise SystemControlError(
+                f"could not restore {len(failed)} file(s) ({detail}); {kept}: fix the cause, "
+                "then run `steadybench system reset`")
         self.entries = []
         if remove:
             self.remove()
         return restored
 
 
-def find_journals(directory: Path | None = None) -> list[Path]:
-    """The journals in the state directory, newest first."""
+def scan_journals(directory: Path | None = None) -> tuple[list[Path], list[str]]:
+    """The journals in the state directory (regular files named like one), newest first, and
+    one line for each file named like a journal that is not a regular file (a symlink, a FIFO,
+    a directory): those are left alone, and never opened (``lstat`` only)."""
     directory = directory or state_dir()
     try:
-        paths = [p for p in directory.iterdir()
-                 if p.suffix == ".json" and (p.name == TUNE_JOURNAL or p.name.startswith("run-"))]
-    except OSError:
-        return []
-    return sorted(paths, key=lambda p: p.stat().st_mtime, reverse=True)
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return [], []
+    except OSError as exc:
+        return [], [f"{directory}: cannot list it ({exc.strerror or exc})"]
+    found: list[tuple[float, Path]] = []
+    strays: list[str] = []
+    for name in sorted(names):
+        if not is_journal_name(name):
+            continue
+        path = directory / name
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            strays.append(f"{path}: {file_kind(st.st_mode)}, not a journal; left alone")
+            continue
+        found.append((st.st_mtime, path))
+    found.sort(key=lambda item: item[0], reverse=True)
+    return [p for _, p in found], strays
 
 
-def pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-GUARDED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-                        if hasattr(signal, name))
-
-
-@contextlib.contextmanager
-def signals_blocked() -> Iterator[None]:
-    """Hold SIGINT/SIGTERM/SIGHUP back while a group of writes (or restores) runs, so a signal
-    cannot cut it in half; a signal that arrived meanwhile is delivered at the end."""
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None:
-        yield
-        return
-    old = mask(signal.SIG_BLOCK, GUARDED_SIGNALS)
-    try:
-        yield
-    finally:
-        mask(signal.SIG_SETMASK, old)
+def find_journals(directory: Path | None = None) -> list[Path]:
+    """The journals in the state directory, newest first (see :func:`scan_journals`)."""
+    return scan_journals(directory)[0]

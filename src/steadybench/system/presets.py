@@ -572,12 +572,24 @@ class MachineSession:
         self._stage(Stage.BEFORE_RUN)
 
     def close(self) -> None:
+        """Close every action (one that raises does not stop the others: the first exception
+        is raised at the end). A tuned file that could not be restored raises
+        SystemControlError saying to run ``steadybench system reset`` (its journal is kept)."""
         seen: set[int] = set()
+        first: BaseException | None = None
         for _stage, action in reversed(self.plan.actions):
             if id(action) not in seen:
                 seen.add(id(action))
-                action.close(self.ctx)
+                try:
+                    action.close(self.ctx)
+                except BaseException as exc:  # noqa: BLE001 - re-raised below
+                    first = first or exc
         self.record["warnings"] = list(self._case.warnings)
+        if first is not None:
+            raise first
+        failed = self._case.extra.get("machine", {}).get("restore_failed")
+        if failed:
+            raise SystemControlError(f"machine settings not restored: {failed}")
 
 
 @contextlib.contextmanager

@@ -22,11 +22,19 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SystemControlError
-from .journal import Journal, Writer, find_journals, pid_alive, signals_blocked, write_file
+from .allowlist import BOOST_SWITCHES, GOVERNOR_FILE, MIN_FREQ_FILE, check_allowed
+from .journal import Journal
+from .lock import TuningLock
 from .readers import cpu_ids, cpufreq_dir
+from .reset import reset
+from .signals import protected
 from .sysfs import CPU_DIR, SysRoot, format_cpulist
+from .writer import Writer, resolve_target, write_file, write_setting
 
 CanWrite = Callable[[Path], bool]
+
+__all__ = ["CanWrite", "Change", "Plan", "apply_plan", "check_targets", "default_can_write",
+           "make_plan", "not_permitted", "reset", "tune"]
 
 
 def default_can_write(path: Path) -> bool:
@@ -115,17 +123,17 @@ class CpuGovernor(Setting):
             return
         for cpus, rel in policies:
             label = f"CPU {format_cpulist(cpus)}"
-            current = root.read_bytes(f"{rel}/scaling_governor")
+            current = root.read_bytes(f"{rel}/{GOVERNOR_FILE}")
             if current is None:
                 plan.unavailable.append({"name": self.name,
-                                         "reason": f"{label}: {rel}/scaling_governor unreadable"})
+                                         "reason": f"{label}: {rel}/{GOVERNOR_FILE} unreadable"})
                 continue
             available = (root.read(f"{rel}/scaling_available_governors") or "").split()
             if current.decode(errors="replace").strip() == self.governor:
                 plan.already.append(f"{label}: governor already {self.governor}")
                 continue
             if self.governor in available:
-                plan.changes.append(Change(self.name, f"/{rel}/scaling_governor", current,
+                plan.changes.append(Change(self.name, f"/{rel}/{GOVERNOR_FILE}", current,
                                            f"{self.governor}\n".encode(),
                                            f"{label}: governor {self.governor}"))
                 continue
@@ -137,9 +145,9 @@ class CpuGovernor(Setting):
 
     def _min_to_max(self, root: SysRoot, rel: str, label: str, plan: Plan,
                     available: list[str]) -> None:
-        old = root.read_bytes(f"{rel}/scaling_min_freq")
+        old = root.read_bytes(f"{rel}/{MIN_FREQ_FILE}")
         top = root.read_int(f"{rel}/scaling_max_freq")
-        low = root.read_int(f"{rel}/scaling_min_freq")
+        low = root.read_int(f"{rel}/{MIN_FREQ_FILE}")
         why = f"{label}: no {self.governor} governor (available: {' '.join(available) or 'none'})"
         if old is None or top is None or low is None:
             plan.unavailable.append({"name": self.name,
@@ -148,7 +156,7 @@ class CpuGovernor(Setting):
         if low >= top:
             plan.already.append(f"{label}: minimum frequency already at the maximum")
             return
-        plan.changes.append(Change("min_freq", f"/{rel}/scaling_min_freq", old,
+        plan.changes.append(Change("min_freq", f"/{rel}/{MIN_FREQ_FILE}", old,
                                    f"{top}\n".encode(),
                                    f"{why}: minimum frequency raised to the maximum {top} kHz"))
 
@@ -160,8 +168,8 @@ class Boost(Setting):
 
     def plan(self, root: SysRoot, plan: Plan) -> None:
         found = False
-        for rel, on, off in ((f"{CPU_DIR}/cpufreq/boost", 1, b"0\n"),
-                             (f"{CPU_DIR}/intel_pstate/no_turbo", 0, b"1\n")):
+        for path, on, off in BOOST_SWITCHES:
+            rel = path.lstrip("/")
             raw = root.read_bytes(rel)
             if raw is None:
                 continue
@@ -191,6 +199,8 @@ def make_plan(root: SysRoot, governor: str = "performance", boost_off: bool = Tr
         settings.append(CpuGovernor(governor, cpus, explicit=explicit_governor))
     for setting in settings:
         setting.plan(root, plan)
+    for change in plan.changes:  # a setting may only write what the allow-list names
+        check_allowed(change.path, f"setting {change.setting}: file")
     return plan
 
 
@@ -199,21 +209,30 @@ def not_permitted(root: SysRoot, plan: Plan, can_write: CanWrite = default_can_w
     return [c.path for c in plan.changes if not can_write(root.path(c.path))]
 
 
+def check_targets(root: SysRoot, plan: Plan) -> None:
+    """Refuse ``plan`` before anything is written when one of its files is not on the allow-list
+    as named or as resolved (a symlink out of the allowed files)."""
+    for change in plan.changes:
+        resolve_target(root, change.path)
+
+
 def apply_plan(root: SysRoot, plan: Plan, journal: Journal,
                write: Writer = write_file) -> list[str]:
     """Write the changes, journaling each original first; restore everything on a failure.
 
-    Signals are held back while the writes happen, so a Ctrl-C cannot leave a half-tuned
+    Signals are recorded while the writes happen and honoured afterwards
+    (:func:`~steadybench.system.signals.protected`), so a Ctrl-C cannot leave a half-tuned
     machine without its journal entry. Returns the paths written.
     """
+    check_targets(root, plan)
     written: list[str] = []
-    with signals_blocked():
+    with protected():
         for change in plan.changes:
             journal.record(change.path, change.old, change.new, change.setting)
             try:
-                write(root.path(change.path), change.new)
-            except OSError as exc:
-                why = exc.strerror or str(exc)
+                write_setting(root, change.path, change.new, write)
+            except (OSError, SystemControlError) as exc:
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 try:
                     journal.restore(write)
                 except SystemControlError as again:
@@ -230,12 +249,15 @@ def apply_plan(root: SysRoot, plan: Plan, journal: Journal,
 def tune(root: SysRoot, journal_path: str | os.PathLike[str], *, governor: str = "performance",
          boost_off: bool = True, cpus: list[int] | None = None, explicit_governor: bool = False,
          dry_run: bool = False, can_write: CanWrite | None = None,
-         write: Writer = write_file) -> dict[str, Any]:
+         write: Writer = write_file, wait_lock: bool = False,
+         on_wait: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Tune ``root`` (see the module docstring). Returns a report dict:
 
     ``{"changed": [...], "would_change": [...], "not_permitted": [...], "unavailable": [...],
     "already": [...], "journal": path}``. Without permission for every file, nothing is written
-    and ``not_permitted`` lists the files.
+    and ``not_permitted`` lists the files. The writes hold the machine's tuning lock: while a
+    tuned run holds it, this raises :class:`~steadybench.system.lock.LockBusy` (or waits, with
+    ``wait_lock``).
     """
     plan = make_plan(root, governor, boost_off, cpus, explicit_governor)
     report: dict[str, Any] = {"changed": [], "would_change": [c.describe() for c in plan.changes],
@@ -247,43 +269,10 @@ def tune(root: SysRoot, journal_path: str | os.PathLike[str], *, governor: str =
     if denied:
         report["not_permitted"] = denied
         return report
-    journal = Journal.open(journal_path, root)
-    apply_plan(root, plan, journal, write)
+    check_targets(root, plan)
+    with TuningLock(root).held(wait_lock, on_wait):
+        journal = Journal.open(journal_path, root)
+        apply_plan(root, plan, journal, write)
     report["changed"] = report.pop("would_change")
     report["would_change"] = []
-    return report
-
-
-def reset(journal_paths: list[Path] | None = None, *, root: SysRoot | None = None,
-          write: Writer = write_file) -> dict[str, Any]:
-    """Restore the journals given (default: every journal in the state directory, newest first,
-    skipping those of runs still alive). Returns ``{"restored": [...], "skipped": [...],
-    "failed": [...]}``.
-
-    A journal named explicitly that cannot be used raises. When every journal is restored, one
-    that is corrupt or written for another root does not stop the others: it is listed under
-    ``failed`` (and left in place) so the machine gets back all that can be put back.
-    """
-    explicit = journal_paths is not None
-    paths = journal_paths if explicit else find_journals()
-    report: dict[str, Any] = {"restored": [], "skipped": [], "failed": [],
-                              "journals": [str(p) for p in paths]}
-    for path in paths:
-        try:
-            journal = Journal.load(path)
-            if root is not None and journal.root.root != root.root:
-                raise SystemControlError(f"journal {path} was written for root "
-                                         f"{journal.root.root}, not {root.root} "
-                                         "(pass the same --root)")
-        except SystemControlError as exc:
-            if explicit:
-                raise
-            report["failed"].append(str(exc))
-            continue
-        if not explicit and path.name.startswith("run-") and journal.pid != os.getpid() \
-                and pid_alive(journal.pid):
-            report["skipped"].append(f"{path}: run {journal.pid} is still running")
-            continue
-        with signals_blocked():
-            report["restored"].extend(journal.restore(write))
     return report

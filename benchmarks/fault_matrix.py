@@ -1,0 +1,793 @@
+"""Fault matrix: the ``steadybench`` command line against generated faults, counted.
+
+Every case runs ``python -m steadybench ARGS`` as a fresh subprocess, in a folder of its own,
+with a time limit (a case still running then is a *hang*, and its process group is killed) and an
+address-space limit (so a reader that slurps ``/dev/zero`` fails instead of filling the memory).
+Then it is judged:
+
+* **traceback**: ``Traceback (most recent call last)`` anywhere in its output;
+* **internal error**: ``internal error`` in its standard error (a bug of steadybench's own);
+* **hang**: it did not end within the case's time limit;
+* **wrong status**: its exit status is not one the case allows (bad input: 2);
+* **unclear**: it exited 2 (a bad input) without an ``error: ...`` line saying why;
+* the category's own **metric**, counted by the case's check (settings left changed, outputs lost
+  or stale, injection payloads that ran).
+
+The cases are tables of scenarios per category, each built by a generator registered with
+:func:`category` from a seeded :class:`random.Random` (``--seed``): random values, random
+malformed files, random payloads. ``--quick`` samples a few of each table (about 200 cases,
+some two minutes with two jobs); without it every table runs in full (about 1,100 cases). The
+figures are printed per category at the end, with the failing cases; the exit status is 1 when
+any failure was counted.
+
+========================  ==========================================  =====================
+category                  what is tried                               metric (target 0)
+========================  ==========================================  =====================
+fault scenarios           (the lead: machine-control faults)          settings left changed
+bad inputs                every numeric option of every command with  tracebacks, internal
+                          nan/inf/-1/huge/garbage; malformed option   errors, hangs (and
+                          values; malformed and special files; hostile wrong statuses)
+                          names and paths
+interrupts                (the lead: signals while outputs are        outputs lost or stale
+                          written)
+injection payloads        shell payloads in ``--param`` values with   succeeded
+                          ``--shell``, in every quoting context and
+                          command form; the file each would create
+                          must not exist
+========================  ==========================================  =====================
+
+Extending: write a generator ``def more(ctx: Context) -> list[Case]`` and decorate it with
+``@category("bad inputs")`` (or a new key with its title and metric): its cases join that
+category's table. A :class:`Case` may carry ``setup`` (make files in its folder first), ``check``
+(count the category's failures afterwards), ``drive`` (act on the running process: wait for a
+line, send a signal) and ``env``.
+
+Usage: python benchmarks/fault_matrix.py [--seed N] [--quick] [--jobs J] [--timeout S]
+       [--only CATEGORY] [--verbose]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+#: address-space limit of every case (bytes): numpy and scipy fit, an endless read does not
+MEMORY_LIMIT = 4 * 2**30
+#: default time limit of one case (seconds)
+CASE_TIMEOUT = 60.0
+
+
+# ============================================================================ the model
+@dataclass
+class Case:
+    """One run of the command line and what is right for it.
+
+    Attributes:
+        name: a short description, shown when the case fails.
+        argv: the arguments of ``steadybench``; ``{dir}`` is replaced by the case's folder.
+        expect: exit statuses that are right.
+        setup: makes files in the case's folder before the run.
+        check: after the run, counts the category's failures (0: none).
+        drive: called with the running process (wait for a line, send a signal...).
+        timeout: seconds before the case is a hang (default ``--timeout``).
+        env: extra environment variables.
+    """
+
+    name: str
+    argv: list[str]
+    expect: tuple[int, ...] = (2,)
+    setup: Callable[[Path], None] | None = None
+    check: Callable[[Path, Outcome], int] | None = None
+    drive: Callable[[subprocess.Popen], None] | None = None
+    timeout: float | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """What one case gave, judged."""
+
+    case: Case
+    code: int | None  # None: a hang
+    out: str
+    err: str
+    seconds: float
+    metric: int = 0
+
+    @property
+    def hang(self) -> bool:
+        return self.code is None
+
+    @property
+    def traceback(self) -> bool:
+        return "Traceback (most recent call last)" in self.out + self.err
+
+    @property
+    def internal(self) -> bool:
+        return "internal error" in self.err
+
+    @property
+    def wrong_status(self) -> bool:
+        return not self.hang and self.code not in self.case.expect
+
+    @property
+    def unclear(self) -> bool:
+        errors = [ln for ln in self.err.splitlines() if ln.startswith("error:") and ln[6:].strip()]
+        return self.code == 2 and not errors
+
+    @property
+    def failed(self) -> bool:
+        return (self.hang or self.traceback or self.internal or self.wrong_status or self.unclear
+                or self.metric > 0)
+
+    def summary(self) -> str:
+        flags = [name for name, bad in (("HANG", self.hang), ("traceback", self.traceback),
+                                        ("internal error", self.internal),
+                                        ("wrong status", self.wrong_status),
+                                        ("unclear", self.unclear),
+                                        ("metric", self.metric > 0)) if bad]
+        lines = [ln for ln in self.err.splitlines() if ln.strip()]
+        last = lines[-1][:160] if lines else ""
+        expected = "/".join(map(str, self.case.expect))
+        why = ", ".join(flags)
+        name = self.case.name if len(self.case.name) <= 90 else self.case.name[:87] + "..."
+        return f"{name}: exit {self.code} (expected {expected}; {why}) {last}"
+
+
+@dataclass
+class Context:
+    """What the generators draw from: the seeded generator, the mode and the shared fixtures."""
+
+    rng: random.Random
+    quick: bool
+    fixtures: Path
+
+    def sample(self, items: list, quick: int, full: int | None = None) -> list:
+        """``quick`` of ``items`` with --quick, else ``full`` (default: all), drawn at random."""
+        limit = quick if self.quick else (full if full is not None else len(items))
+        items = list(items)
+        return items if limit >= len(items) else self.rng.sample(items, limit)
+
+
+@dataclass
+class Category:
+    key: str
+    title: str
+    metric: str
+    generators: list[Callable[[Context], list[Case]]] = field(default_factory=list)
+
+
+#: key → category, in the order they are printed
+CATEGORIES: dict[str, Category] = {}
+
+
+def category(key: str, title: str | None = None, metric: str | None = None):
+    """Register a generator of cases for category ``key`` (made on first use with ``title``
+    and ``metric``, the name of what its cases' checks count)."""
+
+    def register(fn: Callable[[Context], list[Case]]) -> Callable[[Context], list[Case]]:
+        if key not in CATEGORIES:
+            CATEGORIES[key] = Category(key, title or key, metric or "failures")
+        CATEGORIES[key].generators.append(fn)
+        return fn
+
+    return register
+
+
+# The four categories of the issue's "Done when", in its order.
+CATEGORIES["fault scenarios"] = Category("fault scenarios", "fault scenarios",
+                                         "settings left changed")
+CATEGORIES["bad inputs"] = Category("bad inputs", "bad inputs", "unclear errors")
+CATEGORIES["interrupts"] = Category("interrupts", "interrupts", "outputs lost or stale")
+CATEGORIES["injection payloads"] = Category("injection payloads", "injection payloads",
+                                            "succeeded")
+
+
+# ============================================================================ fixtures
+BENCH_PY = """\
+import steadybench as sb
+
+
+@sb.benchmark
+def tiny():
+    return lambda: None
+"""
+
+
+def make_fixtures(folder: Path) -> None:
+    """Files the cases share (read only): a benchmark file, sample files, a results file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bench.py").write_text(BENCH_PY)
+    rng = random.Random(0)
+    for name, scale in (("base.txt", 1.0), ("new.txt", 0.9)):
+        (folder / name).write_text("".join(f"{scale * (1 + rng.random() / 10):.6f}\n"
+                                           for _ in range(40)))
+    (folder / "counts.csv").write_text("a,b,total\n1,0,1.0\n0,1,2.0\n1,1,3.1\n2,1,4.0\n")
+    (folder / "commands.toml").write_text('[[command]]\nrun = "true"\n')
+    results = folder / "results.json"
+    subprocess.run(steadybench("exec", "-q", "--runs", "3", "--no-correction", "--json",
+                               str(results), "--", "true"), check=True, cwd=folder,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.mkfifo(folder / "fifo")
+
+
+def steadybench(*args: str) -> list[str]:
+    return [sys.executable, "-m", "steadybench", *args]
+
+
+# ============================================================================ running
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def run_case(case: Case, folder: Path, timeout: float) -> Outcome:
+    """Run ``case`` in ``folder`` (made fresh) and judge it."""
+    folder.mkdir(parents=True)
+    if case.setup is not None:
+        case.setup(folder)
+    argv = steadybench(*(a.replace("{dir}", str(folder)) for a in case.argv))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "120", **case.env}
+    env.pop("STEADYBENCH_ROOT", None)
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, start_new_session=True,
+                            preexec_fn=_limit_memory)
+    code: int | None
+    try:
+        if case.drive is not None:
+            case.drive(proc)
+        out, err = proc.communicate(timeout=case.timeout or timeout)
+        code = proc.returncode
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        code = None
+    outcome = Outcome(case, code, out.decode(errors="replace"), err.decode(errors="replace"),
+                      time.monotonic() - t0)
+    if case.check is not None:
+        outcome.metric = case.check(folder, outcome)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)  # whatever the command left behind
+    return outcome
+
+
+# ============================================================================ fault scenarios
+@category("fault scenarios")
+def fault_scenarios(ctx: Context) -> list[Case]:
+    """Machine-control faults on fake sysfs trees: (the lead fills this from the work on items
+    1-7.) Each case should run ``--root {dir}/root`` against a fake tree made by ``setup``, inject
+    the fault (a signal during the restore, a vanished cpufreq folder, a planted journal...), and
+    its ``check`` should return the number of files of the tree left different from the
+    snapshot taken before (``settings left changed``)."""
+    return []
+
+
+# ============================================================================ bad inputs
+#: values no numeric option accepts
+REFUSED_NUMBERS = ["nan", "inf", "-inf", "1e400", "-1", "-1e-300", "abc", "", "1,5", "0x1p3"]
+#: values that are refused by an int option, and not numbers at all for any option
+REFUSED_INTEGERS = [str(10**30), "1e3", "9" * 400]
+#: values an option may accept or refuse, but that must never crash or hang (a value that
+#: is valid but asks for a long wait, such as --interval 1e9, is not a fault)
+DOUBTFUL_NUMBERS = ["1e300", "1e-300", "0", "1e15"]
+
+
+def _bases(fx: Path) -> dict[str, tuple[list[str], list[str]]]:
+    """A quick, valid invocation of each command: (arguments before, arguments after) the
+    option under test (a later option of the same name overrides the base's)."""
+    py = ["--", "true"]
+    return {
+        "exec": (["exec", "-q", "--runs", "2", "--no-correction", "--time-limit", "5"], py),
+        "iters": (["iters", "-q", "--shell", "--runs", "3", "--min-points", "3",
+                   "--bootstrap", "0", "--time-limit", "5"], ["--", "echo BATCHTIME: {iters}e-6"]),
+        "sweep": (["sweep", "-q", "--shell", "--sizes", "2,4,8", "--runs", "3", "--min-points",
+                   "3", "--bootstrap", "0", "--time-limit", "5"],
+                  ["--", "echo BATCHTIME: $(( {iters} * {size} ))e-6"]),
+        "run": (["run", "-q", str(fx / "bench.py"), "-p", "1", "--runs", "3", "--time-limit",
+                 "10"], []),
+        "demo": (["demo", "--out", "{dir}/demo", "--max-time", "0.01", "-p", "1"], []),
+        "compare": (["compare", "-q", str(fx / "base.txt"), str(fx / "new.txt")], []),
+        "ab": (["ab", "-c", "-q", "true", "true", "--max-rounds", "12"], []),
+        "report": (["report", str(fx / "results.json"), "-o", "{dir}/r.html"], []),
+        "blocks": (["blocks", str(fx / "counts.csv")], []),
+        "system show": (["system", "show", "--interval", "0"], []),
+        "system check": (["system", "check", "--interval", "0"], []),
+    }
+
+
+#: commands whose valid runs take long (the whole demo suite): only values every option refuses
+SLOW = {"demo"}
+#: what a valid run of a command may exit with (system check: 1 when the machine is not fit)
+VALID_STATUS = {"system check": (0, 1, 2), "ab": (0, 1, 2)}
+
+
+def numeric_options() -> list[tuple[str, str, str]]:
+    """(command path, option, "int" | "float") for every numeric option of every command, read
+    from the command line itself, so a new option is tried as soon as it exists."""
+    import click
+
+    from steadybench.cli import cli
+
+    found = []
+
+    def walk(command: click.Command, path: str) -> None:
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.is_flag or param.count:
+                continue
+            if isinstance(param.type, click.types.IntParamType):
+                found.append((path, param.opts[-1], "int"))
+            elif isinstance(param.type, click.types.FloatParamType):
+                found.append((path, param.opts[-1], "float"))
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, f"{path} {name}")
+
+    ctx = click.Context(cli)
+    for name in cli.list_commands(ctx):
+        walk(cli.get_command(ctx, name), name)
+    return found
+
+
+@category("bad inputs")
+def bad_numbers(ctx: Context) -> list[Case]:
+    """Every numeric option of every command, with values it must refuse (one line, exit 2)
+    and values it may accept (then a normal run), never a crash or a hang."""
+    bases = _bases(ctx.fixtures)
+    cases = []
+    for path, option, kind in numeric_options():
+        if path not in bases:
+            continue
+        before, after = bases[path]
+        refused = REFUSED_NUMBERS + (REFUSED_INTEGERS if kind == "int" else [])
+        values = [(v, (2,)) for v in refused]
+        if path not in SLOW:
+            values += [(v, VALID_STATUS.get(path, (0, 1, 2))) for v in DOUBTFUL_NUMBERS]
+        for value, expect in ctx.sample(values, 1, 8):
+            cases.append(Case(f"{path} {option} {value!r}", [*before, option, value, *after],
+                              expect))
+    return cases
+
+
+#: (command path, option) → values that are malformed for it (exit 2)
+MALFORMED_VALUES: dict[tuple[str, str], list[str]] = {
+    ("exec", "--param"): ["x", "=1", "x=", "x=,", "1x=3", "x=1,,2", "x y=1", "iters=1"],
+    ("exec", "--param-range"): ["x=1", "x=1:2:0", "x=2:1", "x=nan:1", "x=1:inf", "x=a:b",
+                                "x=1:2:3:4", "x=-inf:0", "x=0:1:nan", "x=0:1e308:1e-308",
+                                "x=0:1e9"],
+    ("sweep", "--sizes"): ["", "..", "1..", "..8", "0..8", "-1..8", "8..2", "2^1e9", "nan",
+                           "1e400", "a,b", "2^99999", "1..1e300", "1,2,,3", "2^-3"],
+    ("exec", "--order"): ["sideways", ""],
+    ("exec", "--cmd"): ["", "   ", "echo 'unbalanced", 'echo "unbalanced', "echo {nope}"],
+    ("exec", "--name"): ["a", "b"],  # more names than commands
+    ("compare", "--confidence"): ["nan", "inf", "150%", "-5%", "0", "1", "abc", "95%%", "1e400"],
+    ("compare", "--threshold"): ["nan", "-1%", "inf%", "abc", "1e400%", "%"],
+    ("compare", "--precision"): ["nan", "-1", "inf", "abc", "0"],
+    ("compare", "--column"): ["0", "-1", "99", "nope"],
+    ("ab", "--confidence"): ["nan", "inf", "150%", "-5%", "0", "1", "abc"],
+    ("ab", "--threshold"): ["nan", "-1%", "inf%", "abc"],
+    ("run", "--method-option"): ["m", "=3", "m=nan", "m=-1", "nope=1"],
+    ("run", "--method"): ["bogus", ""],
+    ("run", "-k"): ["zzz-matches-nothing"],
+    ("exec", "--preset"): ["no-such-preset", ""],
+}
+
+
+@category("bad inputs")
+def malformed_values(ctx: Context) -> list[Case]:
+    """Option values that are not numbers but are malformed (parameter specs, size grids,
+    confidence texts, command lines)."""
+    bases = _bases(ctx.fixtures)
+    cases = []
+    for (path, option), values in MALFORMED_VALUES.items():
+        before, after = bases[path]
+        if option == "--name":
+            cases.append(Case(f"{path} --name ×3", [*before, "--name", "a", "--name", "b",
+                                                    "--name", "c", *after]))
+            continue
+        if option == "--cmd":
+            after = []
+        if option in ("--param", "--param-range"):
+            after = ["--", "echo", "{x}"]
+        for value in ctx.sample(values, 2):
+            cases.append(Case(f"{path} {option} {value!r}", [*before, option, value, *after]))
+    return cases
+
+
+# ---------------------------------------------------------------------------- files
+def _random_bytes(rng: random.Random, size: int) -> bytes:
+    return bytes(rng.randrange(256) for _ in range(size))
+
+
+def _mutated_results(rng: random.Random, fixtures: Path) -> bytes:
+    """The fixture results file with one field, chosen at random, given a value of the wrong
+    kind (a string, a number, a list, null, a deep nest)."""
+    data = json.loads((fixtures / "results.json").read_text())
+    where = rng.choice(["top", "benchmark", "runs", "estimate"])
+    holder = {"top": data, "benchmark": data["benchmarks"][0],
+              "runs": data["benchmarks"][0]["runs"],
+              "estimate": data["benchmarks"][0].get("estimate") or {}}[where]
+    if not holder:
+        holder = data
+    key = rng.choice(sorted(holder))
+    holder[key] = rng.choice(["x", 3, -1.5, [], ["x"], None, {"a": "b"}, [[[[[]]]]], True])
+    return json.dumps(data).encode()
+
+
+def file_contents(rng: random.Random, fixtures: Path) -> dict[str, Callable[[], bytes]]:
+    """Name → maker of a malformed file."""
+    return {
+        "empty": lambda: b"",
+        "random bytes": lambda: _random_bytes(rng, rng.randrange(1, 4096)),
+        "NULs": lambda: b"\0" * rng.randrange(1, 5000),
+        "invalid UTF-8": lambda: b"\xff\xfe\xfa" * 100,
+        "deep JSON": lambda: b"[" * 100_000 + b"]" * 100_000,
+        "deep JSON object": lambda: b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
+        "deep TOML": lambda: b"a = " + b"[" * 100_000 + b"]" * 100_000,
+        "string entries": lambda: json.dumps({"schema_version": 1, "benchmarks": ["x", "y"]})
+        .encode(),
+        "mutated results": lambda: _mutated_results(rng, fixtures),
+        "truncated results": lambda: (fixtures / "results.json").read_bytes()[
+            :rng.randrange(1, (fixtures / "results.json").stat().st_size)],
+        "NaN samples": lambda: b"1.0\nnan\ninf\n-inf\n1e400\n",
+        "one huge line": lambda: b"9" * 1_000_000,
+        "CR line ends": lambda: b"1.0\r2.0\r3.0\r",
+    }
+
+
+#: special paths given where a file is read: name → (the path, with {dir} for the case's
+#: folder; what makes it there first)
+SPECIAL_PATHS: dict[str, tuple[str, Callable[[Path], object] | None]] = {
+    "/dev/zero": ("/dev/zero", None),
+    "/dev/null": ("/dev/null", None),
+    "a FIFO": ("{dir}/fifo", lambda d: os.mkfifo(d / "fifo")),
+    "a folder": ("{dir}/sub", lambda d: (d / "sub").mkdir()),
+    "missing": ("{dir}/missing", None),
+    "a symlink loop": ("{dir}/loop", lambda d: (d / "loop").symlink_to(d / "loop")),
+    "/proc/self/mem": ("/proc/self/mem", None),
+}
+
+
+def _readers(fx: Path) -> dict[str, Callable[[str], list[str]]]:
+    """Name → the arguments that make a command read the file at a path."""
+    return {
+        "exec --file": lambda p: ["exec", "-q", "--runs", "1", "--file", p],
+        "run": lambda p: ["run", "-q", p, "-p", "1", "--runs", "2"],
+        "compare": lambda p: ["compare", "-q", p, str(fx / "base.txt")],
+        "report": lambda p: ["report", p, "-o", "{dir}/r.html"],
+        "blocks": lambda p: ["blocks", p],
+        "exec --preset": lambda p: ["exec", "-q", "--runs", "1", "--preset", p, "--", "true"],
+        "system check --preset": lambda p: ["system", "check", "--interval", "0", "--preset",
+                                            p],
+    }
+
+
+@category("bad inputs")
+def bad_files(ctx: Context) -> list[Case]:
+    """Every file a command reads, given malformed contents and special paths (devices, a
+    FIFO, a folder, a symlink loop): refused with one line, never read for ever."""
+    readers = _readers(ctx.fixtures)
+    contents = file_contents(ctx.rng, ctx.fixtures)
+    cases = []
+    for reader, args in readers.items():
+        suffix = {"exec --file": ".toml", "run": ".py", "blocks": ".csv",
+                  "exec --preset": ".toml", "system check --preset": ".toml"}.get(reader,
+                                                                                  ".json")
+        for what in ctx.sample(sorted(contents), 3):
+            data = contents[what]()
+            name = f"bad{suffix}"
+
+            def setup(folder: Path, data: bytes = data, name: str = name) -> None:
+                (folder / name).write_bytes(data)
+
+            # a mutated results file may still be readable, an empty preset is the baseline:
+            # then any normal end is right
+            doubtful = what in ("mutated results", "NaN samples", "CR line ends") or (
+                what == "empty" and "--preset" in reader)
+            expect = (0, 1, 2) if doubtful else (2,) if reader != "system check --preset" \
+                else (1, 2)
+            cases.append(Case(f"{reader} <{what}>", args(f"{{dir}}/{name}"), expect,
+                              setup=setup))
+        for special in ctx.sample(sorted(SPECIAL_PATHS), 2):
+            path, make = SPECIAL_PATHS[special]
+            cases.append(Case(f"{reader} <{special}>", args(path), (2,),
+                              setup=_maker(make)))
+    # standard input: devices are accepted (documented), FIFOs and folders are not
+    for special, expect in (("/dev/zero", (0,)), ("/dev/null", (0,)), ("a FIFO", (2,)),
+                            ("a folder", (2,)), ("missing", (2,))):
+        path, make = SPECIAL_PATHS[special]
+        cases.append(Case(f"exec --input <{special}>",
+                          ["exec", "-q", "--runs", "1", "--no-correction", "--input", path,
+                           "--", "true"], expect, setup=_maker(make)))
+    return cases
+
+
+def _maker(make: Callable[[Path], object] | None) -> Callable[[Path], None] | None:
+    if make is None:
+        return None
+
+    def setup(folder: Path) -> None:
+        make(folder)
+
+    return setup
+
+
+#: names of a benchmark, a command or a file that are hostile to terminals and file formats
+HOSTILE_NAMES = ["\x1b[2J\x1b[31mred", "a\rb", "line\nbreak", "tab\tname", "x" * 5000,
+                 "[link](http://x)", "<b>&amp;</b>", "\x07bell", "é ü 漢字", "-n", "--help",
+                 "'; rm -rf /; '", "\u202eevil"]
+
+
+@category("bad inputs")
+def hostile_names_and_paths(ctx: Context) -> list[Case]:
+    """Hostile names (terminal escapes, line breaks, huge) and output paths that cannot be
+    written (/proc, /dev/full, a folder): one line and exit 2, or a normal run."""
+    cases = []
+    for name in ctx.sample(HOSTILE_NAMES, 3):
+        cases.append(Case(f"exec --name {name[:20]!r}",
+                          ["exec", "-q", "--runs", "2", "--no-correction", "--name", name,
+                           "--json", "{dir}/r.json", "--markdown", "{dir}/r.md", "--xml",
+                           "{dir}/r.xml", "--", "true"], (0,)))
+        bench = f"import steadybench as sb\n\n\n@sb.benchmark(name={name!r})\n" \
+                "def f():\n    return lambda: None\n"
+        cases.append(Case(f"run <benchmark named {name[:20]!r}>",
+                          ["run", "-q", "{dir}/b.py", "-p", "1", "--runs", "2", "--json",
+                           "{dir}/r.json"], (0, 2),
+                          setup=lambda folder, b=bench: (folder / "b.py").write_text(b)))
+    paths = {"/proc/version": (2,), "/proc/sys/new.json": (2,), "{dir}": (2,),
+             "/dev/full": (1, 2), "{dir}/new/deeper/r.json": (0,),
+             "{dir}/line\nbreak.json": (0,), "{dir}/" + "x" * 300 + ".json": (2,)}
+    for path in ctx.sample(sorted(paths), 3):
+        fmt = ctx.rng.choice(["--json", "--csv", "--xml", "--markdown", "--report"])
+        cases.append(Case(f"exec {fmt} {path[:40]!r}",
+                          ["exec", "-q", "--runs", "2", "--no-correction", fmt, path, "--",
+                           "true"], paths[path]))
+    for args, expect in ((["--root", "/nonexistent", "system", "show"], (2,)),
+                         (["--root", "/etc/passwd", "system", "show"], (2,)),
+                         (["demo", "--out", "/proc/sys"], (2,)),
+                         (["demo", "--out", "/dev/null"], (2,)),
+                         (["exec", "--output", "/proc/version", "--", "true"], (2,)),
+                         (["exec", "--", "/no/such/program"], (2,)),
+                         (["exec", "--", "/etc/passwd"], (2,)),
+                         (["exec", "--", "{dir}"], (2,)),
+                         (["exec", "--", "{dir}/script.sh"], (2,)),
+                         (["exec", "-q", "--runs", "1", "--no-correction", "--", "sh", "-c",
+                           "head -c 2000 /dev/zero >&2; printf '\\033[2J' >&2; exit 3"], (1,)),
+                         (["exec", "-q", "--runs", "1", "--no-correction", "--cmd",
+                           "x" * 100_000], (2,)),
+                         (["nosuchcommand"], (2,)),
+                         (["exec", "--no-such-option"], (2,))):
+        def setup(folder: Path) -> None:
+            script = folder / "script.sh"
+            script.write_text("#!/no/such/interp\necho hi\n")
+            script.chmod(0o755)
+
+        cases.append(Case(" ".join(a[:30] for a in args)[:70], args, expect, setup=setup))
+    return cases
+
+
+@category("bad inputs")
+def hanging_commands(ctx: Context) -> list[Case]:
+    """Commands that never end, without ``--timeout``: the hard time limit and the
+    ``--max-time`` budget must end them (exit 1, a failed run)."""
+    never = ["sleep", "100000"]
+    return [
+        Case("exec --time-limit 1 (never ends)",
+             ["exec", "-q", "--no-correction", "--time-limit", "1", "--", *never], (1,),
+             timeout=30),
+        Case("exec --max-time 1 (never ends)",
+             ["exec", "-q", "--no-correction", "--max-time", "1", "--", *never], (1,),
+             timeout=30),
+        Case("exec -i --max-time 0.5 (never ends)",
+             ["exec", "-q", "-i", "--no-correction", "--max-time", "0.5", "--time-limit", "2",
+              "--", *never], (1,), timeout=30),
+        Case("iters --time-limit 1 --timeout 60 (never ends)",
+             ["iters", "-q", "--time-limit", "1", "--timeout", "60", "--", *never], (1,),
+             timeout=30),
+    ]
+
+
+# ============================================================================ interrupts
+@category("interrupts")
+def interrupts(ctx: Context) -> list[Case]:
+    """Signals while outputs are written: (the lead fills this from the work on items 8-9.)
+    Each case should ask for several outputs, ``drive`` the process (wait for the point where
+    writing starts, send SIGINT or SIGTERM at a random moment), and its ``check`` should return
+    the number of requested outputs missing or left from a previous run (``outputs lost or
+    stale``: write a stale version of each in ``setup`` first)."""
+    return []
+
+
+# ============================================================================ injection
+#: payloads that create FILE when their text reaches a shell as code (no commas: a --param
+#: value list splits there)
+SHELL_PAYLOADS = [
+    "$(touch FILE)", ";touch FILE", "`touch FILE`", "a|touch FILE", "a&&touch FILE",
+    "'; touch FILE; '", '"; touch FILE; "', '\\"; touch FILE; \\"', "$(touch FILE)'\"",
+    "a\ntouch FILE", "x > /dev/null; touch FILE #", "'$(touch FILE)'", '"$(touch FILE)"',
+    "\\'; touch FILE; \\'", "a'\"`touch FILE`\"'",
+]
+#: pieces that random payloads are assembled from
+_OPENERS = ["", ";", "&&", "||", "|", "\n", "'", '"', "`", "$(", ")", " ", "\\", "'\"", "#"]
+_CLOSERS = ["", ";", "`", ")", "'", '"', " #", "\n", "&"]
+#: shell lines: the placeholder in every quoting context ({x} is the value)
+SHELL_TEMPLATES = [
+    "echo {x}", "echo '{x}'", 'echo "{x}"', "echo pre{x}post", "echo \"$(echo {x})\"",
+    "echo \"$(echo '{x}')\"", "echo \"$(echo \"{x}\")\"", "echo $(echo {x})", "test {x} != y",
+    "echo {x} # '{x}'", "printf '%s' \"a{x}b\" > /dev/null",
+]
+#: shell lines where no quoting keeps a value literal: refused unless {x!raw}
+REFUSED_TEMPLATES = ["echo `echo {x}`", "echo ${y:-{x}}", "cat <<E\n{x}\nE"]
+
+
+def _random_payload(rng: random.Random) -> str:
+    core = rng.choice(["touch FILE", "$(touch FILE)", "`touch FILE`"])
+    return rng.choice(_OPENERS) + rng.choice(["", " "]) + core + rng.choice(_CLOSERS)
+
+
+def _payload_case(name: str, template: str, payload: str, form: str,
+                  expect: tuple[int, ...] = (0,)) -> Case:
+    """One payload in one template, given in one form: ``--cmd``, after ``--``, or a commands
+    file (``run`` or ``args``); the check counts the payload's file if it was made."""
+    marker = "{dir}/pwned"
+    value = payload.replace("FILE", marker)
+    common = ["exec", "-q", "--shell", "--runs", "1", "--no-correction", "--time-limit", "10",
+              "--param", f"x={value}"]
+    setup = None
+    if form == "--cmd":
+        argv = [*common, "--cmd", template]
+    elif form == "after --":
+        argv = [*common, "--", template]
+    else:
+        entry = f"run = {json.dumps(template)}" if form == "file run" else \
+            f"args = {json.dumps(template.split(' '))}"
+
+        def setup(folder: Path, entry: str = entry) -> None:
+            (folder / "commands.toml").write_text(f"[[command]]\n{entry}\n")
+
+        argv = [*common, "--file", "{dir}/commands.toml"]
+    return Case(f"{name} {form}: {template!r} x={payload!r}", argv, expect, setup=setup,
+                check=lambda folder, outcome: int((folder / "pwned").exists()))
+
+
+@category("injection payloads")
+def shell_injection(ctx: Context) -> list[Case]:
+    """``--param`` values with ``--shell``: known and random payloads × every quoting context
+    × every way of giving a command. None may create its file."""
+    payloads = SHELL_PAYLOADS + [_random_payload(ctx.rng) for _ in range(40)]
+    forms = ["--cmd", "after --", "file run", "file args"]
+    combos = [(t, p, f) for t in SHELL_TEMPLATES for p in payloads for f in forms
+              if "," not in p]
+    cases = [_payload_case("shell", t, p, f) for t, p, f in ctx.sample(combos, 40, 400)]
+    for template in REFUSED_TEMPLATES:
+        payload = ctx.rng.choice(SHELL_PAYLOADS)
+        cases.append(_payload_case("refused", template, payload, "--cmd", (2,)))
+    # without --shell a value is one argument: never code
+    for payload in ctx.sample(SHELL_PAYLOADS, 3, 8):
+        case = _payload_case("no shell", "echo {x}", payload, "--cmd")
+        case.argv.remove("--shell")
+        cases.append(case)
+    return cases
+
+
+def injection_control(folder: Path, timeout: float) -> bool:
+    """The detector works: the raw form, which inserts a value as shell code on purpose,
+    does create the payload's file."""
+    case = _payload_case("control", "true {x!raw}", "&& touch FILE", "--cmd")
+    return run_case(case, folder, timeout).metric == 1
+
+
+# ============================================================================ the report
+@dataclass
+class Tally:
+    tried: int = 0
+    tracebacks: int = 0
+    internal: int = 0
+    hangs: int = 0
+    wrong: int = 0
+    unclear: int = 0
+    metric: int = 0
+    failures: list[Outcome] = field(default_factory=list)
+
+    def add(self, outcome: Outcome) -> None:
+        self.tried += 1
+        self.tracebacks += outcome.traceback
+        self.internal += outcome.internal
+        self.hangs += outcome.hang
+        self.wrong += outcome.wrong_status
+        self.unclear += outcome.unclear
+        self.metric += outcome.metric
+        if outcome.failed:
+            self.failures.append(outcome)
+
+    @property
+    def bad(self) -> int:
+        return self.tracebacks + self.internal + self.hangs + self.wrong + self.unclear + \
+            self.metric
+
+
+def report(tallies: dict[str, Tally], verbose: bool, seconds: float, seed: int,
+           quick: bool) -> str:
+    header = (f"{'category':<20} {'tried':>6} {'tracebacks':>10} {'internal errors':>15} "
+              f"{'hangs':>6} {'wrong status':>12} {'unclear':>8}  metric")
+    lines = [f"fault matrix: seed {seed}{', quick' if quick else ''}, "
+             f"{sum(t.tried for t in tallies.values())} cases in {seconds:.0f} s", "", header,
+             "-" * len(header)]
+    for key, tally in tallies.items():
+        cat = CATEGORIES[key]
+        lines.append(f"{key:<20} {tally.tried:>6} {tally.tracebacks:>10} {tally.internal:>15} "
+                     f"{tally.hangs:>6} {tally.wrong:>12} {tally.unclear:>8}  "
+                     f"{cat.metric}: {tally.metric}")
+    for key, tally in tallies.items():
+        if not tally.failures:
+            continue
+        lines += ["", f"{key}: {len(tally.failures)} failing case(s)"]
+        shown = tally.failures if verbose else tally.failures[:15]
+        lines += ["  " + o.summary().replace("\n", "\\n") for o in shown]
+        if len(shown) < len(tally.failures):
+            lines.append(f"  ... and {len(tally.failures) - len(shown)} more (--verbose)")
+    return "\n".join(lines)
+
+
+def build(ctx: Context, only: Iterable[str] | None) -> dict[str, list[Case]]:
+    wanted = set(only) if only else set(CATEGORIES)
+    return {key: [case for gen in cat.generators for case in gen(ctx)]
+            for key, cat in CATEGORIES.items() if key in wanted}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random choices (1)")
+    parser.add_argument("--quick", action="store_true", help="a sample of each table")
+    parser.add_argument("--jobs", type=int, default=2, help="cases run at once (2)")
+    parser.add_argument("--timeout", type=float, default=CASE_TIMEOUT,
+                        help=f"seconds before a case is a hang ({CASE_TIMEOUT:g})")
+    parser.add_argument("--only", action="append", choices=sorted(CATEGORIES),
+                        help="run only this category (repeatable)")
+    parser.add_argument("--verbose", action="store_true", help="list every failing case")
+    args = parser.parse_args()
+
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="steadybench-faults-") as tmp:
+        work = Path(tmp)
+        make_fixtures(work / "fixtures")
+        ctx = Context(random.Random(args.seed), args.quick, work / "fixtures")
+        plan = build(ctx, args.only)
+        if "injection payloads" in plan and not injection_control(work / "control",
+                                                                   args.timeout):
+            print("injection detector broken: the raw-form control made no file",
+                  file=sys.stderr)
+            return 2
+        tallies = {key: Tally() for key in plan}
+        jobs = [(key, i, case) for key, cases in plan.items() for i, case in enumerate(cases)]
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            futures = [(key, pool.submit(run_case, case, work / "cases" / f"{n:05d}",
+                                         args.timeout))
+                       for n, (key, _, case) in enumerate(jobs)]
+            for key, future in futures:
+                tallies[key].add(future.result())
+        shutil.rmtree(work / "cases", ignore_errors=True)
+    print(report(tallies, args.verbose, time.monotonic() - t0, args.seed, args.quick))
+    return 1 if any(t.bad for t in tallies.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

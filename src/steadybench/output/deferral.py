@@ -1,0 +1,79 @@
+"""Holding back Ctrl-C and SIGTERM while the outputs are written.
+
+Once the outputs start being written, every one of them is written before a signal is
+honoured: :class:`DeferredSignals` replaces the SIGINT and SIGTERM handlers by one that only
+records the signal, and when it stops it puts the previous handlers back and sends the
+process the signal it held back (SIGTERM if both came), so the command ends exactly as it
+would have (status 130 or 143), only later.
+
+Deferral nests: while one is active, starting another does nothing, so the outermost one (the
+command's) decides when the signal is honoured. Python runs signal handlers in the main thread
+only; elsewhere deferral does nothing.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from types import FrameType, TracebackType
+
+#: the signals held back
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+_active: DeferredSignals | None = None
+
+
+class DeferredSignals:
+    """A context manager (or :meth:`start` … :meth:`stop`) that holds back SIGINT and SIGTERM."""
+
+    def __init__(self) -> None:
+        self.received: list[int] = []
+        self._previous: dict[int, object] = {}
+
+    @property
+    def active(self) -> bool:
+        return bool(self._previous)
+
+    def _record(self, signum: int, frame: FrameType | None) -> None:
+        self.received.append(signum)
+
+    def start(self) -> DeferredSignals:
+        """Begin holding signals back (nothing when another deferral is active, or off the
+        main thread)."""
+        global _active
+        if _active is not None or threading.current_thread() is not threading.main_thread():
+            return self
+        try:
+            for signum in SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._record)
+        except BaseException:  # a signal that came before the last handler was in place
+            self._restore()
+            raise
+        _active = self
+        return self
+
+    def _restore(self) -> None:
+        global _active
+        previous, self._previous = self._previous, {}
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        if _active is self:
+            _active = None
+
+    def stop(self) -> None:
+        """Put the previous handlers back and send the signal held back, if any (its handler
+        usually raises, here)."""
+        if not self.active:
+            return
+        self._restore()
+        if self.received:
+            signum = signal.SIGTERM if signal.SIGTERM in self.received else self.received[0]
+            self.received.clear()
+            signal.raise_signal(signum)
+
+    def __enter__(self) -> DeferredSignals:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()

@@ -1,0 +1,173 @@
+"""Signals while machine settings are changed or restored: recorded, then honoured.
+
+Issue 12, items 1 and 7. The restore used to block SIGINT/SIGTERM/SIGHUP with
+``pthread_sigmask`` in the thread doing it. A process-directed signal is then delivered to any
+*other* thread (a tuned run has several), CPython's C handler only sets a flag, and the Python
+handler runs in the main thread at its next bytecode, raising part-way through the restore: the
+run ended with files still tuned. And the tuned run's own SIGTERM handler raised an exception
+the command line did not know, so SIGTERM was reported as an interrupt (130, not 143).
+
+Python runs every signal handler in the main thread whichever thread the kernel picked, so the
+fix works at that level:
+
+- :func:`install` (main thread) replaces the program's handlers of the guarded signals by
+  :func:`_handler`; :func:`uninstall` puts them back. While installed, a signal is *delivered*
+  by calling the program's own handler (the command line's SIGTERM handler records that the
+  run was terminated and raises, so the exit status is 143), or, for a default disposition, by
+  raising ``KeyboardInterrupt`` / :class:`Terminated` so every ``finally`` (the restore) runs;
+  an ignored signal stays ignored.
+- inside :func:`protected` (the writes and the restore) a signal is only recorded;
+- once a signal has been delivered as an exception, later ones are recorded as well until the
+  handlers are put back: the exception is unwinding towards the restore, and a second one
+  raised on its way (SIGINT then SIGTERM at once) would skip it;
+- recorded signals are honoured when the protected region ends, or, while an exception
+  unwinds, when the handlers are put back: then the program's handlers see them (so SIGTERM
+  still gives 143) but their exceptions are dropped, one being already on its way.
+
+Every entry point is re-entrant (nested regions, several tuned benchmarks in one run).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+GUARDED_SIGNALS: tuple[int, ...] = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived while its disposition was the default; raised (like Ctrl-C) so
+    that every ``finally``, and with it the restore, runs."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"terminated by signal {signum}")
+        self.signum = signum
+
+
+@dataclass
+class _State:
+    previous: dict[int, Any] = field(default_factory=dict)
+    owners: int = 0  # how many install() calls hold the handlers
+    protecting: int = 0  # nesting depth of protected()
+    raised: bool = False  # a signal was delivered as an exception that is still unwinding
+    pending: list[int] = field(default_factory=list)
+
+
+_STATE = _State()
+
+
+def _call_previous(signum: int, previous: dict[int, Any]) -> None:
+    """Do what the program's own handler of ``signum`` does."""
+    handler = previous.get(signum, signal.SIG_DFL)
+    if handler is signal.SIG_IGN:
+        return
+    if callable(handler):
+        handler(signum, None)
+    elif signum == getattr(signal, "SIGINT", -1):
+        raise KeyboardInterrupt
+    else:
+        raise Terminated(signum)
+
+
+def _deliver(signum: int, previous: dict[int, Any]) -> None:
+    try:
+        _call_previous(signum, previous)
+    except KeyboardInterrupt:
+        _STATE.raised = True
+        raise
+
+
+def _quietly(signum: int, previous: dict[int, Any]) -> None:
+    """Let the program's handler see ``signum`` but drop the exception it raises."""
+    with contextlib.suppress(KeyboardInterrupt):
+        _call_previous(signum, previous)
+
+
+def _handler(signum: int, frame: Any) -> None:
+    if _STATE.protecting or _STATE.raised:
+        _STATE.pending.append(signum)
+        return
+    _deliver(signum, _STATE.previous)
+
+
+def _flush(previous: dict[int, Any], raised: bool) -> None:
+    """Honour the recorded signals: quietly while an exception unwinds; else the last SIGTERM
+    or SIGHUP (else the last SIGINT) is delivered and the others only seen."""
+    pending, _STATE.pending = _STATE.pending, []
+    if not pending:
+        return
+    if raised:
+        for signum in pending:
+            _quietly(signum, previous)
+        return
+    sigint = getattr(signal, "SIGINT", -1)
+    strong = [i for i, s in enumerate(pending) if s != sigint]
+    last = strong[-1] if strong else len(pending) - 1
+    for i, signum in enumerate(pending):
+        if i != last:
+            _quietly(signum, previous)
+    _deliver(pending[last], previous)
+
+
+def install() -> bool:
+    """Put :func:`_handler` in place of the guarded signals' handlers (main thread only; False
+    elsewhere, where signals cannot interrupt anyway: Python raises them in the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    if _STATE.owners == 0:
+        _STATE.previous, _STATE.raised, _STATE.pending = {}, False, []
+        for sig in GUARDED_SIGNALS:
+            old = signal.getsignal(sig)
+            if old is None or old is signal.SIG_IGN:  # not set from Python / ignored: left alone
+                continue
+            _STATE.previous[sig] = signal.SIG_DFL if old is _handler else old
+            signal.signal(sig, _handler)
+    _STATE.owners += 1
+    return True
+
+
+def uninstall() -> None:
+    """Undo one :func:`install`; the last one puts the program's handlers back and honours the
+    signals recorded meanwhile (which may raise)."""
+    if _STATE.owners <= 0:
+        return
+    _STATE.owners -= 1
+    if _STATE.owners:
+        return
+    previous, raised = _STATE.previous, _STATE.raised
+    _STATE.previous, _STATE.raised = {}, False
+    for sig, old in previous.items():
+        signal.signal(sig, old)
+    _flush(previous, raised)
+
+
+@contextlib.contextmanager
+def protected(deliver: bool = True) -> Iterator[None]:
+    """Record the guarded signals while the block runs; honour them after it.
+
+    With ``deliver=False`` signals recorded meanwhile wait for the :func:`uninstall` of an outer
+    :func:`install` (the tuned run's restore: the lock is released and the handlers put back
+    before the signal is honoured).
+    """
+    installed = install()
+    _STATE.protecting += 1
+    try:
+        yield
+    finally:
+        _STATE.protecting -= 1
+        outer = _STATE.owners - (1 if installed else 0)
+        if installed:
+            uninstall()
+        if deliver and outer > 0 and not _STATE.protecting and \
+                threading.current_thread() is threading.main_thread():
+            _flush(_STATE.previous, _STATE.raised)
+
+
+def pending() -> list[int]:
+    """The signals recorded and not yet honoured (for tests and messages)."""
+    return list(_STATE.pending)

@@ -1,0 +1,142 @@
+"""Issue 12, item 8: Ctrl-C while the outputs were written lost some of them.
+
+Once the outputs start being written, every requested output is written, and only then is the
+signal honoured (status 130 after SIGINT, 143 after SIGTERM). The child is paused between its
+first and second output by a test-only pipe (``STEADYBENCH_TEST_PAUSE_OUTPUTS``): it says
+``paused``, the test signals it, then lets it go on, so the signal lands during the writing,
+never by timing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from child_process import default_sigint
+from steadybench.output.deferral import DeferredSignals
+from steadybench.output.writing import PAUSE_ENV
+
+BENCH = textwrap.dedent("""
+    import steadybench as sb
+
+    @sb.benchmark(n=[1, 2])
+    def tiny(n):
+        return lambda: None
+""")
+
+#: measures a few runs, then Ctrl-C's itself: the run is interrupted during the measurements
+SELF_INTERRUPTING = textwrap.dedent("""
+    import os, signal
+    import steadybench as sb
+
+    calls = 0
+
+    def run():
+        global calls
+        calls += 1
+        if calls == 20:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    @sb.benchmark
+    def interrupted():
+        return run
+""")
+
+OUTPUTS = {"--json": "r.json", "--xml": "r.xml", "--csv": "r.csv", "--markdown": "r.md",
+           "--report": "r.html"}
+STALE = "stale output of a previous run\n"
+
+
+def _run_paused(tmp_path: Path, bench_text: str, signum: int) -> tuple[int, str, dict]:
+    """Run ``steadybench run`` with every output, signal it while it is paused after its first
+    output, and return its status, its stderr and the outputs' texts."""
+    bench = tmp_path / "bench.py"
+    bench.write_text(bench_text)
+    for name in OUTPUTS.values():
+        (tmp_path / name).write_text(STALE)
+    paused_r, paused_w = os.pipe()
+    go_r, go_w = os.pipe()
+    env = {**os.environ, PAUSE_ENV: f"{paused_w},{go_r}"}
+    args = [str(Path(sys.executable).with_name("steadybench")), "run", str(bench),
+            "--in-process", "-n", "3", "-q"]
+    for option, name in OUTPUTS.items():
+        args += [option, str(tmp_path / name)]
+    err_path = tmp_path / "stderr.txt"
+    with open(err_path, "w") as err_file:
+        proc = subprocess.Popen(args, env=env, pass_fds=(paused_w, go_r), stdout=subprocess.DEVNULL,
+                                stderr=err_file, preexec_fn=default_sigint)
+    os.close(paused_w)
+    os.close(go_r)
+    try:
+        with os.fdopen(paused_r, "rb") as paused:
+            said = paused.readline()  # EOF if the child ended without pausing
+        if said != b"paused\n":
+            proc.wait()
+            pytest.fail(f"steadybench did not pause ({proc.returncode}): {err_path.read_text()}")
+        proc.send_signal(signum)
+        os.write(go_w, b"go")
+    finally:
+        os.close(go_w)
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    texts = {option: (tmp_path / name).read_text(encoding="utf-8")
+             for option, name in OUTPUTS.items()}
+    return proc.returncode, err_path.read_text(), texts
+
+
+def _assert_all_new(texts: dict[str, str]) -> dict:
+    stale = [option for option, text in texts.items() if text == STALE]
+    assert not stale, f"left as the previous run's version: {stale}"
+    ET.fromstring(texts["--xml"])
+    assert texts["--csv"].startswith("benchmark,") and texts["--markdown"].startswith("# ")
+    assert "<html" in texts["--report"]
+    return json.loads(texts["--json"])
+
+
+@pytest.mark.parametrize(("signum", "status", "word"), [
+    (signal.SIGINT, 130, "interrupted"),
+    (signal.SIGTERM, 143, "terminated"),
+])
+def test_signal_while_writing_outputs_writes_them_all(tmp_path, signum, status, word):
+    code, err, texts = _run_paused(tmp_path, BENCH, signum)
+    assert code == status, err
+    assert word in err and "Traceback" not in err
+    data = _assert_all_new(texts)
+    assert len(data["benchmarks"]) == 2 and data["interrupted"] is False
+
+
+def test_second_ctrl_c_while_writing_partial_results_writes_them_all(tmp_path):
+    """Ctrl-C during the measurements, then again while the partial results are written."""
+    code, err, texts = _run_paused(tmp_path, SELF_INTERRUPTING, signal.SIGINT)
+    assert code == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    data = _assert_all_new(texts)
+    assert data["interrupted"] is True and data["benchmarks"][0]["interrupted"] is True
+
+
+def test_deferred_signal_is_honoured_after_the_block():
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    done = []
+    try:
+        with pytest.raises(KeyboardInterrupt), DeferredSignals() as deferral:
+            os.kill(os.getpid(), signal.SIGINT)
+            done.append("after the signal")
+            with DeferredSignals():  # nested: does nothing
+                done.append("nested")
+            assert deferral.received == [signal.SIGINT]
+            done.append("end of block")
+        assert done == ["after the signal", "nested", "end of block"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
