@@ -213,6 +213,10 @@ def read_user_json(path: str | os.PathLike[str],
         return json.loads(read_user_text(path, error))
     except json.JSONDecodeError as exc:
         raise error(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise error(f"{path}: JSON nested too deeply to read") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise error(f"{path}: not valid JSON ({exc})") from None
 
 
 def content_lines(text: str) -> list[tuple[int, str]]:
@@ -244,6 +248,11 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     try:
         fd, probe = tempfile.mkstemp(prefix=".steadybench-probe.", dir=folder)
     except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            # the folder exists, yet no file can be made in it: a virtual file system such as
+            # /proc or /sys, not a missing path
+            raise _refuse(named, f"{folder} does not accept new files (a virtual file "
+                                 "system?)") from None
         raise _refuse(named, exc.strerror or str(exc)) from None
     os.close(fd)
     os.unlink(probe)

@@ -68,8 +68,6 @@ def test_compare_deeply_nested_json(tmp_path, capsys):
     one_error(["compare", str(path), str(path)], capsys)
 
 
-@pytest.mark.xfail(strict=True, reason="fileio.read_user_json: catch RecursionError and "
-                                       "ValueError (the lead)")
 @pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "9" * 10_000])
 def test_report_on_json_it_cannot_parse(tmp_path, capsys, text):
     path = tmp_path / "bad.json"
@@ -77,8 +75,6 @@ def test_report_on_json_it_cannot_parse(tmp_path, capsys, text):
     one_error(["report", str(path), "-o", str(tmp_path / "r.html")], capsys)
 
 
-@pytest.mark.xfail(strict=True, reason="output/results_io.results_from_data: check the kinds "
-                                       "of environment, context, benchmarks[*].name (the lead)")
 @pytest.mark.parametrize("where", ["context", "environment", "name"])
 def test_results_file_whose_entry_is_a_string(tmp_path, capsys, where):
     data = _results(tmp_path, capsys)

@@ -171,16 +171,12 @@ def test_demo_out_that_is_a_file(tmp_path, capsys):
     assert code == 2 and len(error_lines(err)) == 1, err
 
 
-@pytest.mark.xfail(strict=True, reason="fileio.check_writable (the lead): ENOENT in an existing "
-                                       "folder is a virtual file system, not a missing path")
 def test_json_into_proc_does_not_say_no_such_file(capsys):
     code, err = run(["exec", "--runs", "1", "--json", "/proc/version", "--", "true"], capsys)
     assert code == 2
     assert "No such file or directory" not in err
 
 
-@pytest.mark.xfail(strict=True, reason="system check validates only the preset's shape "
-                                       "(the lead: check the countermeasures' options too)")
 def test_system_check_refuses_what_run_refuses(tmp_path, capsys):
     from fake_machine import make_machine
 

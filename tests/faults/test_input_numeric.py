@@ -122,12 +122,9 @@ def test_every_numeric_option_of_the_owned_commands_is_validated():
 
 
 def test_every_numeric_option_of_every_command_is_validated():
-    """The other commands (ab, compare, report, blocks, system) are validated once
-    ``steadybench.cli.validate.harden`` is applied where their commands are loaded (one line in
-    ``LazyGroup._load``, or their own option types): until then this reports what is left."""
-    left = _all_unvalidated()
-    if left:
-        pytest.xfail("not yet validated (the lead's change): " + ", ".join(left))
+    """Every command's numeric options are validated: ``steadybench.cli.validate.harden`` is
+    applied where the lazy group loads the commands."""
+    assert _all_unvalidated() == []
 
 
 def test_system_show_interval_inf(tmp_path, capsys):
@@ -136,7 +133,6 @@ def test_system_show_interval_inf(tmp_path, capsys):
     root = make_machine(tmp_path / "root")
     show = cli.get_command(click.Context(cli), "system").commands["show"]
     interval = next(p for p in show.params if p.name == "interval")
-    if not isinstance(interval.type, FiniteFloat):
-        pytest.xfail("cli/system.py --interval still click.FloatRange (the lead's change)")
+    assert isinstance(interval.type, FiniteFloat)
     assert "'--interval'" in one_error(["--root", str(root), "system", "show", "--interval",
                                         "inf"], capsys)

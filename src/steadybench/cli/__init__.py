@@ -51,9 +51,12 @@ class LazyGroup(click.Group):
     def _load(self, module_name: str) -> None:
         if module_name in self._loaded:
             return
+        from .validate import harden
+
         module = importlib.import_module(f"{__name__}.{module_name}")
         for command in module.commands:
-            self.add_command(command)
+            # every numeric option finite and in range, whatever the command declared
+            self.add_command(harden(command))
         self._loaded.add(module_name)
 
     def _load_all(self) -> None:

@@ -47,6 +47,21 @@ def results_from_data(data: Any, source: str = "<data>") -> Results:
             f"{source}: results schema version {version!r} is not supported "
             f"(this steadybench reads versions 1 to {SCHEMA_VERSION})"
         )
+    for key in ("environment", "context"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise ResultsFormatError(f"{source}: malformed results file ({key!r} is "
+                                     f"{type(data[key]).__name__}, not an object)")
+    benchmarks = data["benchmarks"]
+    if not isinstance(benchmarks, list):
+        raise ResultsFormatError(f"{source}: malformed results file ('benchmarks' is not a list)")
+    for i, entry in enumerate(benchmarks):
+        if not isinstance(entry, dict):
+            raise ResultsFormatError(f"{source}: malformed results file (benchmarks[{i}] is "
+                                     f"{type(entry).__name__}, not an object)")
+        for key in ("name", "implementation"):
+            if entry.get(key) is not None and not isinstance(entry[key], str):
+                raise ResultsFormatError(f"{source}: malformed results file (benchmarks[{i}]."
+                                         f"{key} is {type(entry[key]).__name__}, not text)")
     try:
         return Results.from_dict(data)
     # AttributeError: a field of the wrong kind, e.g. an ``estimate`` that is not an object
