@@ -2,9 +2,11 @@
 error or an endless read.
 
 ``exec --file /dev/zero`` read for ever and a FIFO waited for a writer; a deeply nested TOML
-file ended in a ``RecursionError``; ``--preset ''`` silently meant "no preset". The readers of
-``compare`` and ``report`` (``compare/readers.py``, ``output/results_io.py``, ``fileio.py``) are
-the lead's to change: their tests are strict xfails until the changes in the report are made.
+file ended in a ``RecursionError``; ``--preset ''`` silently meant "no preset"; a counts CSV with
+a huge field ended in ``csv.Error``. ``compare`` and ``report`` ended in ``RecursionError`` on a
+deeply nested JSON and in ``AttributeError``/``TypeError`` on a results file whose entries have
+the wrong kind (``compare/readers.py``, ``fileio.read_user_json``,
+``output/results_io.results_from_data``).
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def test_empty_preset_is_refused(capsys, command):
     assert "'--preset': must not be empty" in one_error(command, capsys)
 
 
-# ---------------------------------------------------------------------------- the lead's
+# ---------------------------------------------------------------------------- results files
 def _results(tmp_path: Path, capsys) -> dict:
     out = tmp_path / "r.json"
     assert main(["exec", "-q", "--runs", "2", "--no-correction", "--json", str(out), "--",

@@ -7,8 +7,10 @@
 * A 2,000-byte NUL-filled stderr tail was pasted into the error line: control characters and
   escape sequences are removed and the quote is capped.
 * ``demo --out /proc/sys`` measured for 14 s before failing: the folder is checked first.
-* ``--json /proc/version`` and ``system check`` are the lead's (``fileio``, ``system``): their
-  tests are strict xfails here until the changes in the report are made.
+* ``--json /proc/version`` said "No such file or directory": it says the folder takes no new
+  files (``fileio.check_writable``).
+* ``system check`` accepted presets that ``run`` rejects: it checks the countermeasures'
+  options the same way now.
 """
 
 from __future__ import annotations

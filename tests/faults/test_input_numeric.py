@@ -19,7 +19,8 @@ from steadybench.cli.validate import (
     unvalidated_options,
 )
 
-#: the commands validated here (ab, compare and system are the lead's: reported below)
+#: the commands whose options declare validated types themselves (the others get them from
+#: ``harden`` where the command line loads them)
 OWNED = {"exec", "iters", "sweep", "run", "demo", "report", "blocks"}
 
 
