@@ -81,20 +81,24 @@ def _file_kind(mode: int) -> str:
         return "a block device"
     if stat.S_ISSOCK(mode):
         return "a socket"
-    return "not a regular file"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    return "a special file"
 
 
 def output_target(path: str | os.PathLike[str]) -> OutputTarget:
     """What writing ``path`` means (see the module's documentation); one clear
     :class:`SteadybenchError` when it must not be written."""
     named = Path(path)
-    _check_links(named)
-    final = Path(os.path.realpath(named)) if named.is_symlink() else named
     try:
+        _check_links(named)
+        final = Path(os.path.realpath(named)) if named.is_symlink() else named
         st = os.stat(named)
     except (FileNotFoundError, NotADirectoryError):
         return OutputTarget(NEW, final)
-    except OSError as exc:
+    except OSError as exc:  # e.g. a file name too long for the file system
         raise _refuse(named, exc.strerror or str(exc)) from None
     if stat.S_ISDIR(st.st_mode):
         raise _refuse(named, "it is a directory")
@@ -192,8 +196,21 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
 
 def read_user_text(path: str | os.PathLike[str],
                    error: type[SteadybenchError] = SteadybenchError) -> str:
-    """The text of a file the user named, or ``error`` with one clear line saying why not."""
+    """The text of a file the user named, or ``error`` with one clear line saying why not.
+
+    Only regular files are read: a FIFO would wait for a writer for ever, a device may never
+    end (``/dev/zero``)."""
     p = Path(path)
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise error(f"{p}: no such file") from None
+    except OSError as exc:
+        raise error(f"{p}: cannot read ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise error(f"{p}: is a directory, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise error(f"{p}: is {_file_kind(st.st_mode)}, not a regular file")
     try:
         return p.read_text(encoding="utf-8")
     except FileNotFoundError:

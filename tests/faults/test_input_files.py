@@ -88,3 +88,18 @@ def test_results_file_whose_entry_is_a_string(tmp_path, capsys, where):
     path.write_text(json.dumps(data))
     one_error(["report", str(path), "-o", str(tmp_path / "r.html")], capsys)
     one_error(["compare", str(path), str(path)], capsys)
+
+
+def test_a_fifo_given_to_report_is_refused_not_waited_on(tmp_path, capsys):
+    """Found by benchmarks/fault_matrix.py: ``report FIFO`` waited for a writer for ever."""
+    fifo = tmp_path / "results.json"
+    os.mkfifo(fifo)
+    assert "is a FIFO, not a regular file" in one_error(
+        ["report", str(fifo), "-o", str(tmp_path / "r.html")], capsys)
+
+
+def test_an_output_name_too_long_is_one_line(tmp_path, capsys):
+    """Found by benchmarks/fault_matrix.py: ENAMETOOLONG was an internal error."""
+    long = tmp_path / ("x" * 300)
+    assert "File name too long" in one_error(
+        ["exec", "--runs", "1", "--markdown", str(long), "--", "true"], capsys)
