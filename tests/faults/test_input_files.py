@@ -103,3 +103,11 @@ def test_an_output_name_too_long_is_one_line(tmp_path, capsys):
     long = tmp_path / ("x" * 300)
     assert "File name too long" in one_error(
         ["exec", "--runs", "1", "--markdown", str(long), "--", "true"], capsys)
+
+
+def test_a_preset_nested_too_deeply_is_one_line(tmp_path, capsys):
+    """Found by benchmarks/fault_matrix.py: a deeply nested TOML preset ended in RecursionError."""
+    preset = tmp_path / "deep.toml"
+    preset.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert "is not valid TOML" in one_error(["system", "check", "--interval", "0", "--preset",
+                                             str(preset)], capsys)

@@ -124,7 +124,7 @@ def load_preset(preset: str) -> Preset:
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except OSError as exc:
         raise ConfigurationError(f"cannot read preset {path}: {exc.strerror}") from exc
-    except (ValueError, tomllib.TOMLDecodeError) as exc:
+    except (ValueError, tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ConfigurationError(f"preset {path} is not valid "
                                  f"{'JSON' if path.suffix == '.json' else 'TOML'}: {exc}") from exc
     if not isinstance(data, dict):
