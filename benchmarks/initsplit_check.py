@@ -7,12 +7,19 @@ rounds of ``N_k`` sorts and ``M_k`` restores (the paper's schedule ``M_1 = N_1 =
 
 The reference: ``linefit`` of "restore then sort" minus ``linefit`` of "restore" alone is T_e
 too, by a different route (two straight lines, no initialisation schedule). The check passes
-when linefit's T_e lies within initsplit's interval of T_e. Both run in K independent
-executions (``--processes``, default 10), so every interval is across executions; the
-reference's own interval is that of the difference of two independent estimates (half-widths
-added in quadrature, a normal approximation).
+when linefit's T_e lies within initsplit's interval of T_e.
 
-Run: ``.venv/bin/python benchmarks/initsplit_check.py [--processes K] [--seconds S]``.
+Every figure stands on independent executions (fresh worker processes). On a shared machine the
+speed drifts by several percent over a minute, more than the interval of either method, so the
+three measurements are interleaved: ``--rounds`` rounds (default 5), each measuring initsplit,
+restore+sort and restore in ``--processes`` executions (default 2). Each method's figure is the
+median of all its per-execution values with the interval across them (Kalibera & Jones;
+:func:`steadybench.stats.summary.across_executions`, the same as ``processes=K`` gives); the
+reference is the difference of the two linefit medians. ``--sequential`` measures each in one
+block of ``rounds × processes`` executions instead, one after the other.
+
+Run: ``.venv/bin/python benchmarks/initsplit_check.py [--rounds R] [--processes K]
+[--seconds S] [--sequential]``.
 The worker processes import this file by its module name (``initsplit_check``), so the
 functions below are what they measure.
 """
@@ -20,7 +27,6 @@ functions below are what they measure.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time
@@ -50,12 +56,25 @@ def _ns(v: float) -> str:
     return f"{v * 1e9:.0f}"
 
 
+def _spread(values: list[float]) -> tuple[float, float, float]:
+    from steadybench.stats.summary import across_executions
+
+    spread = across_executions(values, 0.95)
+    return spread.centre, spread.low, spread.high
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--processes", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=0.3,
                         help="seconds of samples per execution (default 0.3)")
+    parser.add_argument("--sequential", action="store_true")
+    parser.add_argument("--schedule", choices=("paper", "varied"), default="paper",
+                        help="paper: M_1 = N_1 = 1, M_k = N_k + 1 (the default of initsplit); "
+                             "varied: M_k = N_k + (k mod 4), T_i told apart in every round")
     args = parser.parse_args()
+    schedule = None if args.schedule == "paper" else [(k, k + k % 4) for k in range(1, 21)]
     # Measure this file as a module (not __main__), so that worker processes can import it.
     sys.path.insert(0, __file__.rsplit("/", 1)[0])
     import initsplit_check as me
@@ -63,30 +82,51 @@ def main() -> None:
     import steadybench as sb
 
     started = time.monotonic()
-    common = {"max_time": args.seconds, "warmup": 20, "processes": args.processes}
-    split = sb.measure(me.work, method="initsplit", init=me.init, name="sort", **common)
-    total = sb.measure(me.both, method="linefit", name="restore+sort", **common)
-    restore = sb.measure(me.init, method="linefit", name="restore", **common)
-    te_ref = total.value - restore.value
-    half = math.hypot((total.ci_high - total.ci_low) / 2, (restore.ci_high - restore.ci_low) / 2)
-    ti_lo, ti_hi = split["T_i_ci"]
-    eps_lo, eps_hi = split["epsilon_ci"]
-    print(f"initsplit ({split.level}, {split.n_executions} executions, "
-          f"{split.confidence:.0%} intervals)")
-    print(f"  T_e     {_ns(split.value):>7} ns  [{_ns(split.ci_low)}, {_ns(split.ci_high)}]")
-    print(f"  T_i     {_ns(split['T_i']):>7} ns  [{_ns(ti_lo)}, {_ns(ti_hi)}]")
-    print(f"  epsilon {_ns(split['epsilon']):>7} ns  [{_ns(eps_lo)}, {_ns(eps_hi)}]")
-    print(f"linefit   restore+sort {_ns(total.value)} ns [{_ns(total.ci_low)}, "
-          f"{_ns(total.ci_high)}], restore {_ns(restore.value)} ns [{_ns(restore.ci_low)}, "
-          f"{_ns(restore.ci_high)}]")
-    print(f"  T_e = difference {_ns(te_ref)} ns ± {_ns(half)}")
-    for text in split.case.warnings:
+    values: dict[str, list[float]] = {"T_e": [], "T_i": [], "epsilon": [], "total": [],
+                                      "restore": []}
+    warnings: list[str] = []
+    blocks = [(1, args.rounds * args.processes)] if args.sequential else \
+        [(args.rounds, args.processes)]
+    for rounds, processes in blocks:
+        common = {"max_time": args.seconds, "warmup": 20, "processes": processes}
+        for _ in range(rounds):
+            split = sb.measure(me.work, method="initsplit", init=me.init, name="sort",
+                               schedule=schedule, **common)
+            for p in split.case.processes:
+                if p.get("value") is not None:
+                    values["T_e"].append(p["value"])
+                    values["T_i"].append(p["figures"]["T_i"])
+                    values["epsilon"].append(p["figures"]["epsilon"])
+            warnings += [w for w in split.case.warnings if w not in warnings]
+            for key, fn, label in (("total", me.both, "restore+sort"),
+                                   ("restore", me.init, "restore")):
+                est = sb.measure(fn, method="linefit", name=label, **common)
+                values[key] += [p["value"] for p in est.case.processes
+                                if p.get("value") is not None]
+    te, te_lo, te_hi = _spread(values["T_e"])
+    ti, ti_lo, ti_hi = _spread(values["T_i"])
+    eps, eps_lo, eps_hi = _spread(values["epsilon"])
+    total, total_lo, total_hi = _spread(values["total"])
+    restore, restore_lo, restore_hi = _spread(values["restore"])
+    te_ref = total - restore
+    design = ("sequential" if args.sequential else f"{args.rounds} interleaved rounds") \
+        + f", {args.schedule} schedule"
+    print(f"initsplit ({len(values['T_e'])} executions, {design}, 95% intervals across "
+          "executions)")
+    print(f"  T_e     {_ns(te):>7} ns  [{_ns(te_lo)}, {_ns(te_hi)}]")
+    print(f"  T_i     {_ns(ti):>7} ns  [{_ns(ti_lo)}, {_ns(ti_hi)}]")
+    print(f"  epsilon {_ns(eps):>7} ns  [{_ns(eps_lo)}, {_ns(eps_hi)}]")
+    print(f"linefit   restore+sort {_ns(total)} ns [{_ns(total_lo)}, {_ns(total_hi)}], restore "
+          f"{_ns(restore)} ns [{_ns(restore_lo)}, {_ns(restore_hi)}] "
+          f"({len(values['total'])} and {len(values['restore'])} executions)")
+    print(f"  T_e = difference {_ns(te_ref)} ns")
+    for text in warnings:
         print(f"  warning (initsplit): {text}")
-    agree = split.ci_low <= te_ref <= split.ci_high
+    agree = te_lo <= te_ref <= te_hi
     print(f"{time.monotonic() - started:.0f} s")
-    print(f"initsplit T_e={_ns(split.value)} ns linefit T_e={_ns(te_ref)} ns "
-          f"agree={'yes' if agree else 'no'} (T_i={_ns(split['T_i'])} ns, "
-          f"linefit restore={_ns(restore.value)} ns)")
+    print(f"initsplit T_e={_ns(te)} ns [{_ns(te_lo)}, {_ns(te_hi)}] linefit T_e={_ns(te_ref)} ns "
+          f"agree={'yes' if agree else 'no'} (T_i={_ns(ti)} ns, linefit restore="
+          f"{_ns(restore)} ns)")
 
 
 if __name__ == "__main__":

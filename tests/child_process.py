@@ -12,5 +12,7 @@ import signal
 
 
 def default_sigint() -> None:
-    """``preexec_fn`` for ``subprocess.Popen``: SIGINT back to its default in the child."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    """``preexec_fn`` for ``subprocess.Popen``: SIGINT, SIGTERM and SIGHUP back to their
+    defaults in the child (``nohup`` also leaves SIGHUP ignored)."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)

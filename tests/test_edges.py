@@ -95,6 +95,18 @@ def write_float_wav(path: Path, x: np.ndarray, fs: int) -> Path:
     return path
 
 
+def write_extensible_wav(path: Path, x: np.ndarray, fs: int) -> Path:
+    """24-bit PCM in WAVE_FORMAT_EXTENSIBLE, as many recorders write it."""
+    ints = np.round(x * (2**23 - 1)).astype("<i4")
+    data = b"".join(int(v).to_bytes(3, "little", signed=True) for v in ints)
+    guid = b"\x01\x00\x00\x00\x00\x00\x10\x00\x80\x00\x00\xaa\x00\x38\x9b\x71"
+    fmt = struct.pack("<HHIIHHHHI", 0xFFFE, 1, fs, fs * 3, 3, 24, 22, 24, 4) + guid
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + \
+        struct.pack("<I", len(data)) + data
+    path.write_bytes(b"RIFF" + struct.pack("<I", len(body)) + body)
+    return path
+
+
 def write_csv(path: Path, x: np.ndarray, fs: float, header: str = "Time,CH1",
               delimiter: str = ",", preamble: tuple[str, ...] = ()) -> Path:
     lines = [*preamble, header] + [f"{i / fs:.12e}{delimiter}{v:.7f}" for i, v in enumerate(x)]
@@ -147,6 +159,9 @@ def test_quantisation_and_bit_depths(tmp_path):
         assert np.max(np.abs(widths - true)) * fs < (0.3 if bits == 8 else 0.1)
     cap = read_wav(write_float_wav(tmp_path / "f.wav", x, fs))
     assert "float" in cap.description
+    assert np.max(np.abs(pulse_widths(find_edges(cap)).widths - true)) * fs < 0.1
+    cap = read_wav(write_extensible_wav(tmp_path / "ext.wav", x, fs))
+    assert "24-bit PCM" in cap.description
     assert np.max(np.abs(pulse_widths(find_edges(cap)).widths - true)) * fs < 0.1
 
 

@@ -224,3 +224,15 @@ def test_batchtime_that_does_not_grow_is_an_error_not_a_number(tmp_path, capsys)
     assert "time per iteration is not positive" in lines[0] and prog in lines[0]
     case = load_results(out).cases[0]
     assert case.estimate.value is None and case.extra["fit"]["x"]
+
+
+def test_the_command_line_outlier_threshold_is_the_library_default():
+    import click
+
+    from steadybench.cli import cli
+    from steadybench.stats.regression import DEFAULT_OUTLIER_THRESHOLD
+
+    for name in ("iters", "sweep"):
+        command = cli.get_command(click.Context(cli), name)
+        option = next(p for p in command.params if p.name == "outlier_threshold")
+        assert option.default == DEFAULT_OUTLIER_THRESHOLD

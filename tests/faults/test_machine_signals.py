@@ -75,17 +75,23 @@ def _signalling_writer(at: int, signums: list[int]):
 
 @pytest.fixture
 def handlers():
-    """The SIGINT/SIGTERM/SIGHUP handlers before the test; checked to be back after it, and put
-    back whatever happened (a failing test must not leave the next ones with its handlers)."""
-    before = {s: signal.getsignal(s) for s in signals.GUARDED_SIGNALS}
-    yield before
+    """The handlers of a process in the foreground (SIGINT raising KeyboardInterrupt, SIGTERM
+    and SIGHUP at their defaults) whatever the suite inherited — a suite started as a script's
+    background job or under nohup inherits SIGINT/SIGHUP ignored; checked to be back after the
+    test, and the inherited ones put back whatever happened."""
+    inherited = {s: signal.getsignal(s) for s in signals.GUARDED_SIGNALS}
+    foreground = {s: (signal.default_int_handler if s == signal.SIGINT else signal.SIG_DFL)
+                  for s in signals.GUARDED_SIGNALS}
+    for sig, handler in foreground.items():
+        signal.signal(sig, handler)
+    yield foreground
     after = {s: signal.getsignal(s) for s in signals.GUARDED_SIGNALS}
     while signals._STATE.owners:
         with contextlib.suppress(KeyboardInterrupt):
             signals.uninstall()
-    for sig, handler in before.items():
+    for sig, handler in inherited.items():
         signal.signal(sig, handler)
-    assert after == before
+    assert after == foreground
 
 
 def _must_not_raise(what: str, fn, *args) -> None:

@@ -283,7 +283,7 @@ def iters_options(default_time: float):
                          help="Bootstrap resamples for the slope's CI (0: Student-t CI)."),
             click.option("--seed", type=SEED, default=0, show_default=True,
                          help="Seed of the bootstrap."),
-            click.option("--outlier-threshold", type=OUTLIER_THRESHOLD, default=8.0,
+            click.option("--outlier-threshold", type=OUTLIER_THRESHOLD, default=6.0,
                          show_default=True,
                          help="Robust refit: drop points farther from the line than this many "
                               "median absolute deviations ('inf': keep all)."),

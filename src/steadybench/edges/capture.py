@@ -103,9 +103,10 @@ def _riff_chunks(blob: bytes, path: Path) -> dict[bytes, bytes]:
     return chunks
 
 
-def _read_float_wav(path: Path) -> tuple[np.ndarray, int, float, str]:
-    """IEEE-float WAV (format 3, or extensible with the float sub-format), which the standard
-    library's :mod:`wave` does not read: (interleaved samples, channels, rate, description)."""
+def _read_riff_wav(path: Path) -> tuple[np.ndarray, int, float, str, float]:
+    """A WAV the standard library's :mod:`wave` does not read (Python 3.11): IEEE float
+    (format 3) or WAVE_FORMAT_EXTENSIBLE with a float or PCM sub-format (common for 24-bit
+    recordings): (interleaved samples, channels, rate, description, full-scale value)."""
     try:
         blob = path.read_bytes()
     except OSError as exc:
@@ -114,27 +115,36 @@ def _read_float_wav(path: Path) -> tuple[np.ndarray, int, float, str]:
     fmt = chunks.get(b"fmt ")
     if fmt is None or len(fmt) < 16:
         raise CaptureError(f"{path}: not a valid WAV file (no format chunk)")
-    tag, channels, rate, _, _, bits = struct.unpack("<HHIIHH", fmt[:16])
+    tag, channels, rate, _, align, bits = struct.unpack("<HHIIHH", fmt[:16])
     if tag == 0xFFFE and len(fmt) >= 40 and fmt[26:40] == _FLOAT_GUID_TAIL \
-            and fmt[24:26] == b"\x03\x00":
-        tag = 3
-    if tag != 3:
+            and fmt[24:26] in (b"\x01\x00", b"\x03\x00"):
+        tag = fmt[24]  # the sub-format: 1 PCM, 3 float
+    if tag not in (1, 3):
         raise CaptureError(f"{path}: unsupported WAV encoding (format tag {tag}); use PCM "
                            "(8/16/24/32-bit) or IEEE float")
-    if bits not in (32, 64) or channels < 1 or rate <= 0:
-        raise CaptureError(f"{path}: not a valid WAV file ({bits}-bit float, {channels} "
-                           f"channels, {rate} Hz)")
     data = chunks.get(b"data")
-    if data is None:
-        raise CaptureError(f"{path}: not a valid WAV file (no data chunk)")
+    if data is None or channels < 1 or rate <= 0:
+        raise CaptureError(f"{path}: not a valid WAV file (no data chunk, or {channels} "
+                           f"channels at {rate} Hz)")
+    if tag == 1:
+        width = align // channels if align else (bits + 7) // 8
+        usable = len(data) - len(data) % (width * channels)
+        try:
+            values, scale = _pcm_to_float(data[:usable], width)
+        except CaptureError as exc:
+            raise CaptureError(f"{path}: {exc}") from None
+        return values, channels, float(rate), f"WAV, {width * 8}-bit PCM", scale
+    if bits not in (32, 64):
+        raise CaptureError(f"{path}: not a valid WAV file ({bits}-bit float)")
     dtype = "<f4" if bits == 32 else "<f8"
     usable = len(data) - len(data) % (bits // 8 * channels)
     values = np.frombuffer(data[:usable], dtype=dtype).astype(np.float64)
-    return values, channels, float(rate), f"WAV, {bits}-bit float"
+    return values, channels, float(rate), f"WAV, {bits}-bit float", 0.0
 
 
 def read_wav(path: str | Path, channel: int = 1) -> Capture:
-    """One channel (1-based) of a WAV file: 8/16/24/32-bit PCM or 32/64-bit IEEE float."""
+    """One channel (1-based) of a WAV file: 8/16/24/32-bit PCM or 32/64-bit IEEE float, plain
+    or WAVE_FORMAT_EXTENSIBLE."""
     p = Path(path)
     if not p.exists():
         raise CaptureError(f"{p}: no such file")
@@ -161,8 +171,8 @@ def read_wav(path: str | Path, channel: int = 1) -> Capture:
         rate_f = float(rate)
     except wave.Error as exc:
         if "unknown format: 3" in str(exc) or "unknown format: 65534" in str(exc):
-            samples, channels, rate_f, description = _read_float_wav(p)
-            clip = (-1.0, 1.0)
+            samples, channels, rate_f, description, scale = _read_riff_wav(p)
+            clip = (-1.0, 1.0) if not scale else (-1.0, (scale - 1) / scale)
         else:
             raise CaptureError(f"{p}: not a valid WAV file ({exc})") from None
     except (EOFError, struct.error) as exc:
