@@ -45,6 +45,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .rank import finite_sample
+
 ALTERNATIVES = ("two-sided", "less", "greater")
 
 #: R's default: exact when n_x·n_y is below this
@@ -65,15 +67,6 @@ class KSResult:
     n_x: int
     n_y: int
     ties: bool
-
-
-def _sample(values: ArrayLike, name: str) -> np.ndarray:
-    arr = np.asarray(values, dtype=float).ravel()
-    if arr.size < 1:
-        raise ValueError(f"{name}: need at least one value")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: values must be finite (got NaN or infinity)")
-    return arr
 
 
 def _lattice(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -145,7 +138,7 @@ def ks_two_sample(x: ArrayLike, y: ArrayLike, alternative: str = "two-sided",
     alt = "two-sided" if alternative == "two.sided" else alternative
     if alt not in ALTERNATIVES:
         raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
-    xs, ys = _sample(x, "x"), _sample(y, "y")
+    xs, ys = finite_sample(x, "x"), finite_sample(y, "y")
     m, n = xs.size, ys.size
     i, j, ends = _lattice(xs, ys)
     d = (i * n - j * m)[ends]

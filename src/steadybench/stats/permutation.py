@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .rank import finite_sample
+
 STATISTICS = ("median", "mean")
 
 #: values materialised per chunk of resamples
@@ -57,15 +59,6 @@ class PermutationResult:
     method: str
     n_resamples: int
     statistic_name: str
-
-
-def _sample(values: ArrayLike, name: str) -> np.ndarray:
-    arr = np.asarray(values, dtype=float).ravel()
-    if arr.size < 1:
-        raise ValueError(f"{name}: need at least one value")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: values must be finite (got NaN or infinity)")
-    return arr
 
 
 def _stat_rows(values: np.ndarray, statistic: str) -> np.ndarray:
@@ -93,7 +86,7 @@ def permutation_test(x: ArrayLike, y: ArrayLike, statistic: str = "median",
     if int(n_resamples) < 1:
         raise ValueError(f"n_resamples must be at least 1, got {n_resamples!r}")
     n_resamples = int(n_resamples)
-    xs, ys = _sample(x, "x"), _sample(y, "y")
+    xs, ys = finite_sample(x, "x"), finite_sample(y, "y")
     nx, ny = xs.size, ys.size
     total = nx + ny
     pooled = np.concatenate((xs, ys))

@@ -152,7 +152,8 @@ class RatioInterval:
 # helpers
 
 
-def _sample(values: ArrayLike, name: str) -> np.ndarray:
+def finite_sample(values: ArrayLike, name: str) -> np.ndarray:
+    """``values`` as a flat float array: at least one value, all finite (ValueError else)."""
     arr = np.asarray(values, dtype=float).ravel()
     if arr.size < 1:
         raise ValueError(f"{name}: need at least one value")
@@ -364,7 +365,7 @@ def wilcoxon_two_sample(x: ArrayLike, y: ArrayLike, alternative: str = "two-side
     need more than ~200 MB (max·min²/2 cells; e.g. beyond ~370 a side).
     """
     alt = _alternative(alternative)
-    xs, ys = _sample(x, "x"), _sample(y, "y")
+    xs, ys = finite_sample(x, "x"), finite_sample(y, "y")
     if not math.isfinite(mu):
         raise ValueError("mu must be finite")
     nx, ny = xs.size, ys.size
@@ -457,7 +458,7 @@ def shift_interval(x: ArrayLike, y: ArrayLike, confidence: float = 0.95,
     :data:`PAIRWISE_LIMIT` differences.
     """
     conf = _confidence(confidence)
-    xs, ys = _sample(x, "x"), _sample(y, "y")
+    xs, ys = finite_sample(x, "x"), finite_sample(y, "y")
     nx, ny = xs.size, ys.size
     _check_pairs(nx * ny, "shift_interval")
     diffs = np.subtract.outer(xs, ys).ravel()
@@ -526,7 +527,7 @@ def _approx_two_sample(xs: np.ndarray, ys: np.ndarray, diffs: np.ndarray, alpha:
 
 
 def _nonzero(d: ArrayLike, mu: float) -> tuple[np.ndarray, int]:
-    arr = _sample(d, "d") - mu
+    arr = finite_sample(d, "d") - mu
     keep = arr != 0
     return arr[keep], int(arr.size - np.count_nonzero(keep))
 
@@ -712,7 +713,7 @@ def _approx_one_sample(v: np.ndarray, walsh: np.ndarray, estimate: float, conf: 
 
 
 def _positive(values: ArrayLike, name: str) -> np.ndarray:
-    arr = _sample(values, name)
+    arr = finite_sample(values, name)
     low = float(np.min(arr))
     if low <= 0:
         raise ValueError(f"{name}: a ratio interval needs positive times, got a value of {low!r}"
