@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import textwrap
 from collections.abc import Iterator
 from typing import Any
 
@@ -186,8 +187,8 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
 
         lk = res.look
         shown.append(lk.rounds)
-        click.echo(f"  round {lk.rounds}: {ratio_phrase(lk.estimate, lk.low, lk.high)} "
-                   f"so far ({lk.level:.3g} interval), {res.elapsed:.1f} s", err=True)
+        click.echo(f"  round {lk.rounds}: {ratio_phrase(lk.estimate, lk.low, lk.high)} so far, "
+                   f"{res.elapsed:.1f} s", err=True)
 
     with _variants(a, b, opts) as (va, vb):
         va.check()
@@ -218,7 +219,8 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     lines = summary_lines(res)
     if opts["json_path"] != "-":
         for line in (lines[2:3] if quiet else lines):
-            click.echo(line)
+            # 80 columns: long lines (the method) wrap with an indent
+            click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False))
         for w in res.warnings:
             click.echo(f"warning: {w}", err=True)
     if res.interim:
