@@ -1,0 +1,113 @@
+"""Relative answers in plain words: "join is 1.52× faster than concat [1.49, 1.55]".
+
+Every place that shows more than one variant (``run`` groups, ``exec`` with several commands,
+parameter scans, ``compare``, ``ab`` and the report) ends with the same summary, built here:
+the fastest variant first, then one line per other variant saying how many times faster the
+fastest is, with an interval.
+
+The interval of the ratio comes from the best evidence available, in this order:
+
+1. per-execution values on both sides (≥ 2 each): the Hodges–Lehmann interval of the ratio of
+   times (:func:`steadybench.stats.rank.ratio_interval`), which treats independent executions as
+   the observations (``DESIGN.md``, "The measurement hierarchy"; source ``003`` §2);
+2. otherwise both estimates' own intervals, combined conservatively: [low_other / high_fastest,
+   high_other / low_fastest], which covers the ratio whenever both intervals cover their values
+   (a Bonferroni-style bound: its level is at least 1 − α_1 − α_2);
+3. otherwise no interval.
+
+A ratio below 1 is never printed; speedups below 1 are said as "N× slower"
+(:func:`steadybench.output.format.factor_text`). This module is light: numpy and scipy are
+imported only when per-execution values are given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..model.estimate import Estimate
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One named variant to compare: its estimate and, when known, its per-execution values."""
+
+    name: str
+    estimate: Estimate
+    executions: Sequence[float] | None = None
+
+
+@dataclass(frozen=True)
+class Relation:
+    """How much faster ``fastest`` is than ``other``: ``ratio`` = time(other) / time(fastest),
+    so always ≥ 1 (up to rounding), with its interval when there is one."""
+
+    fastest: str
+    other: str
+    ratio: float
+    low: float | None
+    high: float | None
+    basis: str
+
+    def text(self) -> str:
+        """The plain-words line, e.g. "join is 1.520× faster than concat [1.490, 1.550]"."""
+        from .format import factor_text
+
+        factor = factor_text(self.ratio, self.low, self.high)
+        words, _, interval = factor.partition(" [")
+        text = f"{self.fastest} is {words} than {self.other}"
+        return f"{text} [{interval}" if interval else text
+
+
+def _usable(variant: Variant) -> bool:
+    est = variant.estimate
+    return est is not None and est.ok and est.value is not None and est.value > 0
+
+
+def _executions(variant: Variant) -> list[float] | None:
+    values = [float(v) for v in (variant.executions or ()) if v is not None]
+    values = [v for v in values if math.isfinite(v) and v > 0]
+    return values if len(values) >= 2 else None
+
+
+def _interval(other: Variant, fastest: Variant, confidence: float
+              ) -> tuple[float | None, float | None, str]:
+    xo, xf = _executions(other), _executions(fastest)
+    if xo is not None and xf is not None:
+        from ..stats.rank import ratio_interval
+
+        ri = ratio_interval(xo, xf, confidence=confidence)
+        return ri.low, ri.high, "executions"
+    eo, ef = other.estimate, fastest.estimate
+    if (eo.has_ci and ef.has_ci and eo.ci_low is not None and ef.ci_high is not None
+            and eo.ci_high is not None and ef.ci_low is not None
+            and eo.ci_low > 0 and ef.ci_low > 0):
+        return eo.ci_low / ef.ci_high, eo.ci_high / ef.ci_low, "estimate intervals"
+    return None, None, "none"
+
+
+def relative_summary(variants: Sequence[Variant], confidence: float = 0.95) -> list[Relation]:
+    """The relations of the fastest variant to every other one, fastest first.
+
+    Variants without a usable estimate (no value, or not positive) are left out; with fewer
+    than two usable variants the summary is empty. Variants in different units are not
+    compared (the summary is empty): a ratio of seconds to joules means nothing.
+    """
+    usable = [v for v in variants if _usable(v)]
+    if len(usable) < 2 or len({v.estimate.unit for v in usable}) > 1:
+        return []
+    ordered = sorted(usable, key=lambda v: float(v.estimate.value))  # type: ignore[arg-type]
+    fastest = ordered[0]
+    relations = []
+    for other in ordered[1:]:
+        ratio = float(other.estimate.value) / float(fastest.estimate.value)  # type: ignore[arg-type]
+        low, high, basis = _interval(other, fastest, confidence)
+        relations.append(Relation(fastest=fastest.name, other=other.name, ratio=ratio,
+                                  low=low, high=high, basis=basis))
+    return relations
+
+
+def summary_lines(variants: Sequence[Variant], confidence: float = 0.95) -> list[str]:
+    """:func:`relative_summary` as text lines, one per other variant."""
+    return [r.text() for r in relative_summary(variants, confidence)]

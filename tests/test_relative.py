@@ -1,0 +1,33 @@
+"""The plain-words relative summary (output/relative.py)."""
+
+import math
+
+from steadybench.model.estimate import Estimate
+from steadybench.output.relative import Variant, relative_summary, summary_lines
+
+
+def est(value, low=None, high=None, unit="s"):
+    return Estimate(value=value, ci_low=low, ci_high=high, unit=unit)
+
+
+def test_fastest_first_and_ratio_from_estimates():
+    lines = summary_lines([Variant("concat", est(3.0, 2.9, 3.1)),
+                           Variant("join", est(2.0, 1.9, 2.1))])
+    assert lines == ["join is 1.500× faster than concat [1.381, 1.632]"]
+
+
+def test_interval_from_executions_is_hodges_lehmann_of_ratios():
+    slow = [2.0, 2.1, 2.2, 2.05, 2.15]
+    fast = [1.0, 1.05, 1.1, 1.02, 1.08]
+    (rel,) = relative_summary([Variant("a", est(2.1), slow), Variant("b", est(1.05), fast)])
+    assert rel.fastest == "b" and rel.basis == "executions"
+    ratios = sorted(s / f for s in slow for f in fast)
+    assert rel.low <= ratios[len(ratios) // 2] <= rel.high
+    assert math.isclose(rel.ratio, 2.1 / 1.05)
+
+
+def test_unusable_or_mixed_units_give_no_summary():
+    assert relative_summary([Variant("a", est(1.0)), Variant("b", Estimate.failed("x"))]) == []
+    assert relative_summary([Variant("a", est(1.0)), Variant("b", est(2.0, unit="J"))]) == []
+    (rel,) = relative_summary([Variant("a", est(1.0)), Variant("b", est(2.0))])
+    assert rel.low is None and rel.text() == "a is 2.000× faster than b"
