@@ -244,7 +244,8 @@ def run_case(case: Case, folder: Path, timeout: float) -> Outcome:
     if case.setup is not None:
         case.setup(folder)
     argv = steadybench(*(a.replace("{dir}", str(folder)) for a in case.argv))
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "120", **case.env}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "120",
+           **{k: v.replace("{dir}", str(folder)) for k, v in case.env.items()}}
     env.pop("STEADYBENCH_ROOT", None)
     t0 = time.monotonic()
     proc = subprocess.Popen(argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -271,14 +272,305 @@ def run_case(case: Case, folder: Path, timeout: float) -> Outcome:
 
 
 # ============================================================================ fault scenarios
+sys.path.insert(0, str(ROOT / "tests"))
+from fake_machine import make_machine, snapshot  # noqa: E402
+
+#: a benchmark that says (by a marker file) that it is measuring, with a thread of its own as
+#: tuned runs have several (issue 12, item 1); ``END`` decides how it ends
+TUNED_BENCH = """\
+import os, sys, threading, time
+import steadybench as sb
+
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+MARK = {marker!r}
+END = {end!r}
+calls = 0
+
+
+def work():
+    global calls
+    calls += 1
+    if not os.path.exists(MARK):
+        open(MARK, "w").close()
+    if calls == 30 and END == "exit":
+        sys.exit(0)
+    if calls == 30 and END == "os._exit":
+        os._exit(3)
+    if calls == 30 and END == "BaseException":
+        raise BaseException("user code")
+    time.sleep(0.0005)
+
+
+@sb.benchmark
+def tuned():
+    return work
+"""
+
+#: presets the scenarios tune with: the tune countermeasure (optionally naming the governor),
+#: and the built-in ``managed`` (every countermeasure the fake machine supports)
+TUNE_PRESETS = {
+    "tune": 'countermeasures = ["tune"]\n',
+    "tune schedutil": 'countermeasures = ["tune"]\n[tune]\ngovernor = "schedutil"\n',
+    "managed": None,
+}
+#: how a signal's exit status reads (SIGHUP ends a run like SIGTERM)
+SIGNAL_STATUS = {"INT": 130, "TERM": 143, "HUP": 143}
+
+
+def _random_machine(rng: random.Random) -> dict:
+    """A fake machine's shape: CPUs, governor, boost and turbo knobs, ASLR, drawn at random."""
+    return {"cpus": rng.choice([1, 2, 4, 8]),
+            "governor": rng.choice(["powersave", "schedutil", "ondemand"]),
+            "governors": "performance powersave schedutil ondemand",
+            "boost": rng.choice([0, 1, None]), "no_turbo": rng.choice([None, 0, 1]),
+            "min_khz": rng.choice([400000, 800000]), "cur_khz": rng.choice([800000, 2400000])}
+
+
+def _machine_setup(shape: dict, preset: str, end: str = "normal",
+                   extra: Callable[[Path], None] | None = None) -> Callable[[Path], None]:
+    """Make the case's fake machine ``{dir}/root``, its snapshot ``before.json``, the bench and
+    the preset file."""
+
+    def setup(folder: Path) -> None:
+        root = make_machine(folder / "root", **shape)
+        (folder / "root" / "proc" / "sys" / "kernel" / "randomize_va_space").write_text("2\n")
+        (folder / "bench.py").write_text(TUNED_BENCH.format(marker=str(folder / "sampling"),
+                                                            end=end))
+        text = TUNE_PRESETS[preset]
+        if text is not None:
+            (folder / "preset.toml").write_text(text)
+        if extra is not None:
+            extra(folder)
+        (folder / "before.json").write_text(json.dumps(snapshot(root)))
+
+    return setup
+
+
+def _left_changed(folder: Path) -> int:
+    """Files of the fake tree that differ from the snapshot taken before the run (+ missing)."""
+    before = json.loads((folder / "before.json").read_text())
+    after = snapshot(folder / "root")
+    return sum(1 for k in set(before) | set(after) if before.get(k) != after.get(k))
+
+
+def _reset_then_count(folder: Path, outcome: Outcome) -> int:
+    """After a SIGKILL: ``system reset`` must bring every file back."""
+    subprocess.run(steadybench("--root", str(folder / "root"), "system", "reset"), cwd=folder,
+                   env=_case_env(folder), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=CASE_TIMEOUT)
+    return _left_changed(folder)
+
+
+def _case_env(folder: Path) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "XDG_STATE_HOME": str(folder / "state")}
+    env.pop("STEADYBENCH_ROOT", None)
+    return env
+
+
+def _wait_for(path_of: Callable[[], Path], proc: subprocess.Popen, limit: float = 60) -> bool:
+    """Poll until the child made the file, or exited, or ``limit`` seconds passed."""
+    deadline = time.monotonic() + limit
+    while not path_of().exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def _signals(names: list[str], proc: subprocess.Popen, gap: float = 0.0) -> None:
+    for name in names:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(getattr(signal, f"SIG{name}"))
+        if gap:
+            time.sleep(gap)
+
+
+class _Folder:
+    """The case's folder, known only once the case runs (``drive`` gets the process only)."""
+
+    def __init__(self) -> None:
+        self.path = Path("/nonexistent")
+
+    def __call__(self, folder: Path) -> None:
+        self.path = folder
+
+
+def _tuned_case(name: str, rng: random.Random, *, mode: list[str], preset: str,
+                end: str = "normal", runs: str = "100000", expect: tuple[int, ...] = (0,),
+                drive: Callable[[Path, subprocess.Popen], None] | None = None,
+                gate: str | None = None, after_kill: bool = False,
+                extra: Callable[[Path], None] | None = None) -> Case:
+    shape = _random_machine(rng)
+    where = _Folder()
+    setup_machine = _machine_setup(shape, preset, end, extra)
+
+    def setup(folder: Path) -> None:
+        where(folder)
+        setup_machine(folder)
+
+    preset_arg = "managed" if TUNE_PRESETS[preset] is None else "{dir}/preset.toml"
+    argv = ["--root", "{dir}/root", "run", "{dir}/bench.py", "--preset", preset_arg, *mode,
+            "--runs", runs, "--time-limit", "3600", "-q", "--json", "{dir}/r.json"]
+    env = {"XDG_STATE_HOME": "{dir}/state"}
+    if gate:
+        env["STEADYBENCH_TEST_RESTORE_GATE"] = gate
+    label = (f"{name} [{preset}, {' '.join(mode) or 'workers'}, {shape['cpus']} cpus "
+             f"{shape['governor']} boost={shape['boost']} no_turbo={shape['no_turbo']}]")
+    return Case(label, argv, expect, setup=setup, env=env,
+                drive=(lambda proc: drive(where.path, proc)) if drive else None,
+                check=(lambda folder, outcome: _reset_then_count(folder, outcome))
+                if after_kill else (lambda folder, outcome: _left_changed(folder)))
+
+
+def _planted_journal(kind: str) -> Callable[[Path], None]:
+    """A journal ``system reset`` must refuse: writable by others, owned by another uid, or
+    naming a file of the tree that is a symlink to a file outside it."""
+
+    def extra(folder: Path) -> None:
+        from steadybench.system.journal import Journal
+        from steadybench.system.sysfs import SysRoot
+
+        state = folder / "state" / "steadybench"
+        state.mkdir(parents=True, mode=0o700)
+        rel = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+        if kind == "symlink":
+            outside = folder / "outside.txt"
+            outside.write_text("precious\n")
+            target = folder / "root" / rel.lstrip("/")
+            target.unlink()
+            target.symlink_to(outside)
+        journal = Journal(state / "tune.json", SysRoot(folder / "root"))
+        journal.record(rel, b"performance\n", b"powersave\n", "governor")
+        # an entry outside the allow-list, as a forger would add by hand
+        (folder / "root" / "proc/sys/kernel/core_pattern").write_text("core\n")
+        data = json.loads(journal.path.read_text())
+        data["entries"].append({"path": "/proc/sys/kernel/core_pattern", "setting": "",
+                                "original_b64": "fC9iaW4vc2ggLWMgJ3RvdWNoIHB3bmVkJwo=",
+                                "new_b64": "Y29yZQo="})
+        journal.path.write_text(json.dumps(data))
+        if kind == "group-writable":
+            os.chmod(journal.path, 0o666)
+        elif kind == "other uid":
+            os.chown(journal.path, 12345, 12345)
+
+    return extra
+
+
 @category("fault scenarios")
 def fault_scenarios(ctx: Context) -> list[Case]:
-    """Machine-control faults on fake sysfs trees: (the lead fills this from the work on items
-    1-7.) Each case should run ``--root {dir}/root`` against a fake tree made by ``setup``, inject
-    the fault (a signal during the restore, a vanished cpufreq folder, a planted journal...), and
-    its ``check`` should return the number of files of the tree left different from the
-    snapshot taken before (``settings left changed``)."""
-    return []
+    """Machine-control faults on fake sysfs trees (never the real /sys), each on a machine of
+    random shape: runs that end normally, signals while measuring, signals at a random file of
+    the restore (paused there by ``STEADYBENCH_TEST_RESTORE_GATE``, so no race), SIGKILL and
+    then ``system reset``, user code that exits, overlapping tuned runs, ``system tune`` then
+    ``reset``, and planted journals. The check counts the tree's files left different from the
+    snapshot taken before (and, after a SIGKILL, after ``system reset``)."""
+    rng = ctx.rng
+    modes = [["--in-process"], ["-p", "2"]]
+    presets = list(TUNE_PRESETS)
+    cases: list[Case] = []
+
+    def pick() -> tuple[list[str], str]:
+        return rng.choice(modes), rng.choice(presets)
+
+    n = 3 if ctx.quick else 14
+    for _ in range(n):  # ends normally
+        mode, preset = pick()
+        cases.append(_tuned_case("completes", rng, mode=mode, preset=preset, runs="5"))
+    for _ in range(n):  # signals while measuring
+        mode, preset = pick()
+        names = rng.choice([["INT"], ["TERM"], ["HUP"], ["INT", "TERM"], ["INT", "INT"],
+                            ["TERM", "INT"]])
+        delay = rng.uniform(0, 0.3)
+
+        def drive(folder: Path, proc: subprocess.Popen, names=names, delay=delay) -> None:
+            if _wait_for(lambda: folder / "sampling", proc):
+                time.sleep(delay)
+                _signals(names, proc)
+
+        status = 143 if any(x in ("TERM", "HUP") for x in names) else 130
+        cases.append(_tuned_case(f"SIG{'+'.join(names)} while measuring", rng, mode=mode,
+                                 preset=preset, expect=(status,), drive=drive))
+    for _ in range(n):  # signals during the restore, before a random file
+        mode, preset = pick()
+        names = rng.choice([["TERM"], ["INT"], ["HUP"], ["INT", "TERM"], ["TERM", "HUP"]])
+        k = rng.randrange(0, 3)
+
+        def drive(folder: Path, proc: subprocess.Popen, names=names) -> None:
+            if _wait_for(lambda: folder / "gate", proc):
+                _signals(names, proc)
+
+        status = 143 if any(x in ("TERM", "HUP") for x in names) else 130
+        cases.append(_tuned_case(f"SIG{'+'.join(names)} before restoring file {k}", rng,
+                                 mode=["--in-process"], preset=preset, runs="3",
+                                 expect=(status, 0), drive=drive,
+                                 gate=f"{k}:{','.join(names)}:{{dir}}/gate"))
+    for _ in range(n):  # SIGKILL while measuring or during the restore, then system reset
+        mode, preset = pick()
+        during_restore = rng.random() < 0.5
+        k = rng.randrange(0, 3)
+
+        def drive(folder: Path, proc: subprocess.Popen, during_restore=during_restore) -> None:
+            marker = folder / ("gate" if during_restore else "sampling")
+            if _wait_for(lambda: marker, proc):
+                time.sleep(0 if during_restore else rng.uniform(0, 0.2))
+                _signals(["KILL"], proc)
+
+        where = f"before restoring file {k}" if during_restore else "while measuring"
+        cases.append(_tuned_case(f"SIGKILL {where}, then system reset", rng,
+                                 mode=["--in-process"] if during_restore else mode,
+                                 preset=preset, runs="3" if during_restore else "100000",
+                                 expect=(-9, 0), drive=drive, after_kill=True,
+                                 gate=f"{k}:USR2:{{dir}}/gate" if during_restore else None))
+    for end in ("exit", "os._exit", "BaseException"):  # user code ends the process
+        for mode in modes:
+            preset = rng.choice(presets)
+            # os._exit in-process ends steadybench itself: that is a SIGKILL-like death
+            killed = end == "os._exit" and mode == ["--in-process"]
+            cases.append(_tuned_case(f"benchmark calls {end}", rng, mode=mode, preset=preset,
+                                     end=end, expect=(0, 1, 3), after_kill=killed))
+    for _ in range(2 if ctx.quick else 6):  # a second tuned run while the first measures
+        mode, preset = pick()
+
+        def drive(folder: Path, proc: subprocess.Popen, preset=preset) -> None:
+            if not _wait_for(lambda: folder / "sampling", proc):
+                return
+            arg = "managed" if TUNE_PRESETS[preset] is None else str(folder / "preset.toml")
+            second = subprocess.run(
+                steadybench("--root", str(folder / "root"), "run", str(folder / "bench.py"),
+                            "--preset", arg, "--in-process", "--runs", "3", "-q"),
+                cwd=folder, env=_case_env(folder), capture_output=True, timeout=CASE_TIMEOUT)
+            (folder / "second.txt").write_text(f"{second.returncode}\n")
+            _signals(["INT"], proc)
+
+        def refused(folder: Path, outcome: Outcome) -> int:
+            second = (folder / "second.txt")
+            wrong = int(not second.exists() or second.read_text().strip() == "0")
+            return _left_changed(folder) + wrong
+
+        case = _tuned_case("second tuned run while the first measures", rng, mode=mode,
+                           preset=preset, expect=(130,), drive=drive)
+        case.check = refused
+        cases.append(case)
+    for _ in range(2 if ctx.quick else 6):  # system tune, then system reset
+        shape = _random_machine(rng)
+        setup = _machine_setup(shape, "tune")
+        cases.append(Case(f"system tune, then reset [{shape['cpus']} cpus {shape['governor']}]",
+                          ["--root", "{dir}/root", "system", "tune"], (0,), setup=setup,
+                          env={"XDG_STATE_HOME": "{dir}/state"}, check=_reset_then_count))
+    kinds = ["group-writable", "other uid", "symlink"] if os.geteuid() == 0 else \
+        ["group-writable", "symlink"]
+    for kind in kinds:  # planted journals: reset must change nothing
+        setup = _machine_setup(_random_machine(rng), "tune", extra=_planted_journal(kind))
+
+        def planted(folder: Path, outcome: Outcome) -> int:
+            outside = folder / "outside.txt"
+            changed = outside.exists() and outside.read_text() != "precious\n"
+            return _left_changed(folder) + int(changed) + int((folder / "pwned").exists())
+
+        cases.append(Case(f"system reset with a planted journal ({kind})",
+                          ["--root", "{dir}/root", "system", "reset"], (0, 1, 2), setup=setup,
+                          env={"XDG_STATE_HOME": "{dir}/state"}, check=planted))
+    return cases
 
 
 # ============================================================================ bad inputs
@@ -606,14 +898,135 @@ def hanging_commands(ctx: Context) -> list[Case]:
 
 
 # ============================================================================ interrupts
+#: every output a run can write, and how a fresh one is recognised
+RUN_OUTPUTS = {"--json": "r.json", "--xml": "r.xml", "--csv": "r.csv", "--markdown": "r.md",
+               "--report": "r.html"}
+STALE = "stale output of a previous run\n"
+
+#: a benchmark with two cases that says when it measures (the signal comes after that)
+INTERRUPTED_BENCH = """\
+import os, time
+import steadybench as sb
+
+MARK = {marker!r}
+
+
+def work():
+    if not os.path.exists(MARK):
+        open(MARK, "w").close()
+    time.sleep(0.0002)
+
+
+@sb.benchmark(n=[1, 2])
+def sampled(n):
+    return work
+"""
+
+
+def _fresh(path: Path, option: str) -> bool:
+    """The output exists, is not the stale one, and is well formed for its kind."""
+    import xml.etree.ElementTree as ET
+
+    if not path.exists():
+        return False
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if text == STALE:
+        return False
+    try:
+        if option in ("--json", "--export-json"):
+            data = json.loads(text)
+            return isinstance(data, dict)
+        if option == "--xml":
+            ET.fromstring(text)
+            return True
+    except ValueError:
+        return False
+    except ET.ParseError:
+        return False
+    if option == "--csv":
+        return text.startswith("benchmark,") or text.startswith("command,")
+    if option == "--markdown":
+        return text.lstrip().startswith(("#", "|"))
+    return "<html" in text
+
+
+def _outputs_check(outputs: dict[str, str]) -> Callable[[Path, Outcome], int]:
+    def check(folder: Path, outcome: Outcome) -> int:
+        return sum(not _fresh(folder / name, option) for option, name in outputs.items())
+
+    return check
+
+
+def _stale_outputs(outputs: dict[str, str], bench: str | None = None
+                   ) -> Callable[[Path], None]:
+    def setup(folder: Path) -> None:
+        for name in outputs.values():
+            (folder / name).write_text(STALE)
+        if bench is not None:
+            (folder / "bench.py").write_text(bench.format(marker=str(folder / "sampling")))
+
+    return setup
+
+
 @category("interrupts")
 def interrupts(ctx: Context) -> list[Case]:
-    """Signals while outputs are written: (the lead fills this from the work on items 8-9.)
-    Each case should ask for several outputs, ``drive`` the process (wait for the point where
-    writing starts, send SIGINT or SIGTERM at a random moment), and its ``check`` should return
-    the number of requested outputs missing or left from a previous run (``outputs lost or
-    stale``: write a stale version of each in ``setup`` first)."""
-    return []
+    """Signals at random moments once a run measures: SIGINT, SIGTERM, SIGHUP and pairs of
+    them (a second Ctrl-C lands during the writing of the partial results as often as not),
+    random delays, a random subset of the outputs, in-process and in worker processes, for
+    ``run`` and ``exec``. Every output asked for was first written as a stale file: the check
+    counts outputs missing, still stale, or malformed (``outputs lost or stale``)."""
+    rng = ctx.rng
+    cases: list[Case] = []
+    count = 6 if ctx.quick else 40
+    for i in range(count):
+        program = "exec" if i % 4 == 3 else "run"
+        names = rng.choice([["INT"], ["TERM"], ["HUP"], ["INT", "INT"], ["INT", "TERM"],
+                            ["TERM", "TERM"]])
+        gap = rng.choice([0.0, 0.001, 0.01, 0.05])
+        delay = rng.uniform(0, 0.5)
+        chosen = rng.sample(list(RUN_OUTPUTS), rng.randint(1, len(RUN_OUTPUTS)))
+        if program == "exec":
+            chosen = [o for o in chosen if o != "--xml"] or ["--json"]
+        outputs = {o: RUN_OUTPUTS[o] for o in chosen}
+        where = _Folder()
+        if program == "run":
+            mode = rng.choice([["--in-process"], ["-p", "2"]])
+            argv = ["run", "{dir}/bench.py", *mode, "--runs", "100000", "--time-limit",
+                    "3600", "-q"]
+            setup_files = _stale_outputs(outputs, INTERRUPTED_BENCH)
+        else:
+            mode = []
+            argv = ["exec", "-q", "--runs", "100000", "--no-correction", "--time-limit",
+                    "3600", "--shell", "--cmd", "touch {dir}/sampling"]
+            setup_files = _stale_outputs(outputs)
+        for option, name in outputs.items():
+            argv += [option, "{dir}/" + name]
+
+        def setup(folder: Path, setup_files=setup_files, where=where) -> None:
+            where(folder)
+            setup_files(folder)
+
+        def drive(proc: subprocess.Popen, names=names, gap=gap, delay=delay,
+                  where=where) -> None:
+            if _wait_for(lambda: where.path / "sampling", proc):
+                time.sleep(delay)
+                _signals(names, proc, gap)
+
+        status = 143 if any(x in ("TERM", "HUP") for x in names) else 130
+        label = (f"{program} {' '.join(mode)} SIG{'+'.join(names)} after {delay:.2f} s "
+                 f"(gap {gap:g} s), outputs {' '.join(chosen)}")
+        cases.append(Case(label, argv, (status,), setup=setup, drive=drive,
+                          check=_outputs_check(outputs)))
+    return cases
+
+
+def fault_control(folder: Path, timeout: float) -> bool:
+    """The settings detector works: ``system tune`` without a reset leaves files changed."""
+    setup = _machine_setup(_random_machine(random.Random(0)), "tune")
+    case = Case("control", ["--root", "{dir}/root", "system", "tune"], (0,), setup=setup,
+                env={"XDG_STATE_HOME": "{dir}/state"},
+                check=lambda folder, outcome: _left_changed(folder))
+    return run_case(case, folder, timeout).metric > 0
 
 
 # ============================================================================ injection
@@ -774,6 +1187,11 @@ def main() -> int:
         if "injection payloads" in plan and not injection_control(work / "control",
                                                                    args.timeout):
             print("injection detector broken: the raw-form control made no file",
+                  file=sys.stderr)
+            return 2
+        if "fault scenarios" in plan and not fault_control(work / "fault-control",
+                                                           args.timeout):
+            print("settings detector broken: an unrestored `system tune` changed no file",
                   file=sys.stderr)
             return 2
         tallies = {key: Tally() for key in plan}
