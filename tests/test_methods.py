@@ -106,7 +106,17 @@ def test_initsplit_recovers_te_ti_and_epsilon():
     assert lo <= EPS <= hi
     assert est["T_e"] == pytest.approx(WORK, rel=0.01)
     system = est.case.extra["system"]
-    assert system["kind"] == "initsplit" and [2.0, 3.0, 1.0] in system["rows"]
+    # the default schedule varies the extra initialisations: round 2 runs F twice, init 4 times
+    assert system["kind"] == "initsplit" and [2.0, 4.0, 1.0] in system["rows"]
+
+
+def test_initsplit_paper_schedule_still_recovers_te():
+    """``schedule="paper"`` (002 §5: M_1 = N_1 = 1, M_k = N_k + 1) is kept as an option."""
+    clock = SimulatedClock(read_cost_ns=EPS_NS, jitter_ns=100, seed=2)
+    est = sb.measure(clock.workload(WORK_NS), method="initsplit", clock=clock, runs=80,
+                     init=clock.workload(30_000), schedule="paper")
+    assert est.ci_low <= WORK <= est.ci_high
+    assert [2.0, 3.0, 1.0] in est.case.extra["system"]["rows"]
 
 
 def test_spikes_are_dropped_by_robust_refit():
@@ -310,10 +320,11 @@ def test_initsplit_plain_least_squares_fails_where_the_robust_fit_does_not():
 
 
 def test_warmup_never_takes_the_identifying_round():
-    # fewer runs than rounds, and warm-up: the round N = M = 1 is still measured first
+    # fewer runs than rounds, and warm-up: with the paper's schedule the round N = M = 1 (the
+    # only one without an extra initialisation) is still measured first
     clock = SimulatedClock(read_cost_ns=EPS_NS, jitter_ns=50, seed=6)
     est = sb.measure(clock.workload(WORK_NS), method="initsplit", clock=clock, runs=8,
-                     warmup=5, init=clock.workload(30_000))
+                     warmup=5, init=clock.workload(30_000), schedule="paper")
     rows = est.case.extra["system"]["rows"]
     assert rows[0] == [1.0, 1.0, 1.0] and len(rows) == 8
     assert est["T_i_ci"][0] <= 30e-6 <= est["T_i_ci"][1]

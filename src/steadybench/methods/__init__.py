@@ -25,6 +25,7 @@ _LAZY: dict[str, str] = {
     "BlockGroup": ".blocks", "BlockSolution": ".blocks", "solve_blocks": ".blocks",
     "DifferentialMethod": ".differential", "trimmed_mean_ci": ".differential",
     "InitSplitMethod": ".initsplit", "default_schedule": ".initsplit",
+    "paper_schedule": ".initsplit",
     "LineFitMethod": ".linefit", "fit_points": ".linefit",
     "MAX_UNROLL": ".unroll", "StatementImplementation": ".unroll",
 }
@@ -51,7 +52,8 @@ __all__ = [
     "MAX_UNROLL", "METHODS", "METHOD_NAMES", "BatchMethod", "BlockGroup", "BlockSolution",
     "CalibratedMethod",
     "DifferentialMethod", "DirectMethod", "InitSplitMethod", "LineFitMethod", "Method",
-    "StatementImplementation", "default_schedule", "estimate_from_stats", "fit_points",
+    "StatementImplementation", "default_schedule", "paper_schedule", "estimate_from_stats",
+    "fit_points",
     "make_method", "method_options", "solve_blocks", "trimmed_mean_ci",
 ]
 
