@@ -254,3 +254,44 @@ def test_run_defaults(monkeypatch, capsys):
     assert main(["run", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "method auto" in text and "independent executions" in text and "0.15 s" in text
+
+
+def _seen_by_executions(tmp_path: Path, layout: str, tag: str) -> tuple[list[list[str]], list]:
+    record = tmp_path / f"seen-{tag}.txt"
+    path = _file(tmp_path, f"""
+@sb.benchmark
+def work():
+    buffer = bytearray(64)
+    with open({str(record)!r}, "a") as out:
+        out.write(f"{{hash('steadybench')}} {{len(os.environ.get('STEADYBENCH_ENV_PAD', ''))}} "
+                  f"{{id(buffer)}}\\n")
+    return lambda: None
+""")
+    runner = sb.Runner(sb.Runs(3), method=make_method("auto"), processes=3, layout=layout)
+    case = _case(path, "work", runner)
+    return [line.split() for line in record.read_text().splitlines()], case.processes
+
+
+def test_layout_design_repeats_the_same_layouts_in_every_invocation(tmp_path):
+    """runner/layout.py: execution i gets the same hash seed, padding and (ASLR off) the same
+    addresses in every invocation, while the executions of one invocation differ."""
+    first, entries = _seen_by_executions(tmp_path, "design", "1")
+    second, _ = _seen_by_executions(tmp_path, "design", "2")
+    assert [r[:2] for r in first] == [r[:2] for r in second]
+    assert len({r[0] for r in first}) == 3 and len({r[1] for r in first}) == 3
+    assert all(e["layout"] == "design" for e in entries)
+    if not all(e["aslr_off"] for e in entries):
+        pytest.skip("this system refuses personality(ADDR_NO_RANDOMIZE)")
+    assert [r[2] for r in first] == [r[2] for r in second]  # same addresses
+
+
+def test_layout_random_draws_afresh(tmp_path):
+    first, entries = _seen_by_executions(tmp_path, "random", "1")
+    second, _ = _seen_by_executions(tmp_path, "random", "2")
+    assert [r[0] for r in first] != [r[0] for r in second]
+    assert all(e["layout"] == "random" and e["aslr_off"] is False for e in entries)
+
+
+def test_invalid_layout():
+    with pytest.raises(ConfigurationError, match="layout"):
+        sb.Runner(layout="sometimes")

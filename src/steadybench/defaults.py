@@ -23,6 +23,8 @@ PROCESSES = 10
 EXECUTION_TIME = 0.15
 #: warm-up samples per execution
 WARMUP = 1
+#: how the executions' hidden factors are chosen (:mod:`steadybench.runner.layout`)
+LAYOUT = "design"
 
 
 def describe() -> str:

@@ -73,6 +73,7 @@ def make_runner_factory(opts: dict[str, Any]):
             processes=processes,
             time_limit=opts["time_limit"],
             confidence=opts.get("confidence", 0.95),
+            layout=opts.get("layout") or defaults.LAYOUT,
         )
 
     return runner_for
@@ -236,6 +237,15 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     help="Independent executions per benchmark: fresh worker processes, each with its own "
     "hash seed and environment size, run one after another; the interval is across them "
     "(Kalibera & Jones 2013). Default: 10.",
+)
+@click.option(
+    "--layout",
+    type=click.Choice(["design", "random"]),
+    default=None,
+    help="How executions' hash seeds, environment sizes and address-space randomisation are "
+    "chosen: 'design' gives execution i the same ones in every invocation, so repeated runs "
+    "average over the same layouts; 'random' draws them afresh, as pyperf does. "
+    "Default: design.",
 )
 @click.option(
     "--in-process",

@@ -65,6 +65,9 @@ class Runner:
             processes, one after another (see :mod:`steadybench.runner.workers`); 1 runs it in
             this process.
         confidence: the level of the per-execution intervals (the manager sets its own).
+        layout: how the executions' hash seeds, environment sizes and address-space
+            randomisation are chosen: ``"design"`` (the same for every invocation) or
+            ``"random"`` (see :mod:`steadybench.runner.layout`).
     """
 
     def __init__(
@@ -81,6 +84,7 @@ class Runner:
         max_failures: int = 100,
         processes: int = 1,
         confidence: float = 0.95,
+        layout: str = "design",
     ) -> None:
         if warmup < 0:
             raise ConfigurationError(f"warm-up runs must not be negative, got {warmup}")
@@ -103,6 +107,9 @@ class Runner:
             raise ConfigurationError(f"processes must be at least 1, got {processes}")
         self.processes = int(processes)
         self.confidence = float(confidence)
+        if layout not in ("design", "random"):
+            raise ConfigurationError(f"layout must be design or random, got {layout!r}")
+        self.layout = layout
 
     def worker_runner(self, time_limit: float | None = None) -> Runner:
         """The in-process runner a worker process uses for one execution: these settings, the

@@ -30,6 +30,11 @@ from typing import Any, BinaryIO
 FD_VARIABLE = "STEADYBENCH_WORKER_FD"
 #: environment variable whose random length varies the environment size per execution
 PAD_VARIABLE = "STEADYBENCH_ENV_PAD"
+#: environment variable asking the worker to run with address-space randomisation off (set by
+#: the parent under the fixed layout design; see :mod:`steadybench.runner.layout`)
+FIXED_LAYOUT_VARIABLE = "STEADYBENCH_FIXED_LAYOUT"
+#: Linux personality flag ADDR_NO_RANDOMIZE (``personality(2)``)
+ADDR_NO_RANDOMIZE = 0x0040000
 
 
 @dataclass
@@ -58,6 +63,9 @@ class WorkerTask:
     python: str | None = None
     #: environment variables set for the worker on top of the parent's; parent only
     env: dict[str, str] | None = None
+    #: how executions' hash seeds, environment sizes and address-space randomisation are
+    #: chosen: "design" or "random" (:mod:`steadybench.runner.layout`); parent only
+    layout: str = "design"
 
 
 def write_message(stream: BinaryIO, message: Any) -> None:
@@ -89,7 +97,8 @@ def run_task(task: WorkerTask, out: BinaryIO) -> None:
     for entry in reversed(task.sys_path):
         if entry not in sys.path:
             sys.path.insert(0, entry)
-    payload: dict[str, Any] = {"pid": os.getpid(), "case": None, "method": None,
+    payload: dict[str, Any] = {"layout": os.environ.get(FIXED_LAYOUT_VARIABLE, "random"),
+                               "pid": os.getpid(), "case": None, "method": None,
                                "interrupted": False, "error": None, "frames": []}
     try:
         implementation = _load_implementation(task)
@@ -122,7 +131,34 @@ def run_task(task: WorkerTask, out: BinaryIO) -> None:
     write_message(out, ("result", payload))
 
 
+def _without_aslr() -> None:
+    """Under the fixed layout design, re-execute this worker once with the Linux personality
+    ADDR_NO_RANDOMIZE, so that its memory layout is decided by its environment size alone.
+    Where the personality cannot be set (not Linux, a sandbox refusing it) the worker goes on
+    with randomisation on and says so in the variable the parent reads back."""
+    if os.environ.get(FIXED_LAYOUT_VARIABLE) != "1" or not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        current = libc.personality(0xFFFFFFFF)
+        if current == -1:
+            raise OSError(ctypes.get_errno(), "personality")
+        if current & ADDR_NO_RANDOMIZE:
+            os.environ[FIXED_LAYOUT_VARIABLE] = "done"
+            return
+        if libc.personality(current | ADDR_NO_RANDOMIZE) == -1:
+            raise OSError(ctypes.get_errno(), "personality")
+    except (OSError, AttributeError):
+        os.environ[FIXED_LAYOUT_VARIABLE] = "aslr-on"
+        return
+    os.environ[FIXED_LAYOUT_VARIABLE] = "done"
+    os.execv(sys.executable, [sys.executable, "-m", "steadybench.runner.worker"])
+
+
 def main() -> None:
+    _without_aslr()
     # The parent forwards Ctrl-C (and SIGTERM) as SIGINT. A worker started by a process that
     # ignores SIGINT (a background job of a script) inherits the ignore, and Python then installs
     # no handler: restore the one that raises KeyboardInterrupt, so partial samples come back.

@@ -31,7 +31,6 @@ import contextlib
 import math
 import os
 import pickle
-import random
 import select
 import signal
 import struct
@@ -45,7 +44,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..model.results import CaseResult
-from .worker import FD_VARIABLE, PAD_VARIABLE, WorkerTask
+from .layout import layout_for
+from .worker import FD_VARIABLE, FIXED_LAYOUT_VARIABLE, PAD_VARIABLE, WorkerTask
 
 if TYPE_CHECKING:
     from ..meters.base import Meter
@@ -57,8 +57,6 @@ if TYPE_CHECKING:
 INTERRUPT_GRACE_S = 5.0
 #: seconds a worker may run past the case's hard time limit before it is killed
 KILL_GRACE_S = 2.0
-#: largest random environment padding, bytes (Mytkowicz et al. varied 0–4 KiB)
-MAX_ENV_PAD = 4095
 #: lines of a failed worker's standard error kept for the message
 STDERR_TAIL_LINES = 8
 
@@ -71,6 +69,10 @@ class Execution:
     pid: int | None = None
     hash_seed: int = 0
     env_pad: int = 0
+    #: "design" or "random" (:mod:`steadybench.runner.layout`)
+    layout: str = "random"
+    #: ASLR was off for this execution (None: not known yet)
+    aslr_off: bool | None = None
     case: CaseResult | None = None
     method: Any = None
     interrupted: bool = False
@@ -95,7 +97,8 @@ def make_task(runner: Runner, implementation: Implementation, params: Parameters
             f"worker process ({type(exc).__name__}: {exc}); use --in-process") from None
     task = WorkerTask(benchmark=benchmark or implementation.name, params=params,
                       runner=runner_bytes, meters=meter_bytes, sys_path=list(sys.path),
-                      cwd=os.getcwd(), time_limit=runner.time_limit)
+                      cwd=os.getcwd(), time_limit=runner.time_limit,
+                      layout=getattr(runner, "layout", "design"))
     if implementation.origin is not None:
         task.origin = implementation.origin
     else:
@@ -114,12 +117,16 @@ class _Worker:
     """One running worker process and the parent's reading of its messages."""
 
     def __init__(self, task: WorkerTask, index: int) -> None:
-        self.execution = Execution(index=index, hash_seed=random.randrange(1, 2**32 - 1),
-                                   env_pad=random.randrange(0, MAX_ENV_PAD + 1))
+        layout = layout_for(index, task.layout)
+        self.execution = Execution(index=index, hash_seed=layout.hash_seed,
+                                   env_pad=layout.env_pad, layout=task.layout)
         env = dict(os.environ)
         env.update(task.env or {})
         env["PYTHONHASHSEED"] = str(self.execution.hash_seed)
         env[PAD_VARIABLE] = "x" * self.execution.env_pad
+        env.pop(FIXED_LAYOUT_VARIABLE, None)
+        if layout.fixed:
+            env[FIXED_LAYOUT_VARIABLE] = "1"
         read_fd, write_fd = os.pipe()
         env[FD_VARIABLE] = str(write_fd)
         try:
@@ -258,6 +265,8 @@ def _take_result(execution: Execution, worker: _Worker) -> None:
     execution.interrupted = execution.interrupted or bool(result.get("interrupted"))
     execution.error = execution.error or result.get("error")
     execution.frames = list(result.get("frames") or [])
+    if "layout" in result:
+        execution.aslr_off = result["layout"] == "done"
 
 
 def run_in_workers(runner: Runner, implementation: Implementation, params: Parameters,
@@ -371,6 +380,8 @@ def _entry(execution: Execution, own: CaseResult | None) -> dict[str, Any]:
         "pid": execution.pid,
         "hash_seed": execution.hash_seed,
         "env_pad": execution.env_pad,
+        "layout": execution.layout,
+        "aslr_off": execution.aslr_off,
         "value": est.value if est is not None and est.ok else None,
         "ci_low": est.ci_low if est is not None else None,
         "ci_high": est.ci_high if est is not None else None,

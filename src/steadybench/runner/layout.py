@@ -1,0 +1,71 @@
+"""How each independent execution's hidden factors are chosen: a fixed design, or at random.
+
+Layout effects move a Python benchmark by several percent from one process to the next: the hash
+seed orders dicts and sets, the environment's size shifts the stack, address-space randomisation
+(ASLR) moves the heap and the libraries (Mytkowicz et al., "Producing wrong data without doing
+anything obviously wrong", ASPLOS 2009; Curtsinger & Berger, "Stabilizer", ASPLOS 2013). A
+headline over K executions therefore averages over K layouts. If the K layouts are drawn afresh
+by every invocation, as pyperf does, two invocations of the same benchmark average over
+different layouts and disagree by the layout spread divided by √K, even on a quiet machine.
+
+``design`` (the default) holds the hidden factors at a fixed design instead, so every invocation
+measures the same K layouts (common random numbers, the standard variance-reduction technique of
+simulation studies; DataMill varied hidden factors on purpose in the same spirit, Petkovich et al.,
+ICPE 2013):
+
+* execution i gets the hash seed :func:`design_hash_seed` (i), the same in every invocation;
+* its environment is padded by ``⌊frac(i·φ)·4096⌋`` bytes (φ the golden ratio: a low-discrepancy
+  sequence, so any K executions spread over 0–4 KiB evenly);
+* it runs with ASLR off for itself only (the Linux personality ADDR_NO_RANDOMIZE, set by the
+  worker, never the system-wide ``randomize_va_space``), so its memory layout follows from the
+  padding. Where the personality cannot be set, ASLR stays on and the execution records it.
+
+The K executions still vary the layout, so the headline is not tied to one lucky or unlucky
+layout, and its interval across executions still shows the layout spread; what the design removes
+is the part of the run-to-run difference that came from drawing different layouts. The same design
+serves both sides of ``ab`` (execution i of A and of B share seed and padding), which pairs them
+more tightly. ``random`` (``--layout random``) draws seed and padding at random per execution and
+leaves ASLR on, as before: use it to sample layouts afresh, e.g. to see how far a result depends on
+them.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+#: the two ways of choosing the hidden factors
+LAYOUTS = ("design", "random")
+#: largest environment padding, bytes (Mytkowicz et al. varied 0–4 KiB)
+MAX_ENV_PAD = 4095
+#: the golden ratio's fractional part: i·φ mod 1 is evenly spread for any prefix of i
+_PHI = 0.6180339887498949
+#: seed of the design's hash seeds (any fixed number: it only has to be the same every time)
+_DESIGN_SEED = 20091107
+
+
+@dataclass(frozen=True)
+class ExecutionLayout:
+    """The hidden factors of one execution."""
+
+    hash_seed: int
+    env_pad: int
+    #: ask the worker to turn ASLR off for itself
+    fixed: bool
+
+
+def design_hash_seed(index: int) -> int:
+    """The design's hash seed of execution ``index`` (1 … 2³²−2, never 0: 0 turns hashing
+    randomisation off, which would make execution 0 unlike the others)."""
+    return random.Random(_DESIGN_SEED + index).randrange(1, 2**32 - 1)
+
+
+def layout_for(index: int, layout: str = "design") -> ExecutionLayout:
+    """The hidden factors of execution ``index`` (0-based) under ``layout``."""
+    if layout == "design":
+        pad = int(((index + 1) * _PHI) % 1.0 * (MAX_ENV_PAD + 1))
+        return ExecutionLayout(design_hash_seed(index), pad, True)
+    if layout == "random":
+        return ExecutionLayout(random.randrange(1, 2**32 - 1),
+                               random.randrange(0, MAX_ENV_PAD + 1), False)
+    raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
