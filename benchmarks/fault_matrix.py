@@ -235,7 +235,10 @@ def steadybench(*args: str) -> list[str]:
 # ============================================================================ running
 def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    # the signals a case receives start at their defaults even when this script runs under
+    # nohup or as a background job (which would hand them on ignored)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def run_case(case: Case, folder: Path, timeout: float) -> Outcome:
@@ -574,6 +577,9 @@ def fault_scenarios(ctx: Context) -> list[Case]:
 
 
 # ============================================================================ bad inputs
+#: options that give a special value a documented meaning: ``--outlier-threshold inf`` keeps
+#: every point (no robust refit)
+ACCEPTED_SPECIAL = {"--outlier-threshold": ("inf",)}
 #: values no numeric option accepts
 REFUSED_NUMBERS = ["nan", "inf", "-inf", "1e400", "-1", "-1e-300", "abc", "", "1,5", "0x1p3"]
 #: values that are refused by an int option, and not numbers at all for any option
@@ -650,7 +656,9 @@ def bad_numbers(ctx: Context) -> list[Case]:
             continue
         before, after = bases[path]
         refused = REFUSED_NUMBERS + (REFUSED_INTEGERS if kind == "int" else [])
-        values = [(v, (2,)) for v in refused]
+        accepted = ACCEPTED_SPECIAL.get(option, ())
+        values = [(v, (2,)) for v in refused if v not in accepted]
+        values += [(v, VALID_STATUS.get(path, (0, 1, 2))) for v in accepted]
         if path not in SLOW:
             values += [(v, VALID_STATUS.get(path, (0, 1, 2))) for v in DOUBTFUL_NUMBERS]
         for value, expect in ctx.sample(values, 1, 8):

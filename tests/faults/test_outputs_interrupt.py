@@ -140,3 +140,49 @@ def test_deferred_signal_is_honoured_after_the_block():
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize("command", ["exec", "iters"])
+def test_second_signal_before_the_partial_results_are_written(tmp_path, monkeypatch, command):
+    """Found by benchmarks/fault_matrix.py: exec (and iters, sweep) caught the first
+    Ctrl-C, then a second signal while the partial results were prepared ended the command
+    before any output was written; every stale file stayed. Now signals are held back from
+    the moment the session ends or is interrupted until the outputs are written."""
+    from steadybench.cli import main
+    from steadybench.cli import programs as programs_cli
+    from steadybench.programs import exec as exec_module
+    from steadybench.programs import iters as iters_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # the first Ctrl-C, during the measurements
+
+    if command == "exec":
+        monkeypatch.setattr(exec_module.ExecSession, "run", interrupted)
+        original = exec_module.ExecSession.results
+
+        def results_then_sigterm(self, *args, **kwargs):
+            signal.raise_signal(signal.SIGTERM)  # the second signal, before the outputs
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(exec_module.ExecSession, "results", results_then_sigterm)
+    else:
+        monkeypatch.setattr(iters_module, "sweep_iters", interrupted)
+        environment = programs_cli.capture_environment
+
+        def environment_then_sigterm():
+            signal.raise_signal(signal.SIGTERM)  # the second signal, before the outputs
+            return environment()
+
+        monkeypatch.setattr(programs_cli, "capture_environment", environment_then_sigterm)
+    outputs = {"--json": "r.json", "--csv": "r.csv", "--markdown": "r.md"}
+    for name in outputs.values():
+        (tmp_path / name).write_text(STALE)
+    args = [command, "-q", "--runs", "3", "--no-correction"] if command == "exec" else \
+        [command, "-q"]
+    for option, name in outputs.items():
+        args += [option, str(tmp_path / name)]
+    code = main([*args, "--", "true"])
+    assert code == 143
+    texts = {o: (tmp_path / n).read_text() for o, n in outputs.items()}
+    assert all(text != STALE for text in texts.values()), texts
+    assert json.loads(texts["--json"])["interrupted"] is True

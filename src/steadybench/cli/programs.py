@@ -18,6 +18,7 @@ import click
 from ..environment import capture_environment
 from ..errors import BenchmarkFailed, ConfigurationError
 from ..model.results import CaseResult, Results
+from ..output.deferral import signals_held_from_session_end
 from ..output.format import (
     case_estimate,
     estimate_ci_text,
@@ -380,17 +381,20 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
                       f"stop when {escape(settings.stop.describe())}")
     interrupted = False
     results = None
-    try:
-        with machine_control(opts, root, context) as machine:
-            if machine is not None:
-                session.before_run = machine.before_run
-            results = session.run()
-    except KeyboardInterrupt:
-        interrupted = True
-    if results is None:  # results() finalizes the cases: only once, or warnings repeat
-        results = session.results(interrupted=interrupted)
-    results.context.update(context, command_line=_command_line())
-    _finish(results, opts, console, interrupted)
+    with signals_held_from_session_end() as held:
+        try:
+            with machine_control(opts, root, context) as machine:
+                if machine is not None:
+                    session.before_run = machine.before_run
+                results = session.run()
+        except KeyboardInterrupt:
+            held.start()
+            interrupted = True
+        held.start()
+        if results is None:  # results() finalizes the cases: only once, or warnings repeat
+            results = session.results(interrupted=interrupted)
+        results.context.update(context, command_line=_command_line())
+        _finish(results, opts, console, interrupted)
 
 
 # ---------------------------------------------------------------------------- iters
@@ -423,35 +427,38 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     cases: list[CaseResult] = []
     context: dict[str, Any] = {}
     interrupted = False
-    try:
-        with machine_control(opts, root, context) as machine:
-            before_run = machine.before_run if machine is not None else None
-            for command in commands:
-                for ps in param_sets:
-                    case = CaseResult(benchmark=command.name, implementation=command.name,
-                                      params=dict(ps), method="iters")
-                    cases.append(case)
-                    if console is not None:
-                        console.print(f"  {escape(case.label)} ...")
-                    sweep_iters(command, runner, settings, ps, case, before_run=before_run)
+    with signals_held_from_session_end() as held:
+        try:
+            with machine_control(opts, root, context) as machine:
+                before_run = machine.before_run if machine is not None else None
+                for command in commands:
+                    for ps in param_sets:
+                        case = CaseResult(benchmark=command.name, implementation=command.name,
+                                          params=dict(ps), method="iters")
+                        cases.append(case)
+                        if console is not None:
+                            console.print(f"  {escape(case.label)} ...")
+                        sweep_iters(command, runner, settings, ps, case, before_run=before_run)
+                        finish_iters_case(case, settings)
+                        if case.errors:
+                            break
+                    else:
+                        continue
+                    break
+        except KeyboardInterrupt:
+            held.start()
+            interrupted = True
+            for case in cases:
+                if case.interrupted:
                     finish_iters_case(case, settings)
-                    if case.errors:
-                        break
-                else:
-                    continue
-                break
-    except KeyboardInterrupt:
-        interrupted = True
-        for case in cases:
-            if case.interrupted:
-                finish_iters_case(case, settings)
-    results = Results(suite="iters", cases=cases, environment=capture_environment(),
-                      interrupted=interrupted)
-    results.context.update(context, command_line=_command_line(), programs={
-        "command": "iters", "commands": [c.text for c in commands], "shell": opts["shell"],
-        "timeout": opts["timeout"], "options": cases[0].extra.get("iters_options")
-        if cases else None})
-    _finish(results, opts, console, interrupted)
+        held.start()
+        results = Results(suite="iters", cases=cases, environment=capture_environment(),
+                          interrupted=interrupted)
+        results.context.update(context, command_line=_command_line(), programs={
+            "command": "iters", "commands": [c.text for c in commands],
+            "shell": opts["shell"], "timeout": opts["timeout"],
+            "options": cases[0].extra.get("iters_options") if cases else None})
+        _finish(results, opts, console, interrupted)
 
 
 # ---------------------------------------------------------------------------- sweep
@@ -502,21 +509,24 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     cases: list[CaseResult] = []
     context: dict[str, Any] = {}
     interrupted = False
-    try:
-        with machine_control(opts, root, context) as machine:
-            run_size_sweep(command, sizes, runner, settings, param_sets[0], show, cases,
-                           before_run=machine.before_run if machine is not None else None)
-    except KeyboardInterrupt:
-        interrupted = True
-    results = Results(suite="sweep", cases=cases, environment=capture_environment(),
-                      interrupted=interrupted)
-    table = sweep_table(cases)
-    results.context.update(context, command_line=_command_line(), sweep=table, programs={
-        "command": "sweep", "commands": [command.text], "sizes": sizes,
-        "shell": opts["shell"], "timeout": opts["timeout"]})
-    if opts.get("table_path"):
-        write_table(table, opts["table_path"])
-    _finish(results, opts, console, interrupted)
+    with signals_held_from_session_end() as held:
+        try:
+            with machine_control(opts, root, context) as machine:
+                run_size_sweep(command, sizes, runner, settings, param_sets[0], show, cases,
+                               before_run=machine.before_run if machine is not None else None)
+        except KeyboardInterrupt:
+            held.start()
+            interrupted = True
+        held.start()
+        results = Results(suite="sweep", cases=cases, environment=capture_environment(),
+                          interrupted=interrupted)
+        table = sweep_table(cases)
+        results.context.update(context, command_line=_command_line(), sweep=table, programs={
+            "command": "sweep", "commands": [command.text], "sizes": sizes,
+            "shell": opts["shell"], "timeout": opts["timeout"]})
+        if opts.get("table_path"):
+            write_table(table, opts["table_path"])
+        _finish(results, opts, console, interrupted)
 
 
 #: every numeric option validated, the shared ones (stop options) too: see cli/validate.py

@@ -13,8 +13,10 @@ only; elsewhere deferral does nothing.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
+from collections.abc import Iterator
 from types import FrameType, TracebackType
 
 #: the signals held back
@@ -77,3 +79,16 @@ class DeferredSignals:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.stop()
+
+
+@contextlib.contextmanager
+def signals_held_from_session_end() -> Iterator[DeferredSignals]:
+    """For commands that run their session without a Manager (``exec``, ``iters``,
+    ``sweep``): the caller starts the yielded deferral the moment the session ends or is
+    interrupted, so a second signal cannot cut the writing of the (partial) results short; the
+    end of the block honours what was held back."""
+    deferral = DeferredSignals()
+    try:
+        yield deferral
+    finally:
+        deferral.stop()
