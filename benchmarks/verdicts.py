@@ -13,7 +13,9 @@ Each tool is invoked as separate processes, as its documentation suggests:
 
 * steadybench ab — ``steadybench ab a.py b.py --json OUT -q [--ab-args ...]`` on two generated
   short-form benchmark files (the decorated function is the set-up and returns the callable to
-  time; for A/A, ``a.py`` and a copy ``a2.py``). Its verdict is the JSON's ``verdict``
+  time; for A/A, ``a.py`` against itself, or with ``--aa copy`` against a byte-identical copy
+  ``a2.py``: a file's name changes its module's layout, so a copy is a slightly different
+  program). Its verdict is the JSON's ``verdict``
   ("faster", "slower", "no difference", "equivalent" or "failed": the last, or a non-zero exit
   without a verdict, is a failure of the tool). Time to verdict: the process's wall time (the
   JSON's ``elapsed`` is kept too).
@@ -124,7 +126,7 @@ def ab_file(n: int) -> str:
 
 
 def ab_command(kind: str, out: Path | str, settings: dict) -> list[str]:
-    b = "a2.py" if kind == "AA" else "b.py"
+    b = ("a.py" if settings["aa"] == "self" else "a2.py") if kind == "AA" else "b.py"
     return [str(BIN / "steadybench"), "ab", "a.py", b, "--json", str(out), "-q",
             *settings["ab_args"]]
 
@@ -170,15 +172,16 @@ def hf_script(n: int, loops: int) -> str:
     return f"data = list(range({n}))[::-1]\nfor _ in range({loops}):\n    sorted(data)\n"
 
 
-def hf_commands(kind: str) -> tuple[str, str]:
-    return f"{PYTHON} hf_a.py", f"{PYTHON} {'hf_a2.py' if kind == 'AA' else 'hf_b.py'}"
+def hf_commands(kind: str, aa: str = "self") -> tuple[str, str]:
+    other = ("hf_a.py" if aa == "self" else "hf_a2.py") if kind == "AA" else "hf_b.py"
+    return f"{PYTHON} hf_a.py", f"{PYTHON} {other}"
 
 
 def run_hyperfine(kind: str, stem: str, tmp: Path, settings: dict) -> tuple[str, float, dict]:
     from scipy import stats
 
     out = tmp / f"{stem}.json"
-    a, b = hf_commands(kind)
+    a, b = hf_commands(kind, settings["aa"])
     a_first = settings["rng"].random() < 0.5
     order = [a, b] if a_first else [b, a]
     cmd = ["hyperfine", "-N", "--style", "none", "--warmup", "3", "--export-json", str(out),
@@ -270,11 +273,14 @@ def options_used(tools: list[str], settings: dict) -> list[str]:
     lines = []
     if "ab" in tools:
         lines.append("steadybench ab: " + shlex.join(ab_command("AB", "OUT.json", settings))
-                     + "  (A/A: a.py a2.py)")
+                     + ("  (A/A: a.py a.py)" if settings["aa"] == "self"
+                        else "  (A/A: a.py and its copy a2.py)"))
     if "hyperfine" in tools:
         a, b = hf_commands("AB")
         lines.append(f"hyperfine + Welch: hyperfine -N --style none --warmup 3 --export-json "
-                     f"OUT.json '{a}' '{b}'  (A/A: hf_a2.py; order random per pair); "
+                     f"OUT.json '{a}' '{b}'  (A/A: "
+                     f"{'hf_a.py twice' if settings['aa'] == 'self' else 'hf_a2.py'}; "
+                     "order random per pair); "
                      f"hf_*.py run sorted(data) {settings['hf_loops']} times; Welch's t-test "
                      f"(scipy ttest_ind equal_var=False), alpha {ALPHA} two-sided")
     if "pyperf" in tools:
@@ -393,6 +399,9 @@ def main() -> int:
     parser.add_argument("--hf-loops", type=int, default=None,
                         help="sorts per hyperfine run (default: calibrated to ~75 ms)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the shuffled order")
+    parser.add_argument("--aa", choices=("self", "copy"), default="self",
+                        help="A/A pairs compare the workload with itself (the same file: "
+                        "default) or with a byte-identical copy under another name")
     parser.add_argument("--json", type=Path, default=None, help="save the raw figures here")
     args = parser.parse_args()
     if args.pairs < 1:
@@ -412,7 +421,7 @@ def main() -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     rng = random.Random(seed)
     loops, per_call = calibrate_loops() if args.hf_loops is None else (args.hf_loops, None)
-    settings = {"ab_args": shlex.split(args.ab_args), "hf_loops": loops,
+    settings = {"ab_args": shlex.split(args.ab_args), "hf_loops": loops, "aa": args.aa,
                 "rng": random.Random(rng.random())}
 
     print(f"Python {platform.python_version()} ({PYTHON}), {platform.machine()}, "
