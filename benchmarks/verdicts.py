@@ -5,7 +5,7 @@ same question many times on one machine: is B slower than A?
 
 Workloads (Python): A is ``sorted(data)`` with ``data = list(range(1000))[::-1]``; B is the same
 sort of 1,050 reversed ints (``list(range(1050))[::-1]``), about 5% slower. An **A/A pair**
-compares A with an identical copy of itself (any call of "faster" or "slower" is a false
+compares A with itself (any call of "faster" or "slower" is a false
 positive); an **A/B pair** compares A with B (the right call is "B slower"; "faster" is counted
 apart as a wrong-direction error).
 
