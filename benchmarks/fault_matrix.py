@@ -316,8 +316,12 @@ TUNE_PRESETS = {
     "tune schedutil": 'countermeasures = ["tune"]\n[tune]\ngovernor = "schedutil"\n',
     "managed": None,
 }
-#: how a signal's exit status reads (SIGHUP ends a run like SIGTERM)
-SIGNAL_STATUS = {"INT": 130, "TERM": 143, "HUP": 143}
+
+
+def _status(names: list[str]) -> int:
+    """The exit status after these signals: 128 + the signal, SIGTERM over SIGHUP over
+    SIGINT (cli/__init__.py)."""
+    return 143 if "TERM" in names else 129 if "HUP" in names else 130
 
 
 def _random_machine(rng: random.Random) -> dict:
@@ -490,7 +494,7 @@ def fault_scenarios(ctx: Context) -> list[Case]:
                 time.sleep(delay)
                 _signals(names, proc)
 
-        status = 143 if any(x in ("TERM", "HUP") for x in names) else 130
+        status = _status(names)
         cases.append(_tuned_case(f"SIG{'+'.join(names)} while measuring", rng, mode=mode,
                                  preset=preset, expect=(status,), drive=drive))
     for _ in range(n):  # signals during the restore, before a random file
@@ -502,7 +506,7 @@ def fault_scenarios(ctx: Context) -> list[Case]:
             if _wait_for(lambda: folder / "gate", proc):
                 _signals(names, proc)
 
-        status = 143 if any(x in ("TERM", "HUP") for x in names) else 130
+        status = _status(names)
         cases.append(_tuned_case(f"SIG{'+'.join(names)} before restoring file {k}", rng,
                                  mode=["--in-process"], preset=preset, runs="3",
                                  expect=(status, 0), drive=drive,
@@ -1020,7 +1024,7 @@ def interrupts(ctx: Context) -> list[Case]:
                 time.sleep(delay)
                 _signals(names, proc, gap)
 
-        status = 143 if any(x in ("TERM", "HUP") for x in names) else 130
+        status = _status(names)
         label = (f"{program} {' '.join(mode)} SIG{'+'.join(names)} after {delay:.2f} s "
                  f"(gap {gap:g} s), outputs {' '.join(chosen)}")
         cases.append(Case(label, argv, (status,), setup=setup, drive=drive,

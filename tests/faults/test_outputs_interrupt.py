@@ -107,6 +107,7 @@ def _assert_all_new(texts: dict[str, str]) -> dict:
 @pytest.mark.parametrize(("signum", "status", "word"), [
     (signal.SIGINT, 130, "interrupted"),
     (signal.SIGTERM, 143, "terminated"),
+    (signal.SIGHUP, 129, "hung up"),
 ])
 def test_signal_while_writing_outputs_writes_them_all(tmp_path, signum, status, word):
     code, err, texts = _run_paused(tmp_path, BENCH, signum)
@@ -123,6 +124,18 @@ def test_second_ctrl_c_while_writing_partial_results_writes_them_all(tmp_path):
     assert "interrupted" in err and "Traceback" not in err
     data = _assert_all_new(texts)
     assert data["interrupted"] is True and data["benchmarks"][0]["interrupted"] is True
+
+
+def test_hangup_while_measuring_writes_the_partial_results(tmp_path):
+    """Found by benchmarks/fault_matrix.py: SIGHUP (a closed terminal) during a run killed
+    steadybench at once, every output lost (or, in a tuned run, reported as Ctrl-C). Now it
+    ends the run like SIGTERM: partial results written, status 129 (128 + SIGHUP)."""
+    code, err, texts = _run_paused(tmp_path, SELF_INTERRUPTING.replace("SIGINT", "SIGHUP"),
+                                   signal.SIGHUP)
+    assert code == 129, err
+    assert "hung up" in err and "Traceback" not in err
+    data = _assert_all_new(texts)
+    assert data["interrupted"] is True
 
 
 def test_deferred_signal_is_honoured_after_the_block():

@@ -29,9 +29,11 @@ from ..errors import SteadybenchError
 COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "ab", "report", "system",
                    "edges")
 
-#: exit status after Ctrl-C (128 + SIGINT) and SIGTERM (128 + SIGTERM), as shells use
+#: exit status after Ctrl-C (128 + SIGINT), SIGTERM (128 + SIGTERM) and SIGHUP (128 + SIGHUP),
+#: as shells use
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
+EXIT_HUNG_UP = 129
 
 
 class Interrupted(KeyboardInterrupt):
@@ -112,41 +114,64 @@ def one_line(message: str) -> str:
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM arrived: handled like Ctrl-C, so partial results are written and every setting
-    the run changed is put back (every ``finally`` runs)."""
+    """SIGTERM or SIGHUP arrived: handled like Ctrl-C, so partial results are written and
+    every setting the run changed is put back (every ``finally`` runs)."""
+
+
+#: the signals that end a command like Ctrl-C does, with their exit status (128 + the signal,
+#: as shells report a process killed by it)
+_TERMINATING = {getattr(signal, name): 128 + getattr(signal, name)
+                for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)}
 
 
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[list[bool]]:
-    """While the command runs, SIGTERM raises like Ctrl-C (main thread only); the yielded list
-    records whether it arrived."""
-    seen = [False]
+def _termination_as_interrupt() -> Iterator[list[int]]:
+    """While the command runs, SIGTERM and SIGHUP raise like Ctrl-C (main thread only). A
+    signal already ignored (a command started under ``nohup`` ignores SIGHUP) stays ignored.
+    The yielded list collects the signals that arrived."""
+    seen: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield seen
         return
 
     def handler(signum: int, frame: object) -> None:
-        seen[0] = True
-        raise _Terminated()
+        first = not seen
+        seen.append(signum)
+        if first:
+            raise _Terminated()
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    previous = {}
+    for signum in _TERMINATING:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            previous[signum] = signal.signal(signum, handler)
     try:
         yield seen
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def _ending(seen: list[int]) -> tuple[str, int]:
+    """The word and exit status after an interruption: SIGTERM wins over SIGHUP, either over
+    Ctrl-C."""
+    for signum in _TERMINATING:
+        if signum in seen:
+            word = "terminated" if signum == signal.SIGTERM else "hung up"
+            return word, _TERMINATING[signum]
+    return "interrupted", EXIT_INTERRUPTED
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and turn errors into one line and an exit status."""
     args = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in args
-    terminated = [False]
+    seen: list[int] = []
     try:
-        with _sigterm_as_interrupt() as terminated:
+        with _termination_as_interrupt() as seen:
             result = cli.main(args=args, prog_name="steadybench", standalone_mode=False)
     except (Interrupted, KeyboardInterrupt, click.exceptions.Abort):
-        print("terminated" if terminated[0] else "interrupted", file=sys.stderr)
-        code = EXIT_TERMINATED if terminated[0] else EXIT_INTERRUPTED
+        word, code = _ending(seen)
+        print(word, file=sys.stderr)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.ClickException as exc:

@@ -1,9 +1,11 @@
-"""Holding back Ctrl-C and SIGTERM while the outputs are written.
+"""Holding back Ctrl-C, SIGTERM and SIGHUP while the outputs are written.
 
 Once the outputs start being written, every one of them is written before a signal is
-honoured: :class:`DeferredSignals` replaces the SIGINT and SIGTERM handlers by one that only
+honoured: :class:`DeferredSignals` replaces the SIGINT, SIGTERM and SIGHUP handlers (those
+not ignored) by one that only
 records the signal, and when it stops it puts the previous handlers back and sends the
-process the signal it held back (SIGTERM if both came), so the command ends exactly as it
+process the signal it held back (SIGTERM, else SIGHUP, over SIGINT), so the command ends
+exactly as it
 would have (status 130 or 143), only later.
 
 Deferral nests: while one is active, starting another does nothing, so the outermost one (the
@@ -20,13 +22,15 @@ from collections.abc import Iterator
 from types import FrameType, TracebackType
 
 #: the signals held back
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                if hasattr(signal, name))
 
 _active: DeferredSignals | None = None
 
 
 class DeferredSignals:
-    """A context manager (or :meth:`start` … :meth:`stop`) that holds back SIGINT and SIGTERM."""
+    """A context manager (or :meth:`start` … :meth:`stop`) that holds back SIGINT, SIGTERM and
+    SIGHUP."""
 
     def __init__(self) -> None:
         self.received: list[int] = []
@@ -47,7 +51,8 @@ class DeferredSignals:
             return self
         try:
             for signum in SIGNALS:
-                self._previous[signum] = signal.signal(signum, self._record)
+                if signal.getsignal(signum) is not signal.SIG_IGN:  # nohup: stays ignored
+                    self._previous[signum] = signal.signal(signum, self._record)
         except BaseException:  # a signal that came before the last handler was in place
             self._restore()
             raise
@@ -69,7 +74,9 @@ class DeferredSignals:
             return
         self._restore()
         if self.received:
-            signum = signal.SIGTERM if signal.SIGTERM in self.received else self.received[0]
+            strong = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None))
+                      if s in self.received]
+            signum = strong[0] if strong else self.received[0]
             self.received.clear()
             signal.raise_signal(signum)
 
