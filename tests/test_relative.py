@@ -31,3 +31,10 @@ def test_unusable_or_mixed_units_give_no_summary():
     assert relative_summary([Variant("a", est(1.0)), Variant("b", est(2.0, unit="J"))]) == []
     (rel,) = relative_summary([Variant("a", est(1.0)), Variant("b", est(2.0))])
     assert rel.low is None and rel.text() == "a is 2.000× faster than b"
+
+
+def test_interval_containing_one_is_no_clear_difference():
+    (rel,) = relative_summary([Variant("a", est(1.05, 0.9, 1.2)),
+                               Variant("b", est(1.0, 0.95, 1.05))])
+    assert rel.clear is False
+    assert rel.text() == "no clear difference between b and a: 1.050× [0.857, 1.263]"

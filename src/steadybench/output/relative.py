@@ -50,10 +50,23 @@ class Relation:
     high: float | None
     basis: str
 
+    @property
+    def clear(self) -> bool | None:
+        """True when the interval lies above 1 (the fastest is faster at its confidence),
+        False when it contains 1, None when there is no interval."""
+        if self.low is None or self.high is None:
+            return None
+        return self.low > 1
+
     def text(self) -> str:
-        """The plain-words line, e.g. "join is 1.520× faster than concat [1.490, 1.550]"."""
+        """The plain-words line, e.g. "join is 1.520× faster than concat [1.490, 1.550]"; when
+        the interval contains 1, "no clear difference between concat and join: 1.052×
+        [0.990, 1.110]"."""
         from .format import factor_text
 
+        if self.clear is False:
+            return (f"no clear difference between {self.fastest} and {self.other}: "
+                    f"{self.ratio:.3f}× [{self.low:.3f}, {self.high:.3f}]")
         factor = factor_text(self.ratio, self.low, self.high)
         words, _, interval = factor.partition(" [")
         text = f"{self.fastest} is {words} than {self.other}"
