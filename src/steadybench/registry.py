@@ -399,7 +399,11 @@ stop_conditions: Registry[Any] = Registry(
         "elapsed": "steadybench.runner.stop:ElapsedTime",
         "cov_window": "steadybench.runner.stop:CovWindow",
         "ci_half_width": "steadybench.runner.stop:CiHalfWidth",
-        "on_error": "steadybench.runner.stop:OnError",
+        "on_error": "steadybench.runner.stop:MaxFailures",
+        "max_failures": "steadybench.runner.stop:MaxFailures",
+        "cov_after_warmup": "steadybench.runner.stop:CovAfterWarmup",
+        "ci_width_window": "steadybench.runner.stop:CiWidthWindow",
+        "median_iqr_stable": "steadybench.runner.stop:MedianIqrStable",
     },
     base="steadybench.runner.stop:StopCondition",
 )
