@@ -136,7 +136,7 @@ def test_cov_after_warmup_discards_the_first_values():
     assert feed(CovAfterWarmup(ref * 1.001), values) is None
     # discard=0 reads the runner's statistics directly
     whole = np.std(values, ddof=1) / np.mean(values)
-    assert feed(CovAfterWarmup(whole * 1.001), values)[0] == len(values)
+    assert feed(CovAfterWarmup(whole * 1.001, min_runs=9), values)[0] == len(values)
 
 
 def test_ci_width_window_is_the_whole_interval_over_the_last_runs():
