@@ -387,6 +387,10 @@ meters: Registry[Any] = Registry(
         "cpu_freq": "steadybench.system.meters:CpuFrequencyMeter",
         "temperature": "steadybench.system.meters:TemperatureMeter",
         "loadavg": "steadybench.system.meters:LoadMeter",
+        "devfreq": "steadybench.system.meters:DevfreqMeter",
+        "timestamp": "steadybench.meters.base:TimestampMeter",
+        "energy": "steadybench.meters.energy:EnergyMeter",
+        "gpu_energy": "steadybench.meters.energy:NvmlEnergyMeter",
     },
     base="steadybench.meters.base:Meter",
 )
@@ -415,7 +419,8 @@ countermeasures: Registry[Any] = Registry(
     {
         name: f"steadybench.system.presets:{cls}"
         for name, cls in (("settle", "Settle"), ("power", "Power"), ("quiet", "Quiet"),
-                          ("priority", "Priority"), ("tune", "Tune"), ("pin", "Pin"),
+                          ("background", "Background"), ("priority", "Priority"),
+                          ("tune", "Tune"), ("gpu", "Gpu"), ("pin", "Pin"),
                           ("cooldown", "CoolDown"), ("warmup", "WarmUp"), ("gc", "Gc"),
                           ("monitor", "Monitor"))
     },
