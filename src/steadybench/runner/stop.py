@@ -560,8 +560,9 @@ def build_stop_condition(
 def make_stop_condition(name: str, **options: Any) -> StopCondition:
     """The stop condition registered as ``name`` (``runs``, ``elapsed``, ``cov_window``,
     ``ci_half_width``, ``cov_after_warmup``, ``ci_width_window``, ``median_iqr_stable``,
-    ``max_failures`` (``on_error`` is its old name), or a plug-in's from the ``steadybench.stop_conditions``
-    entry points) with ``options`` (values may be command-line strings), e.g.
+    ``max_failures`` (``on_error`` is its old name), or a plug-in's from the
+    ``steadybench.stop_conditions`` entry points) with ``options`` (values may be command-line
+    strings), e.g.
     ``make_stop_condition("cov_window", target=0.02, window=30)``."""
     from ..registry import stop_conditions
 

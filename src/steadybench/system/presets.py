@@ -42,11 +42,11 @@ from .actions import (
     MachineCoolDownAction,
     PinAction,
     PinFallbackAction,
-    SpinWarmUpAction,
     PowerSupplyAction,
     PriorityAction,
     QuietMachineAction,
     SettleAfterBootAction,
+    SpinWarmUpAction,
     TuneAction,
     current_affinity,
     fastest_cpus,
@@ -54,9 +54,9 @@ from .actions import (
     temperature_reading,
 )
 from .advice import Rules
-from .fingerprint import fingerprint
 from .background import StopProcessesAction, find_processes
 from .devices import devfreq_names
+from .fingerprint import fingerprint
 from .meters import CpuFrequencyMeter, DevfreqMeter, LoadMeter, TemperatureMeter
 from .readers import SENSOR_UNITS, read_cpus, read_isolated, read_load, read_power
 from .sysfs import SysRoot, format_cpulist, parse_cpulist
@@ -532,7 +532,8 @@ class WarmUp(Countermeasure):
             return pinned if pinned is not None else current_affinity()
 
         if not machine.has_cpufreq or max_frequency(machine.root, cpus()) is None:
-            why = "no cpufreq files: the frequency cannot be read" if not machine.has_cpufreq                 else "no readable scaling_max_freq for the CPUs used"
+            why = ("no cpufreq files: the frequency cannot be read" if not machine.has_cpufreq
+                   else "no readable scaling_max_freq for the CPUs used")
             if not stands_in:
                 raise Skip(why)
             spin = SpinWarmUpAction(max(_num(o, "max_wait", "warmup") / 10.0, 0.01))
