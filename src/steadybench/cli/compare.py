@@ -116,7 +116,8 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
                 small_sample: str, threshold: str | None, equivalence: bool, verdict_by: str,
                 show_min: bool,
                 weights: str, precision: str, correction: str, column: str | None,
-                metric: str | None, resamples: int, seed: int, json_path: str | None, markdown_path: str | None,
+                metric: str | None, resamples: int, seed: int, json_path: str | None,
+                markdown_path: str | None,
                 csv_path: str | None, report_path: str | None, fail_on: str,
                 quiet: bool) -> int:
     """Compare BASE and NEW with a stated confidence (the Speedup-Test protocol).
