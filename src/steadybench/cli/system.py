@@ -60,6 +60,10 @@ def _print_state(console: Console, state: dict[str, Any], findings: list[dict[st
     if state["fans"]:
         console.print("fans: " + ", ".join(f"{f['name']} {_fmt(f['rpm'], ' rpm')}"
                                            for f in state["fans"]))
+    from ..system.devices import device_lines  # GPU/memory devfreq, RAPL, NVIDIA (issue 15)
+
+    for line in device_lines(state):
+        console.print(line, highlight=False)
     load = state.get("loadavg")
     power = {True: "mains", False: "battery", None: "unknown"}[state["power"]["on_ac"]]
     console.print(f"load average: {' '.join(f'{x:g}' for x in load) if load else '-'}; "
