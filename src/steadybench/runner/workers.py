@@ -359,6 +359,8 @@ def merge_executions(runner: Runner, merged: CaseResult, executions: Sequence[Ex
         f"; {', '.join(unique)}" if unique else "")
     merged.extra["executions"] = {"planned": planned, "completed": done,
                                   "isolation": "spawned worker processes"}
+    merged.extra["hard_limits"] = {"time_s": runner.time_limit, "runs": runner.max_runs,
+                                   "stop": runner.stop.describe()}
     return merged
 
 
