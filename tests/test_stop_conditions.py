@@ -161,12 +161,8 @@ def test_median_iqr_stable_matches_numpy_and_waits_for_a_drift_to_settle():
     import numpy as np
 
     from steadybench.runner import MedianIqrStable
-    from steadybench.runner.stop import sorted_quantile
 
     rng = np.random.default_rng(7)
-    data = sorted(rng.normal(10, 1, 101).tolist())
-    for q in (0.25, 0.5, 0.75, 0.9):
-        assert sorted_quantile(data, q) == pytest.approx(np.percentile(data, q * 100))
     # a steady series settles; one that drifts upwards (Fig. 16b) never does
     steady = rng.normal(10, 0.05, 400).tolist()
     got = feed(MedianIqrStable(0.01, step=10, checks=5), steady)
@@ -178,6 +174,14 @@ def test_median_iqr_stable_matches_numpy_and_waits_for_a_drift_to_settle():
     n, med, iqr = cond.points[-1]
     assert med == pytest.approx(np.median(steady[:n]))
     assert iqr == pytest.approx(np.subtract(*np.percentile(steady[:n], [75, 25])))
+    # R's default quantile (type 7) is numpy's default: the IQR of 1..10 is 4.5
+    ten = MedianIqrStable(0.01, step=10, checks=2)
+    feed(ten, [float(v) for v in range(1, 11)])
+    assert ten.points == [(10, 5.5, 4.5)]
+    # a long run is judged at checkpoints 1 % of its length apart, not at every 10th run
+    long = MedianIqrStable(1e-9, step=10, checks=5)
+    feed(long, rng.normal(10, 1, 30_000).tolist())
+    assert len(long.points) < 500 and long.points[-1][0] - long.points[-2][0] >= 290
 
 
 def test_hard_time_limit_is_never_shorter_than_asked():
