@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..system.devices import POWERCAP_DIR, rapl_zones, read_supply_power
+from ..system.devices import POWER_SUPPLY_DIR, POWERCAP_DIR, rapl_zones, read_supply_power
 from ..system.sysfs import SysRoot
 from .base import Meter
 
@@ -98,16 +98,24 @@ class SupplyEnergyMeter(Meter):
     def __init__(self, root: SysRoot | str = "/", supplies: list[str] | None = None,
                  clock: Callable[[], int] = time.perf_counter_ns) -> None:
         self.root = _root(root)
-        self.supplies = supplies
+        # the supplies are found once; each reading then reads two files per supply
+        self.supplies = [s["name"] for s in read_supply_power(self.root)
+                         if supplies is None or s["name"] in supplies]
         self.clock = clock
         self._p0: float | None = None
         self._t0 = 0
         self.last_error: str | None = None
 
     def _power(self) -> float | None:
-        found = [s for s in read_supply_power(self.root)
-                 if self.supplies is None or s["name"] in self.supplies]
-        return sum(s["watts"] for s in found) if found else None
+        total = 0.0
+        for name in self.supplies:
+            base = f"{POWER_SUPPLY_DIR}/{name}"
+            current = self.root.read_int(f"{base}/current_now")
+            voltage = self.root.read_int(f"{base}/voltage_now")
+            if current is None or voltage is None:
+                return None
+            total += abs(current) * abs(voltage) / 1e12
+        return total if self.supplies else None
 
     @property
     def reason(self) -> str | None:
