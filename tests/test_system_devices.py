@@ -155,6 +155,11 @@ def test_the_unit_rule_and_its_overrides(tmp_path, monkeypatch):
     assert read_thermal(SysRoot(root))[0]["celsius"] == 35.0
     with pytest.raises(ValueError):
         sensor_units("x=kelvin")
+    monkeypatch.setenv("STEADYBENCH_SENSOR_UNITS", "x=kelvin")
+    from steadybench.system.advice import assess
+
+    findings = assess(machine_state(SysRoot(root), top_interval=0))
+    assert any("kelvin" in f["message"] and f["level"] == "warning" for f in findings)
 
 
 def test_cooldown_uses_the_sensor_units_of_the_preset(tmp_path):

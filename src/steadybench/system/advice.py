@@ -109,6 +109,8 @@ def assess(state: dict[str, Any], rules: Rules | None = None) -> list[dict[str, 
         out.append(_finding("info", "affinity",
                             f"isolated CPUs {format_cpulist(isolated)}: benchmarks are pinned "
                             "there by the managed preset"))
+    if state.get("sensor_units_error"):
+        out.append(_finding("warning", "temperature", state["sensor_units_error"]))
     temps = state.get("temperatures", [])
     readable = [t for t in temps if t.get("celsius") is not None]
     for t in temps:

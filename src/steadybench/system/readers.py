@@ -367,6 +367,11 @@ def machine_state(root: SysRoot, top_interval: float = 0.5,
     state.update(read_load(root))
     state["top_processes"] = top_processes(root, top_interval, sleep=sleep) \
         if top_interval > 0 else []
+    try:
+        sensor_units()
+        state["sensor_units_error"] = None
+    except ValueError as exc:
+        state["sensor_units_error"] = f"{UNITS_ENV}: {exc} (ignored)"
     return state
 
 
