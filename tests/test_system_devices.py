@@ -312,3 +312,62 @@ def test_journal_version_2_without_undo_is_still_read(tmp_path):
                                 "created": "", "entries": []}))
     path.chmod(0o600)
     assert Journal.load(path).undo == []
+
+
+# ---------------------------------------------------------------- background processes
+def _proc(board, pid: int, name: str, started: int) -> None:
+    put(board, f"proc/{pid}/comm", f"{name}\n")
+    fields = ["S", "1", "1", "1"] + ["0"] * 15 + [str(started)] + ["0"] * 20
+    put(board, f"proc/{pid}/stat", f"{pid} ({name}) {' '.join(fields)}\n")
+
+
+def test_background_processes_stopped_and_continued_with_pid_reuse_guarded(tmp_path):
+    import signal
+
+    from steadybench.system.background import StopProcessesAction, find_processes
+    from steadybench.system.journal import run_journal_path
+
+    board = make_board(tmp_path / "b")
+    _proc(board, 4001, "syncd", 777)
+    _proc(board, 4002, "syncd", 778)
+    _proc(board, 4003, "root-only", 779)
+    _proc(board, 4004, "other", 780)
+    assert [p["pid"] for p in find_processes(SysRoot(board), ["syncd"])] == [4001, 4002]
+    assert find_processes(SysRoot(board), ["syncd"])[0]["start_time"] == 777
+    sent = []
+
+    def kill(pid, sig):
+        if pid == 4003:
+            raise PermissionError(1, "Operation not permitted")
+        sent.append((pid, sig))
+
+    action = StopProcessesAction(SysRoot(board), ["syncd", "root-only", "absent"], kill=kill)
+    ctx = _ctx()
+    action(ctx)
+    assert sent == [(4001, signal.SIGSTOP), (4002, signal.SIGSTOP)]
+    info = ctx.case.extra["machine"]
+    assert info["stopped_processes"] == ["syncd (4001)", "syncd (4002)"]
+    assert info["not_running"] == ["absent"]
+    assert any("not permitted to stop root-only" in w for w in ctx.case.warnings)
+    journal = Journal.load(run_journal_path(part="processes"))
+    assert [u["pid"] for u in journal.undo] == [4001, 4002]  # 4003 was not stopped
+    # 4002 exits and its PID goes to another process: it must not be continued
+    _proc(board, 4002, "syncd", 999)
+    sent.clear()
+    action.close(ctx)
+    assert (4001, signal.SIGCONT) in sent and (4002, signal.SIGCONT) not in sent
+    assert not run_journal_path(part="processes").exists()
+
+
+def test_a_forged_journal_cannot_signal_init_or_a_process_group(tmp_path):
+    from steadybench.errors import SystemControlError
+
+    board = make_board(tmp_path / "b")
+    for pid in (1, 0, -5, True):
+        path = tmp_path / f"forged{pid}.json"
+        path.write_text(json.dumps({"format": "steadybench-journal", "version": 3,
+                                    "root": str(board), "pid": 2, "entries": [],
+                                    "undo": [{"kind": "sigcont", "pid": pid}]}))
+        path.chmod(0o600)
+        with pytest.raises(SystemControlError, match="corrupt"):
+            Journal.load(path)

@@ -95,15 +95,18 @@ class StopProcessesAction(Action):
             journal.claim()
             self._journal = journal
             for proc in found:
-                journal.record_undo({"kind": "sigcont", "pid": proc["pid"],
-                                     "start_time": proc["start_time"], "name": proc["name"]})
+                entry = {"kind": "sigcont", "pid": proc["pid"],
+                         "start_time": proc["start_time"], "name": proc["name"]}
+                journal.record_undo(entry)
                 try:
                     self.kill(proc["pid"], signal.SIGSTOP)
-                except ProcessLookupError:
-                    continue
-                except PermissionError:
-                    ctx.warn(f"background: not permitted to stop {proc['name']} "
-                             f"({proc['pid']}); needs root")
+                except (ProcessLookupError, PermissionError) as exc:
+                    # not stopped: nothing to undo for it
+                    journal.undo = [u for u in journal.undo if u["pid"] != proc["pid"]]
+                    journal.save()
+                    if isinstance(exc, PermissionError):
+                        ctx.warn(f"background: not permitted to stop {proc['name']} "
+                                 f"({proc['pid']}); needs root")
                     continue
                 info["stopped_processes"].append(f"{proc['name']} ({proc['pid']})")
         costs = info.setdefault("costs", {})
