@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import json
+from pathlib import Path
 
 import pytest
 
@@ -170,6 +171,16 @@ def test_cooldown_uses_the_sensor_units_of_the_preset(tmp_path):
                       'units = {"thermal_zone0:cpu-millideg" = "decidegrees"}\n')
     plan = build_preset(str(preset), board)
     assert [a["name"] for a in plan.record["applied"]] == ["cooldown"]
+    # system check reads the sensors with the preset's units: 850 is 85.0 °C, too hot (read
+    # by the rule, 850 °C would be an unusable sensor and the check would pass)
+    import subprocess
+    import sys
+
+    put(board, "sys/class/thermal/thermal_zone0/temp", "850\n")
+    cli = str(Path(sys.executable).with_name("steadybench"))
+    hot = subprocess.run([cli, "--root", str(board), "system", "check", "--preset", str(preset),
+                          "--interval", "0"], capture_output=True, text=True, timeout=120)
+    assert hot.returncode == 1 and "at 85 °C > 70 °C" in hot.stdout, hot.stdout + hot.stderr
     preset.write_text('countermeasures = ["cooldown"]\n[cooldown]\nunits = {"a" = "kelvin"}\n')
     from steadybench.errors import ConfigurationError
 

@@ -118,7 +118,7 @@ def show_cmd(root: str, as_json: bool, interval: float) -> None:
 def check_cmd(root: str, preset: str, interval: float) -> None:
     """Exit non-zero, with the reasons, when the machine is not fit to benchmark."""
     from ..system.advice import check
-    from ..system.presets import build_preset, load_preset
+    from ..system.presets import build_preset, load_preset, preset_sensor_units
     from ..system.readers import machine_state
     from ..system.sysfs import SysRoot
 
@@ -126,7 +126,8 @@ def check_cmd(root: str, preset: str, interval: float) -> None:
     # the countermeasures' options are checked as `run --preset` checks them (nothing is
     # applied: building a plan only reads the machine)
     build_preset(spec, SysRoot(root))
-    state = machine_state(SysRoot(root), top_interval=interval)
+    state = machine_state(SysRoot(root), top_interval=interval,
+                          units=preset_sensor_units(spec))
     reasons = check(state, spec.rules)
     if reasons:
         for reason in reasons:

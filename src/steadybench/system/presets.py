@@ -210,6 +210,15 @@ def _sensors(opts: dict[str, Any], measure: str) -> list[str] | None:
     return [str(v) for v in value]
 
 
+def preset_sensor_units(spec: Preset) -> dict[str, str]:
+    """The sensor units a preset sets (``[cooldown]`` and ``[monitor]`` ``units``), for
+    ``system check`` to read the sensors as the run will."""
+    out: dict[str, str] = {}
+    for measure in ("monitor", "cooldown"):
+        out.update(_units(spec.options.get(measure, {}), measure) or {})
+    return out
+
+
 class PresetMachine:
     """What a countermeasure sees while a preset is built.
 

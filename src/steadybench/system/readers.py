@@ -347,15 +347,17 @@ def python_state() -> dict[str, Any]:
 
 
 def machine_state(root: SysRoot, top_interval: float = 0.5,
-                  sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
-    """Everything above in one JSON-ready dict (what ``system show --json`` prints)."""
+                  sleep: Callable[[float], None] = time.sleep,
+                  units: dict[str, str] | None = None) -> dict[str, Any]:
+    """Everything above in one JSON-ready dict (what ``system show --json`` prints);
+    ``units`` overrides sensor units (:func:`read_thermal`)."""
     state: dict[str, Any] = {
         "root": str(root.root),
         "cpu_model": read_cpu_model(root),
         "cpus": read_cpus(root),
         "boost": read_boost(root),
         "isolation": read_isolated(root),
-        "temperatures": read_thermal(root),
+        "temperatures": read_thermal(root, units),
         "devfreq": read_devfreq(root),
         "rapl": read_rapl(root),
         "nvidia": read_nvidia(),
