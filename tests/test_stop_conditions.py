@@ -210,3 +210,18 @@ def test_a_two_hour_run_is_not_cut_at_the_default_limit():
     assert case.stop_reason == "7200 s elapsed"
     assert case.extra["hard_limits"]["time_s"] == 7200
     assert not any("hard time limit" in w for w in case.warnings)
+
+
+def test_stop_condition_from_the_command_line():
+    from steadybench.runner import CovAfterWarmup, MedianIqrStable
+    from steadybench.runner.stop import parse_stop_condition
+
+    cond = parse_stop_condition("cov_after_warmup:threshold=0.02,discard=10")
+    assert isinstance(cond, CovAfterWarmup) and cond.threshold == 0.02 and cond.discard == 10
+    assert isinstance(parse_stop_condition("median_iqr_stable"), MedianIqrStable)
+    for bad, words in (("cov_after_warmup:threshold=abc", "must be a number"),
+                       ("cov_after_warmup:threshold", "NAME:OPTION=VALUE"),
+                       ("median_iqr_stable:step=2.5", "must be an integer"),
+                       ("nope", "unknown stop condition")):
+        with pytest.raises(ConfigurationError, match=words):
+            parse_stop_condition(bad)

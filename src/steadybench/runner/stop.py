@@ -254,6 +254,15 @@ class MaxFailures(StopCondition):
 OnError = MaxFailures
 
 
+def _number(value: Any, what: str, integer: bool = False) -> Any:
+    """``value`` as a float (or int), ConfigurationError naming ``what`` when it is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or (
+            integer and value != int(value)):
+        kind = "an integer" if integer else "a number"
+        raise ConfigurationError(f"{what} must be {kind}, got {value!r}")
+    return int(value) if integer else float(value)
+
+
 class _History(StopCondition):
     """A condition that needs every successful measured value, not only the streaming
     statistics: it collects them itself, one per :meth:`check` call, from the newest values of
@@ -312,10 +321,14 @@ class CovAfterWarmup(_History):
     The runner's own warm-up runs (``--warmup``) never reach a stop condition; ``discard`` drops
     that many *measured* values more. The CoV is the sample standard deviation (n − 1) over the
     mean, computed with Welford's streaming update, so memory stays constant. At least
-    ``min_runs`` (default 2) values must be counted first.
+    ``min_runs`` (default 2) values must be counted first. The default threshold, 5 %, is the
+    one of the paper's Fig. 14.
     """
 
-    def __init__(self, threshold: float, discard: int = 0, min_runs: int = 2) -> None:
+    def __init__(self, threshold: float = 0.05, discard: int = 0, min_runs: int = 2) -> None:
+        threshold = _number(threshold, "CoV threshold")
+        discard = _number(discard, "values to discard", integer=True)
+        min_runs = _number(min_runs, "min_runs", integer=True)
         if not threshold > 0:
             raise ConfigurationError(f"CoV threshold must be positive, got {threshold}")
         if int(discard) < 0:
@@ -367,10 +380,14 @@ class CiWidthWindow(StopCondition):
     runs is at most ``target`` wide, relative to their mean (Rancid §IV-B: "relative width of a
     confidence interval", over a sliding window so early JIT/warm-up outliers do not count).
 
-    The width is the whole interval, 2 · t(1 − α/2, w − 1) · s / √w, divided by |mean|.
+    The width is the whole interval, 2 · t(1 − α/2, w − 1) · s / √w, divided by |mean|. The
+    defaults (5 %, a window of 20) are the threshold and window of the paper's Fig. 14.
     """
 
-    def __init__(self, target: float, window: int = 20, confidence: float = 0.95) -> None:
+    def __init__(self, target: float = 0.05, window: int = 20, confidence: float = 0.95) -> None:
+        target = _number(target, "target relative CI width")
+        window = _number(window, "window", integer=True)
+        confidence = _number(confidence, "confidence")
         if not target > 0:
             raise ConfigurationError(f"target relative CI width must be positive, got {target}")
         if int(window) < 2:
@@ -431,6 +448,11 @@ class MedianIqrStable(_History):
 
     def __init__(self, tolerance: float = 0.01, step: int = 10, checks: int = 5,
                  min_runs: int = 30, spacing: float = 0.01) -> None:
+        tolerance = _number(tolerance, "tolerance")
+        step = _number(step, "step", integer=True)
+        checks = _number(checks, "checks", integer=True)
+        min_runs = _number(min_runs, "min_runs", integer=True)
+        spacing = _number(spacing, "spacing")
         if not tolerance > 0:
             raise ConfigurationError(f"tolerance must be positive, got {tolerance}")
         if int(step) < 1 or int(checks) < 2:
@@ -567,3 +589,21 @@ def make_stop_condition(name: str, **options: Any) -> StopCondition:
     from ..registry import stop_conditions
 
     return stop_conditions.create(name, **options)
+
+
+def parse_stop_condition(text: str) -> StopCondition:
+    """``NAME`` or ``NAME:OPT=VALUE,...`` (the command line's ``--stop-condition``) → the
+    registered stop condition with those options; ConfigurationError on bad text."""
+    name, _, rest = text.partition(":")
+    options: dict[str, Any] = {}
+    for part in rest.split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise ConfigurationError(f"--stop-condition {text!r}: write NAME:OPTION=VALUE,...")
+        options[key.strip()] = value.strip()
+    try:
+        return make_stop_condition(name.strip(), **options)
+    except TypeError as exc:
+        raise ConfigurationError(f"--stop-condition {text!r}: {exc}") from None
