@@ -469,6 +469,10 @@ class Pin(Countermeasure):
             else:
                 try:
                     cpus, how = fastest_cpus(machine.root, allowed)
+                    best, _ = fastest_cpus(machine.root)
+                    if not set(best) & allowed:
+                        how += (f"; the fastest CPUs {format_cpulist(best)} are not among those "
+                                f"this process may use ({format_cpulist(sorted(allowed))})")
                 except SystemControlError as exc:
                     return self._skip(machine, f"{exc}: the machine's CPUs "
                                                f"are not among those this process may use "
