@@ -17,20 +17,35 @@ from .readers import python_state, read_boost, read_cpu_model, read_cpus, read_i
 from .sysfs import SysRoot, format_cpulist
 
 
-class PlannedRoot(SysRoot):
+class PlannedRoot:
     """A root read as it will be once ``planned`` (path → new bytes) is written: the fingerprint
     of a managed run describes the machine as it measures, not as it was before tuning (boost
-    off, governors set)."""
+    off, governors set). It wraps any root (a local :class:`SysRoot` or one read through
+    another transport): the planned files are answered here, everything else by the root."""
 
     def __init__(self, base: SysRoot, planned: dict[str, bytes]) -> None:
-        self.root = base.root
+        self._base = base
         self.planned = {"/" + k.lstrip("/"): v for k, v in planned.items()}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._base, name)
 
     def read_bytes(self, rel: str) -> bytes | None:
         key = "/" + rel.lstrip("/")
         if key in self.planned:
             return self.planned[key]
-        return super().read_bytes(rel)
+        return self._base.read_bytes(rel)
+
+    def read(self, rel: str) -> str | None:
+        data = self.read_bytes(rel)
+        return None if data is None else data.decode("utf-8", errors="replace").strip()
+
+    def read_int(self, rel: str) -> int | None:
+        text = self.read(rel)
+        try:
+            return None if text is None else int(text.split()[0])
+        except (IndexError, ValueError):
+            return None
 
 
 def fingerprint(root: SysRoot, planned: dict[str, bytes] | None = None) -> dict[str, Any]:
@@ -40,7 +55,7 @@ def fingerprint(root: SysRoot, planned: dict[str, bytes] | None = None) -> dict[
     ``planned`` (path → bytes) are changes a preset will make before measuring: the fingerprint
     then describes the tuned machine."""
     if planned:
-        root = PlannedRoot(root, planned)
+        root = PlannedRoot(root, planned)  # type: ignore[assignment]
     cpus = [c for c in read_cpus(root) if c["online"]]
     freq = [c for c in cpus if c.get("cpufreq")]
     kernel = read_kernel(root)
