@@ -37,6 +37,8 @@ def _run(tmp_path: Path, board: Path, name: str, joules: int) -> Path:
     out = tmp_path / f"{name}.json"
     result = subprocess.run([STEADYBENCH, "--root", str(board), "run", str(script),
                              "--preset", str(preset), "--in-process", "--runs", "12",
+                             # one execution per run: a meter measures a whole sample
+                             "--method", "direct",
                              "--json", str(out)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     return out
