@@ -231,15 +231,15 @@ def test_monitor_meters(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- presets
 def test_managed_preset_full_machine(tmp_path: Path) -> None:
     root = make_machine(tmp_path / "m", thermal={"cpu": 45000}, capacities=[512, 512, 1024, 1024])
-    plan = build_preset("managed", root)
+    plan = build_preset("managed", root, affinity={0, 1, 2, 3})
     rec = plan.record
     applied = [a["name"] for a in rec["applied"]]
     assert applied == ["settle", "power", "quiet", "priority", "tune", "pin", "cooldown", "gc",
                        "monitor"]
-    assert {"name": "warmup", "reason": "not needed: tune sets the performance governor"} in \
-        rec["skipped"]
+    assert {"name": "warmup", "reason": "not needed: tune fixes the frequency (the performance "
+                                        "governor)"} in rec["skipped"]
     assert "CPUs 2-3" in rec["applied"][5]["detail"]
-    assert rec["meters"] == ["cpu_freq", "temperature", "loadavg"]
+    assert rec["meters"] == ["cpu_freq", "temperature", "loadavg", "timestamp"]
     stages = [(s.value, type(a).__name__) for s, a in plan.actions]
     assert stages.index(("before_run", "MachineCoolDownAction")) < \
         stages.index(("before_run", "GcAction"))
@@ -265,7 +265,7 @@ def test_managed_on_bare_vm_lists_skipped(tmp_path: Path) -> None:
     assert "no cpufreq" in skipped["warmup"]
     assert "power_supply" in skipped["power"]
     assert "scaling_cur_freq" in skipped["monitor:cpu_freq"]
-    assert rec["meters"] == ["loadavg"]
+    assert rec["meters"] == ["loadavg", "timestamp"]
 
 
 def test_managed_on_this_machine_builds() -> None:

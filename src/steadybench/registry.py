@@ -387,6 +387,10 @@ meters: Registry[Any] = Registry(
         "cpu_freq": "steadybench.system.meters:CpuFrequencyMeter",
         "temperature": "steadybench.system.meters:TemperatureMeter",
         "loadavg": "steadybench.system.meters:LoadMeter",
+        "devfreq": "steadybench.system.meters:DevfreqMeter",
+        "timestamp": "steadybench.meters.base:TimestampMeter",
+        "energy": "steadybench.meters.energy:EnergyMeter",
+        "gpu_energy": "steadybench.meters.energy:NvmlEnergyMeter",
     },
     base="steadybench.meters.base:Meter",
 )
@@ -399,7 +403,11 @@ stop_conditions: Registry[Any] = Registry(
         "elapsed": "steadybench.runner.stop:ElapsedTime",
         "cov_window": "steadybench.runner.stop:CovWindow",
         "ci_half_width": "steadybench.runner.stop:CiHalfWidth",
-        "on_error": "steadybench.runner.stop:OnError",
+        "on_error": "steadybench.runner.stop:MaxFailures",
+        "max_failures": "steadybench.runner.stop:MaxFailures",
+        "cov_after_warmup": "steadybench.runner.stop:CovAfterWarmup",
+        "ci_width_window": "steadybench.runner.stop:CiWidthWindow",
+        "median_iqr_stable": "steadybench.runner.stop:MedianIqrStable",
     },
     base="steadybench.runner.stop:StopCondition",
 )
@@ -411,7 +419,8 @@ countermeasures: Registry[Any] = Registry(
     {
         name: f"steadybench.system.presets:{cls}"
         for name, cls in (("settle", "Settle"), ("power", "Power"), ("quiet", "Quiet"),
-                          ("priority", "Priority"), ("tune", "Tune"), ("pin", "Pin"),
+                          ("background", "Background"), ("priority", "Priority"),
+                          ("tune", "Tune"), ("gpu", "Gpu"), ("pin", "Pin"),
                           ("cooldown", "CoolDown"), ("warmup", "WarmUp"), ("gc", "Gc"),
                           ("monitor", "Monitor"))
     },

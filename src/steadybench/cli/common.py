@@ -76,12 +76,22 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             help="Confidence level of intervals and of --target-ci.",
         ),
         click.option(
+            "--stop-condition",
+            "stop_condition",
+            default=None,
+            metavar="NAME[:OPT=VALUE,...]",
+            help="One more target, a registered stop condition: cov_after_warmup (Rancid's "
+            "ErrorStopCondition), ci_width_window, median_iqr_stable, ... e.g. "
+            "median_iqr_stable:tolerance=0.005.",
+        ),
+        click.option(
             "--time-limit",
             type=float,
             default=600.0,
             show_default=True,
             callback=positive,
-            help="Hard limit in seconds per benchmark, whatever the stop condition.",
+            help="Hard limit in seconds per benchmark, whatever the stop condition (never "
+            "shorter than --max-time).",
         ),
     ]
     for option in reversed(options):
@@ -94,8 +104,9 @@ def stop_condition_from(opts: dict[str, Any]) -> StopCondition:
     confidence = opts.get("confidence", 0.95)
     if not 0 < confidence < 1:
         raise ConfigurationError(f"--confidence must be between 0 and 1, got {confidence}")
-    from ..runner.stop import build_stop_condition
+    from ..runner.stop import build_stop_condition, parse_stop_condition
 
+    named = opts.get("stop_condition")
     return build_stop_condition(
         runs=opts.get("runs"),
         max_time=opts.get("max_time"),
@@ -103,6 +114,7 @@ def stop_condition_from(opts: dict[str, Any]) -> StopCondition:
         window=opts.get("window", 20),
         target_ci=opts.get("target_ci"),
         confidence=confidence,
+        condition=parse_stop_condition(named) if named else None,
     )
 
 

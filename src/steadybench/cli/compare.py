@@ -92,6 +92,9 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
               help="Correction for testing many benchmarks at once.")
 @click.option("--column", default=None,
               help="CSV column (name or 1-based number) holding the times.")
+@click.option("--metric", default=None,
+              help="Compare another metric the results recorded per run (a meter's name, e.g. "
+                   "energy or cpu_time) instead of the time.")
 @click.option("--resamples", type=click.IntRange(min=100), default=9999, show_default=True,
               help="Permutations of the small-sample permutation test.")
 @click.option("--seed", type=int, default=0, show_default=True,
@@ -113,7 +116,8 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
                 small_sample: str, threshold: str | None, equivalence: bool, verdict_by: str,
                 show_min: bool,
                 weights: str, precision: str, correction: str, column: str | None,
-                resamples: int, seed: int, json_path: str | None, markdown_path: str | None,
+                metric: str | None, resamples: int, seed: int, json_path: str | None,
+                markdown_path: str | None,
                 csv_path: str | None, report_path: str | None, fail_on: str,
                 quiet: bool) -> int:
     """Compare BASE and NEW with a stated confidence (the Speedup-Test protocol).
@@ -144,7 +148,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         if not base or not new:
             raise ConfigurationError("compare needs BASE and NEW (or --suite FILE)")
         doc, base_set, new_set = compare_files(base, new, opts, column=column, weights=weights,
-                                               precision=r)
+                                               precision=r, metric=metric)
     for path, render in ((json_path, to_json), (markdown_path, to_markdown),
                          (csv_path, to_csv)):
         if path:

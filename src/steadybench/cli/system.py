@@ -60,6 +60,10 @@ def _print_state(console: Console, state: dict[str, Any], findings: list[dict[st
     if state["fans"]:
         console.print("fans: " + ", ".join(f"{f['name']} {_fmt(f['rpm'], ' rpm')}"
                                            for f in state["fans"]))
+    from ..system.devices import device_lines  # GPU/memory devfreq, RAPL, NVIDIA (issue 15)
+
+    for line in device_lines(state):
+        console.print(line, highlight=False)
     load = state.get("loadavg")
     power = {True: "mains", False: "battery", None: "unknown"}[state["power"]["on_ac"]]
     console.print(f"load average: {' '.join(f'{x:g}' for x in load) if load else '-'}; "
@@ -114,7 +118,7 @@ def show_cmd(root: str, as_json: bool, interval: float) -> None:
 def check_cmd(root: str, preset: str, interval: float) -> None:
     """Exit non-zero, with the reasons, when the machine is not fit to benchmark."""
     from ..system.advice import check
-    from ..system.presets import build_preset, load_preset
+    from ..system.presets import build_preset, load_preset, preset_sensor_units
     from ..system.readers import machine_state
     from ..system.sysfs import SysRoot
 
@@ -122,7 +126,8 @@ def check_cmd(root: str, preset: str, interval: float) -> None:
     # the countermeasures' options are checked as `run --preset` checks them (nothing is
     # applied: building a plan only reads the machine)
     build_preset(spec, SysRoot(root))
-    state = machine_state(SysRoot(root), top_interval=interval)
+    state = machine_state(SysRoot(root), top_interval=interval,
+                          units=preset_sensor_units(spec))
     reasons = check(state, spec.rules)
     if reasons:
         for reason in reasons:

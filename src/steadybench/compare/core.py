@@ -118,9 +118,10 @@ def compare_sets(base: SampleSet, new: SampleSet, opts: CompareOptions,
 
 def compare_files(base_path: str, new_path: str, opts: CompareOptions, *,
                   column: str | None = None, weights: str = "equal",
-                  precision: float = 0.05) -> tuple[dict[str, Any], SampleSet, SampleSet]:
-    base = read_samples(base_path, column)
-    new = read_samples(new_path, column)
+                  precision: float = 0.05, metric: str | None = None
+                  ) -> tuple[dict[str, Any], SampleSet, SampleSet]:
+    base = read_samples(base_path, column, metric)
+    new = read_samples(new_path, column, metric)
     return compare_sets(base, new, opts, weights, precision), base, new
 
 

@@ -170,8 +170,47 @@ def read_sample_text(path: Path, text: str, column: str | None = None) -> Sample
     return SampleSet(str(path), kind, [Sample(path.stem, values, source=str(path))])
 
 
-def _from_results(path: Path, results: Results) -> SampleSet:
+def _metric_sample(path: Path, case: Any, metric: str) -> Sample | str:
+    """The values of another recorded metric (``energy``, ``cpu_time``...) of one case, or why
+    there are none. Per execution: the median of each worker process's successful runs (the
+    processes' run counts split the column), or of all runs for a case measured in one."""
+    column = case.metrics.get(metric)
+    if column is None:
+        return f"no {metric} recorded"
+    ok = [v for v, status in zip(column, case.status) if status == "ok"]
+    values = np.asarray([v for v in ok if not math.isnan(v)], dtype=float)
+    if values.size == 0:
+        return f"no {metric} value in the successful runs"
+    unit = case.units.get(metric, "")
+    if case.method == "exec" and not case.processes:
+        return Sample(case.benchmark, values, case.implementation, dict(case.params), unit,
+                      None, str(path), None, unit_name="runs (one process each)")
+    counts = [int(p.get("n") or 0) for p in case.processes if isinstance(p, dict)]
+    per: list[float] = []
+    if counts and sum(counts) == len(ok):
+        start = 0
+        for n in counts:
+            chunk = [v for v in ok[start:start + n] if not math.isnan(v)]
+            start += n
+            if chunk:
+                per.append(float(np.median(chunk)))
+    if not per:
+        per = [float(np.median(values))]
+    return Sample(case.benchmark, values, case.implementation, dict(case.params), unit,
+                  np.asarray(per, dtype=float), str(path), None, unit_name="executions")
+
+
+def _from_results(path: Path, results: Results, metric: str | None = None) -> SampleSet:
     samples, skipped = [], []
+    if metric is not None and metric != "wall_time":
+        for case in results.cases:
+            got = _metric_sample(path, case, metric)
+            if isinstance(got, str):
+                skipped.append(f"{path}: {case.label}: skipped ({got})")
+            else:
+                samples.append(got)
+        return SampleSet(str(path), "steadybench", samples, environment=results.environment,
+                         results=results, skipped=skipped)
     for case in results.cases:
         estimate = Estimate.from_dict(case.estimate)
         processes = [float(p["value"]) for p in case.processes
@@ -265,8 +304,11 @@ def _from_pyperf(path: Path, data: dict[str, Any]) -> SampleSet:
     return SampleSet(str(path), "pyperf", samples)
 
 
-def read_samples(path: str | os.PathLike[str], column: str | None = None) -> SampleSet:
-    """Read any supported input; the format is recognised from the content."""
+def read_samples(path: str | os.PathLike[str], column: str | None = None,
+                 metric: str | None = None) -> SampleSet:
+    """Read any supported input; the format is recognised from the content. ``metric`` picks
+    another metric a steadybench results file recorded per run (a meter's name, e.g.
+    ``energy``); the default is the time."""
     p = Path(path)
     text = read_user_text(p, SampleFormatError)
     if text.lstrip().startswith(("{", "[")):
@@ -281,11 +323,14 @@ def read_samples(path: str | os.PathLike[str], column: str | None = None) -> Sam
         if isinstance(data, dict) and "schema_version" in data and "benchmarks" in data:
             from ..output.results_io import results_from_data
 
-            return _from_results(p, results_from_data(data, str(p)))
+            return _from_results(p, results_from_data(data, str(p)), metric)
         if isinstance(data, dict) and isinstance(data.get("results"), list):
             return _from_hyperfine(p, data)
         if isinstance(data, dict) and isinstance(data.get("benchmarks"), list):
             return _from_pyperf(p, data)
         raise SampleFormatError(f"{p}: JSON file is neither steadybench results nor a hyperfine "
                                 "or pyperf export")
+    if metric is not None and metric != "wall_time":
+        raise SampleFormatError(f"{p}: --metric {metric} needs a steadybench results file (this "
+                                "one holds plain values)")
     return read_sample_text(p, text, column)

@@ -1,8 +1,9 @@
 """Meters: wall time, CPU time, successful runs, peak memory, file values, user readings.
 
 Meters are found by name in :data:`METERS`, the :data:`steadybench.registry.meters` registry
-(with the machine meters ``cpu_freq``, ``temperature`` and ``loadavg`` of
-:mod:`steadybench.system.meters`); another package adds one with a :class:`Meter` subclass and
+(with the machine meters ``cpu_freq``, ``temperature``, ``loadavg`` and ``devfreq`` of
+:mod:`steadybench.system.meters`, and the energy meters ``energy`` and ``gpu_energy`` of
+:mod:`steadybench.meters.energy`); another package adds one with a :class:`Meter` subclass and
 a ``steadybench.meters`` entry point (``docs/extending.md``). A preset's ``[monitor]`` table
 names the meters to record.
 """
@@ -17,6 +18,7 @@ from .base import (
     Meter,
     PeakMemoryMeter,
     SuccessfulRunsMeter,
+    TimestampMeter,
     WallTimeMeter,
     read_number,
 )
@@ -38,6 +40,7 @@ __all__ = [
     "Meter",
     "PeakMemoryMeter",
     "SuccessfulRunsMeter",
+    "TimestampMeter",
     "WallTimeMeter",
     "make_meter",
     "read_number",

@@ -72,6 +72,25 @@ class CpuTimeMeter(Meter):
         return (self.clock() - self._t0) / 1e9
 
 
+class TimestampMeter(Meter):
+    """When the run started: seconds since the Unix epoch (``time.time``), so the runs can be
+    placed in time and the time the countermeasures took between them can be seen (Rancid §VI:
+    the cost of cool-down and warm-up is measured in total benchmarking time)."""
+
+    name = "timestamp"
+    unit = "s"
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
+        self._t0 = 0.0
+
+    def start(self) -> None:
+        self._t0 = float(self.clock())
+
+    def stop(self, ok: bool) -> float | None:
+        return self._t0
+
+
 class SuccessfulRunsMeter(Meter):
     """1 for a run that completed, 0 for one that raised (Rancid's SuccessfulRunsMeter)."""
 

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigurationError
 from ..model.results import PRIMARY_METRIC, RUN_FAILED, RUN_OK, RUN_WARMUP, CaseResult
 from .actions import RunContext
-from .stop import RunState, StopCondition
+from .stop import RunState, StopCondition, effective_time_limit
 
 if TYPE_CHECKING:
     from ..meters.base import Meter
@@ -283,7 +283,12 @@ class RunLoop:
         self.state = context.state
         self._warmup = settings.warmup
         self._keep = settings.keep_samples
-        self._limit_ns = settings.time_limit * 1e9
+        #: never shorter than the time the stop condition asks for (Rancid §VI-A's 2-hour runs)
+        self.time_limit = effective_time_limit(settings.stop, settings.time_limit)
+        self._limit_ns = self.time_limit * 1e9
+        case.extra.setdefault("hard_limits", {"time_s": self.time_limit,
+                                              "runs": settings.max_runs,
+                                              "stop": settings.stop.describe()})
         self.index = 0
         self.done = False
         self._started = False
@@ -414,9 +419,9 @@ class RunLoop:
                                      f"before the stop condition ({stop.describe()}) held")
                 return f"hard limit: {settings.max_runs} runs"
         if state.elapsed_ns >= self._limit_ns:
-            case.warnings.append(f"stopped by the hard time limit ({settings.time_limit:g} s) "
+            case.warnings.append(f"stopped by the hard time limit ({self.time_limit:g} s) "
                                  f"before the stop condition ({stop.describe()}) held")
-            return f"hard limit: {settings.time_limit:g} s"
+            return f"hard limit: {self.time_limit:g} s"
         return None
 
 

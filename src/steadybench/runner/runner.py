@@ -35,7 +35,7 @@ from .loop import (
     RunLoop,
     keep_traceback,
 )
-from .stop import RunState, StopCondition, build_stop_condition
+from .stop import RunState, StopCondition, build_stop_condition, effective_time_limit
 
 __all__ = ["MAX_ERRORS_KEPT", "ProgressCallback", "Runner", "Stage"]
 
@@ -98,7 +98,8 @@ class Runner:
         self.sleep = sleep
         self.method = method or DirectMethod()
         self.keep_samples = keep_samples
-        self.time_limit = float(time_limit)
+        # never shorter than the time the stop condition asks for
+        self.time_limit = effective_time_limit(self.stop, float(time_limit))
         self.max_runs = int(max_runs)
         self.max_failures = int(max_failures)
         self.actions: dict[Stage, list[Action]] = {stage: [] for stage in Stage}

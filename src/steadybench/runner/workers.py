@@ -346,6 +346,7 @@ def merge_executions(runner: Runner, merged: CaseResult, executions: Sequence[Ex
         for item in case.extra.get("tracebacks", []):
             if item not in tracebacks:
                 tracebacks.append(item)
+        _merge_costs(merged, case)
         if case.stop_reason:
             reasons.append(case.stop_reason)
         # The worker's case is not used after this: its estimate is made on it directly.
@@ -367,7 +368,24 @@ def merge_executions(runner: Runner, merged: CaseResult, executions: Sequence[Ex
         f"; {', '.join(unique)}" if unique else "")
     merged.extra["executions"] = {"planned": planned, "completed": done,
                                   "isolation": "spawned worker processes"}
+    merged.extra["hard_limits"] = {"time_s": runner.time_limit, "runs": runner.max_runs,
+                                   "stop": runner.stop.describe()}
     return merged
+
+
+def _merge_costs(merged: CaseResult, case: CaseResult) -> None:
+    """Add up what the per-run countermeasures cost in each execution (cool-down, warm-up...:
+    ``extra["machine"]["costs"]``, :func:`steadybench.system.actions._cost`)."""
+    costs = case.extra.get("machine", {}).get("costs")
+    if not isinstance(costs, dict):
+        return
+    into = merged.extra.setdefault("machine", {}).setdefault("costs", {})
+    for name, cost in costs.items():
+        have = into.setdefault(name, {"time_s": 0.0, "rounds": 0, "runs": 0, "max_s": 0.0})
+        have["time_s"] = round(have["time_s"] + cost.get("time_s", 0.0), 9)
+        have["rounds"] += cost.get("rounds", 0)
+        have["runs"] += cost.get("runs", 0)
+        have["max_s"] = max(have["max_s"], cost.get("max_s", 0.0))
 
 
 def _entry(execution: Execution, own: CaseResult | None) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from .readers import cpufreq_dir, read_cpus, read_load, read_power, read_thermal
 from .signals import Terminated  # noqa: F401 - importable from here, as before
 from .sysfs import SysRoot, format_cpulist
 from .tuning import (
+    MIN_FREQ_SETTINGS,
     CanWrite,
     apply_plan,
     check_targets,
@@ -51,7 +52,7 @@ from .tuning import (
     make_plan,
     not_permitted,
 )
-from .writer import Writer, write_file
+from .writer import Writer, write_file, write_setting
 
 #: how often :meth:`TuneAction.close` runs the (idempotent) restore when interrupted
 RESTORE_ATTEMPTS = 3
@@ -82,10 +83,14 @@ class TuneAction(Action):
     def __init__(self, root: SysRoot, governor: str = "performance", boost_off: bool = True,
                  journal: str | os.PathLike[str] | None = None,
                  can_write: CanWrite = default_can_write, write: Writer = write_file,
-                 explicit_governor: bool = False, wait_lock: bool = False) -> None:
+                 explicit_governor: bool = False, wait_lock: bool = False,
+                 devfreq: bool = True) -> None:
         self.root = root
         self.governor = governor
         self.boost_off = boost_off
+        self.devfreq = devfreq
+        #: (path, value) of the minimum frequencies raised, re-checked between runs
+        self.min_freq_targets: list[tuple[str, bytes]] = []
         self.journal_path = Path(journal) if journal else None
         self.can_write = can_write
         self.write = write
@@ -99,7 +104,7 @@ class TuneAction(Action):
         if self._journal is not None:
             return
         plan = make_plan(self.root, self.governor, self.boost_off,
-                         explicit_governor=self.explicit_governor)
+                         explicit_governor=self.explicit_governor, devfreq=self.devfreq)
         info = _machine_extra(ctx)
         info["tune_unavailable"] = [u["reason"] for u in plan.unavailable]
         if not plan.changes:
@@ -122,6 +127,8 @@ class TuneAction(Action):
                 journal.claim()
                 self._journal = journal
                 info["tuned"] = apply_plan(self.root, plan, journal, self.write)
+                self.min_freq_targets = [(c.path, c.new) for c in plan.changes
+                                         if c.setting in MIN_FREQ_SETTINGS]
         except SystemControlError:
             self._journal = None  # apply_plan restored what it wrote
             self._release()
@@ -146,7 +153,13 @@ class TuneAction(Action):
         finally:
             self._release()
 
+    @property
+    def active(self) -> bool:
+        """True between the tuning and its restore."""
+        return self._journal is not None
+
     def _restore(self, ctx: RunContext) -> None:
+        self.min_freq_targets = []
         journal = self._journal
         if journal is None:
             return
@@ -183,7 +196,60 @@ class TuneAction(Action):
         parts = [f"governor {self.governor}"] if self.governor else []
         if self.boost_off:
             parts.append("boost off")
+        if self.devfreq:
+            parts.append("devfreq fixed")
         return "tune " + ", ".join(parts) + " (restored at the end)"
+
+
+def _cost(ctx: RunContext, name: str, seconds: float, rounds: int = 0) -> None:
+    """Add what countermeasure ``name`` cost before this run to
+    ``case.extra["machine"]["costs"][name]``: total seconds, rounds (warm-up workloads,
+    re-applied files...), how many runs it acted before, the longest single cost."""
+    costs = _machine_extra(ctx).setdefault("costs", {})
+    entry = costs.setdefault(name, {"time_s": 0.0, "rounds": 0, "runs": 0, "max_s": 0.0})
+    entry["time_s"] = round(entry["time_s"] + seconds, 9)
+    entry["rounds"] += int(rounds)
+    if seconds > 0 or rounds:
+        entry["runs"] += 1
+    entry["max_s"] = max(entry["max_s"], round(seconds, 9))
+
+
+class KeepMinFreqAction(Action):
+    """Re-check the raised minimum frequencies before each run and write them again when the
+    governor reset them (Rancid §IV-A1: the minimum frequency "must be set periodically
+    because, when temperatures rise, it gets reset to default").
+
+    Only the files the :class:`TuneAction` raised, while it is active (its journal holds their
+    originals, so the restore at the end is unaffected). Each re-application is counted in the
+    case's costs (``keep_min_freq``) and the first one of each file gives a warning.
+    """
+
+    def __init__(self, tune: TuneAction, write: Writer = write_file) -> None:
+        self.tune = tune
+        self.write = write
+
+    def __call__(self, ctx: RunContext) -> None:
+        if not self.tune.active or not self.tune.min_freq_targets:
+            return
+        start = ctx.now()
+        again = 0
+        for rel, value in self.tune.min_freq_targets:
+            now = self.tune.root.read_bytes(rel.lstrip("/"))
+            if now is None or now.strip() == value.strip():
+                continue
+            try:
+                write_setting(self.tune.root, rel, value, self.write)
+            except (OSError, SystemControlError) as exc:
+                ctx.warn(f"min-freq: {rel} was reset to {now.decode(errors='replace').strip()} "
+                         f"and cannot be written again ({exc})")
+                continue
+            again += 1
+            ctx.warn(f"min-freq: {rel} had been reset to "
+                     f"{now.decode(errors='replace').strip()}; raised again before the run")
+        _cost(ctx, "keep_min_freq", ctx.now() - start, again)
+
+    def describe(self) -> str:
+        return "re-apply the raised minimum frequencies before each run"
 
 
 # ---------------------------------------------------------------------------- affinity
@@ -212,6 +278,13 @@ def fastest_cpus(root: SysRoot, allowed: set[int] | None = None) -> tuple[list[i
 class PinAction(Action):
     """Pin this process (and the programs it starts) to ``cpus`` (Rancid §IV-A3).
 
+    Only the CPUs this process may use (``os.sched_getaffinity``) are used: the set is
+    intersected with them. When nothing is left, or ``sched_setaffinity`` refuses, pinning is
+    *skipped* with the reason (a warning of the case and ``machine.pin_skipped``), never a
+    failed case; the ``fallback`` action (Rancid §IV-A3: a compute-intensive warm-up right
+    before each measured run, so the scheduler moves the process to a fast core) then runs
+    before each run instead (:class:`PinFallbackAction`).
+
     With ``rotate=True`` add the same action to ``BEFORE_RUN`` as well: each run is then pinned
     to one core of the set in turn. ``close`` restores the original affinity.
     """
@@ -226,24 +299,46 @@ class PinAction(Action):
         self.setaffinity = setaffinity or os.sched_setaffinity
         self.getaffinity = getaffinity or os.sched_getaffinity
         self._saved: set[int] | None = None
+        #: why pinning was skipped (None while it works)
+        self.skipped: str | None = None
+
+    def _skip(self, ctx: RunContext, reason: str) -> None:
+        self.skipped = reason
+        ctx.warn(f"pin: skipped ({reason}); a warm-up before each run takes over")
+        _machine_extra(ctx)["pin_skipped"] = reason
 
     def __call__(self, ctx: RunContext) -> None:
+        if self.skipped is not None:
+            return
         if self._saved is None:
-            self._saved = set(self.getaffinity(0))
+            try:
+                self._saved = set(self.getaffinity(0))
+            except OSError as exc:
+                self._skip(ctx, f"cannot read this process's affinity: {exc.strerror}")
+                return
+        usable = [c for c in self.cpus if c in self._saved]
+        if not usable:
+            self._skip(ctx, f"CPUs {format_cpulist(self.cpus)} are not among those this process "
+                            f"may use ({format_cpulist(sorted(self._saved))})")
+            return
         if ctx.run_index < 0 or not self.rotate:
-            target = self.cpus
+            target = usable
         else:
-            target = [self.cpus[ctx.run_index % len(self.cpus)]]
+            target = [usable[ctx.run_index % len(usable)]]
         try:
             self.setaffinity(0, target)
         except OSError as exc:
-            raise SystemControlError(f"cannot pin to CPUs {format_cpulist(target)}: "
-                                     f"{exc.strerror}") from exc
-        _machine_extra(ctx)["pinned"] = format_cpulist(self.cpus)
+            self._skip(ctx, f"cannot pin to CPUs {format_cpulist(target)}: {exc.strerror}")
+            return
+        info = _machine_extra(ctx)
+        info["pinned"] = format_cpulist(usable)
+        if len(usable) < len(self.cpus):
+            info["pin_restricted"] = (f"CPUs {format_cpulist(sorted(set(self.cpus) - set(usable)))}"
+                                      " left out: not in this process's affinity")
 
     def close(self, ctx: RunContext) -> None:
         saved, self._saved = self._saved, None
-        if saved is not None:
+        if saved is not None and self.skipped is None:
             with contextlib.suppress(OSError):
                 self.setaffinity(0, saved)
 
@@ -252,11 +347,58 @@ class PinAction(Action):
         return f"pin to CPUs {format_cpulist(self.cpus)}{rot}"
 
 
+class SpinWarmUpAction(Action):
+    """A compute-intensive warm-up of ``seconds`` on the runner's clock before each run.
+
+    Rancid §IV-A3: where the affinity cannot be set, "add a compute-intensive warm-up execution
+    right before running measured benchmarks", so the scheduler sees a busy process and keeps
+    it on (or moves it to) a fast core. The time is a cost of the countermeasure
+    (``costs.spin_warmup``).
+    """
+
+    def __init__(self, seconds: float = 0.05) -> None:
+        if not seconds > 0:
+            raise ConfigurationError(f"spin warm-up must last a positive time, got {seconds}")
+        self.seconds = float(seconds)
+
+    def __call__(self, ctx: RunContext) -> None:
+        clock = ctx.clock
+        start = clock()
+        end = start + int(self.seconds * 1e9)
+        rounds = 0
+        while clock() < end:
+            rounds += 1
+        _cost(ctx, "spin_warmup", (clock() - start) / 1e9, rounds)
+
+    def describe(self) -> str:
+        return f"spin {self.seconds:g} s before each run"
+
+
+class PinFallbackAction(Action):
+    """Before each run, ``warmup`` — only while ``pin`` is skipped (see :class:`PinAction`)."""
+
+    def __init__(self, pin: PinAction, warmup: Action) -> None:
+        self.pin = pin
+        self.warmup = warmup
+
+    def __call__(self, ctx: RunContext) -> None:
+        if self.pin.skipped is not None:
+            self.warmup(ctx)
+
+    def close(self, ctx: RunContext) -> None:
+        self.warmup.close(ctx)
+
+    def describe(self) -> str:
+        return f"when pinning is impossible: {self.warmup.describe()}"
+
+
 # ---------------------------------------------------------------------------- sensors
-def temperature_reading(root: SysRoot, sensors: list[str] | None = None) -> Callable[[], float]:
+def temperature_reading(root: SysRoot, sensors: list[str] | None = None,
+                        units: dict[str, str] | None = None) -> Callable[[], float]:
     """A reading (°C) of the hottest of ``sensors`` (names as ``system show`` lists them, or
-    paths under the root); all readable sensors when None. Raises when none is readable."""
-    return _TemperatureReading(root, sensors)
+    paths under the root); all readable sensors when None. ``units`` overrides the unit of
+    named sensors (:func:`~.readers.read_thermal`). Raises when none is readable."""
+    return _TemperatureReading(root, sensors, units)
 
 
 def frequency_reading(root: SysRoot, cpus: Callable[[], list[int]]) -> Callable[[], float]:
@@ -268,11 +410,12 @@ class _TemperatureReading:
     """See :func:`temperature_reading` (readings are classes, not closures, so that worker
     processes can receive them with the countermeasures that use them)."""
 
-    def __init__(self, root: SysRoot, sensors: list[str] | None) -> None:
-        self.root, self.sensors = root, sensors
+    def __init__(self, root: SysRoot, sensors: list[str] | None,
+                 units: dict[str, str] | None = None) -> None:
+        self.root, self.sensors, self.units = root, sensors, units
 
     def __call__(self) -> float:
-        found = read_thermal(self.root)
+        found = read_thermal(self.root, self.units)
         if self.sensors:
             found = [s for s in found if s["name"] in self.sensors or s["path"] in self.sensors]
         values = [s["celsius"] for s in found if s["celsius"] is not None]
@@ -328,10 +471,15 @@ class MachineCoolDownAction(CoolDownAction):
 
     def __init__(self, root: SysRoot, upper: float = 70.0, lower: float = 60.0,
                  sensors: list[str] | None = None, max_wait: float = 120.0,
-                 poll: float = 1.0) -> None:
-        super().__init__(temperature_reading(root, sensors), threshold=upper, base=lower,
+                 poll: float = 1.0, units: dict[str, str] | None = None) -> None:
+        super().__init__(temperature_reading(root, sensors, units), threshold=upper, base=lower,
                          timeout=max_wait, poll=poll,
                          name="temperature" if not sensors else ",".join(sensors))
+
+    def __call__(self, ctx: RunContext) -> None:
+        start = ctx.now()
+        super().__call__(ctx)
+        _cost(ctx, "cooldown", ctx.now() - start)
 
 
 class FrequencyWarmUpAction(WarmUpAction):
@@ -360,6 +508,7 @@ class FrequencyWarmUpAction(WarmUpAction):
                          name="cpu frequency (MHz)")
 
     def __call__(self, ctx: RunContext) -> None:
+        original = self.workload
         if self.spin > 0:
             clock, seconds = ctx.clock, self.spin
 
@@ -369,7 +518,21 @@ class FrequencyWarmUpAction(WarmUpAction):
                     pass
 
             self.workload = spin
-        super().__call__(ctx)
+        inner = self.workload or (ctx.implementation.run if ctx.implementation else None)
+        rounds = 0
+        if inner is not None:
+            def counted() -> None:
+                nonlocal rounds
+                rounds += 1
+                inner()
+
+            self.workload = counted
+        start = ctx.now()
+        try:
+            super().__call__(ctx)
+        finally:
+            self.workload = original  # picklable again (a worker process receives it)
+            _cost(ctx, "warmup", ctx.now() - start, rounds)
 
 
 class QuietMachineAction(Action):

@@ -86,6 +86,17 @@ def assess(state: dict[str, Any], rules: Rules | None = None) -> list[dict[str, 
                             "many cores are busy (`steadybench system tune` switches it off)"))
     elif boost.get("enabled") is None and freq:
         out.append(_finding("info", "boost", "no boost/turbo control file"))
+    for dev in state.get("devfreq") or []:
+        fixed = dev.get("governor") == "performance" or (
+            dev.get("min_mhz") is not None and dev.get("min_mhz") == dev.get("max_mhz"))
+        if not fixed:
+            fix = ("`steadybench system tune` sets the performance governor"
+                   if "performance" in (dev.get("available_governors") or []) else
+                   "no performance governor: `steadybench system tune` raises min_freq to "
+                   "max_freq (Rancid §IV-A1)")
+            out.append(_finding("warning", "frequency",
+                                f"devfreq {dev['name']} ({dev.get('kind')}) uses governor "
+                                f"{dev.get('governor')}: its frequency will vary ({fix})"))
     capacities = {c.get("capacity") for c in online if c.get("capacity") is not None}
     if len(capacities) > 1:
         big = max(capacities)
@@ -98,9 +109,17 @@ def assess(state: dict[str, Any], rules: Rules | None = None) -> list[dict[str, 
         out.append(_finding("info", "affinity",
                             f"isolated CPUs {format_cpulist(isolated)}: benchmarks are pinned "
                             "there by the managed preset"))
+    if state.get("sensor_units_error"):
+        out.append(_finding("warning", "temperature", state["sensor_units_error"]))
     temps = state.get("temperatures", [])
     readable = [t for t in temps if t.get("celsius") is not None]
     for t in temps:
+        if t.get("unit") == "degrees" and t.get("unit_source") == "detected" \
+                and t.get("celsius") is not None:
+            out.append(_finding("info", "temperature",
+                                f"sensor {t['name']} reports whole degrees (a raw value below "
+                                "1000 is read as °C, not m°C; override with "
+                                "STEADYBENCH_SENSOR_UNITS if wrong)"))
         if t.get("error"):
             out.append(_finding("info", "temperature",
                                 f"sensor {t['name']} ({t['path']}) is not usable: {t['error']}"))

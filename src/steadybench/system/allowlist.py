@@ -29,22 +29,33 @@ GOVERNOR_FILE = "scaling_governor"
 MIN_FREQ_FILE = "scaling_min_freq"
 CPUFREQ_FILES = (GOVERNOR_FILE, MIN_FREQ_FILE)
 
+#: the devfreq files tuning writes (GPU and memory-bus governors, or the minimum frequency)
+DEVFREQ_GOVERNOR_FILE = "governor"
+DEVFREQ_MIN_FILE = "min_freq"
+DEVFREQ_FILES = (DEVFREQ_GOVERNOR_FILE, DEVFREQ_MIN_FILE)
+
 _CPUFREQ_DIRS = (rf"/{CPU_DIR}/cpu[0-9]+/cpufreq", rf"/{CPU_DIR}/cpufreq/policy[0-9]+")
+#: ``/sys/class/devfreq/NAME`` and, resolved, the device's own ``.../devfreq/NAME`` directory
+_DEVFREQ_DIRS = (r"/sys/class/devfreq/[A-Za-z0-9_:.,+@-]+",
+                 r"/sys/devices/(?:[A-Za-z0-9_:.,+@-]+/)+devfreq/[A-Za-z0-9_:.,+@-]+")
 _PATTERN = re.compile(
     "^(?:"
     + "|".join([re.escape(path) for path, _on, _off in BOOST_SWITCHES]
-               + [f"{d}/(?:{'|'.join(CPUFREQ_FILES)})" for d in _CPUFREQ_DIRS])
+               + [f"{d}/(?:{'|'.join(CPUFREQ_FILES)})" for d in _CPUFREQ_DIRS]
+               + [f"{d}/(?:{'|'.join(DEVFREQ_FILES)})" for d in _DEVFREQ_DIRS])
     + ")$")
 
 #: the allow-list in words, for messages and the documentation
-DESCRIPTION = (f"/{CPU_DIR}/cpufreq/boost, /{CPU_DIR}/intel_pstate/no_turbo and the "
+DESCRIPTION = (f"/{CPU_DIR}/cpufreq/boost, /{CPU_DIR}/intel_pstate/no_turbo, the "
                f"{' and '.join(CPUFREQ_FILES)} files of /{CPU_DIR}/cpuN/cpufreq or "
-               f"/{CPU_DIR}/cpufreq/policyN")
+               f"/{CPU_DIR}/cpufreq/policyN, and the {' and '.join(DEVFREQ_FILES)} files of "
+               "/sys/class/devfreq/NAME (or the device directory it links to)")
 
 
 def is_allowed(rel: str) -> bool:
     """Whether steadybench may change ``rel`` (relative to the root, leading slash)."""
-    return isinstance(rel, str) and _PATTERN.match(rel) is not None
+    return isinstance(rel, str) and "/../" not in rel + "/" and "/./" not in rel + "/" \
+        and _PATTERN.match(rel) is not None
 
 
 def check_allowed(rel: str, what: str = "file") -> str:

@@ -12,13 +12,50 @@ import platform
 import socket
 from typing import Any
 
+from .devices import read_devfreq
 from .readers import python_state, read_boost, read_cpu_model, read_cpus, read_isolated, read_kernel
 from .sysfs import SysRoot, format_cpulist
 
 
-def fingerprint(root: SysRoot) -> dict[str, Any]:
+class PlannedRoot:
+    """A root read as it will be once ``planned`` (path → new bytes) is written: the fingerprint
+    of a managed run describes the machine as it measures, not as it was before tuning (boost
+    off, governors set). It wraps any root (a local :class:`SysRoot` or one read through
+    another transport): the planned files are answered here, everything else by the root."""
+
+    def __init__(self, base: SysRoot, planned: dict[str, bytes]) -> None:
+        self._base = base
+        self.planned = {"/" + k.lstrip("/"): v for k, v in planned.items()}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._base, name)
+
+    def read_bytes(self, rel: str) -> bytes | None:
+        key = "/" + rel.lstrip("/")
+        if key in self.planned:
+            return self.planned[key]
+        return self._base.read_bytes(rel)
+
+    def read(self, rel: str) -> str | None:
+        data = self.read_bytes(rel)
+        return None if data is None else data.decode("utf-8", errors="replace").strip()
+
+    def read_int(self, rel: str) -> int | None:
+        text = self.read(rel)
+        try:
+            return None if text is None else int(text.split()[0])
+        except (IndexError, ValueError):
+            return None
+
+
+def fingerprint(root: SysRoot, planned: dict[str, bytes] | None = None) -> dict[str, Any]:
     """CPU model and count, kernel, architecture, host, governors, boost, frequency limits,
-    isolated CPUs, ASLR and the Python build (plain JSON types)."""
+    devfreq governors, isolated CPUs, ASLR and the Python build (plain JSON types).
+
+    ``planned`` (path → bytes) are changes a preset will make before measuring: the fingerprint
+    then describes the tuned machine."""
+    if planned:
+        root = PlannedRoot(root, planned)  # type: ignore[assignment]
     cpus = [c for c in read_cpus(root) if c["online"]]
     freq = [c for c in cpus if c.get("cpufreq")]
     kernel = read_kernel(root)
@@ -32,6 +69,9 @@ def fingerprint(root: SysRoot) -> dict[str, Any]:
         "governors": sorted({str(c.get("governor")) for c in freq}) if freq else None,
         "max_mhz": sorted({c.get("hw_max_mhz") for c in freq if c.get("hw_max_mhz")}) or None,
         "boost": read_boost(root)["enabled"],
+        "devfreq": {d["name"]: f"{d['governor']} min {d['min_mhz']:g} MHz"
+                    if d.get("min_mhz") is not None else str(d["governor"])
+                    for d in read_devfreq(root)} or None,
         "isolated": format_cpulist(read_isolated(root)["isolated"]),
         "aslr": kernel["aslr"],
         "python": {k: py[k] for k in ("version", "implementation", "debug_build", "dev_mode",
@@ -49,6 +89,7 @@ _KEYS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("governors",), "frequency governor"),
     (("max_mhz",), "maximum frequency (MHz)"),
     (("boost",), "boost/turbo"),
+    (("devfreq",), "devfreq (GPU, memory) governors"),
     (("isolated",), "isolated CPUs"),
     (("python", "version"), "Python version"),
     (("python", "implementation"), "Python implementation"),
@@ -89,6 +130,8 @@ def _show(value: Any) -> str:
         return "on" if value else "off"
     if isinstance(value, list):
         return ",".join(str(v) for v in value) or "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items()) or "none"
     return str(value)
 
 

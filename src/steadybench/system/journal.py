@@ -14,8 +14,12 @@ not make its journal look alive.
 
 File format (JSON): ``{"format": "steadybench-journal", "version": 2, "root": ..., "pid": ...,
 "start_time": ..., "created": ..., "entries": [{"path": "/sys/...", "original_b64": ...,
-"new_b64": ..., "setting": ...}]}``; entries are in the order the files were written and are
-restored in reverse. Version 1 (no ``start_time``) is still read.
+"new_b64": ..., "setting": ...}], "undo": [...]}``; entries are in the order the files were
+written and are restored in reverse. ``undo`` (version 3) lists what is not a file: processes
+stopped with SIGSTOP (``{"kind": "sigcont", "pid", "start_time", "name"}``: continued with
+SIGCONT if the same process still holds the PID) and NVIDIA clocks locked through NVML
+(``{"kind": "gpu_clocks", "index", "uuid", "mhz"}``: reset). Versions 1 (no ``start_time``)
+and 2 (no ``undo``) are still read.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ import base64
 import contextlib
 import json
 import os
+import signal
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,8 +45,10 @@ from .testhooks import restore_gate
 from .writer import Writer, file_kind, write_file, write_setting
 
 FORMAT = "steadybench-journal"
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
+#: the kinds of ``undo`` entries (see the module notes)
+UNDO_KINDS = ("sigcont", "gpu_clocks")
 TUNE_JOURNAL = "tune.json"
 RUN_PREFIX = "run-"
 #: a sysfs attribute holds at most a page; a longer "original" is not one
@@ -62,9 +70,12 @@ def default_journal_path() -> Path:
     return state_dir() / TUNE_JOURNAL
 
 
-def run_journal_path(pid: int | None = None) -> Path:
-    """The journal of a tuned benchmark run (one per process, so runs and ``tune`` never mix)."""
-    return state_dir() / f"{RUN_PREFIX}{os.getpid() if pid is None else pid}.json"
+def run_journal_path(pid: int | None = None, part: str = "") -> Path:
+    """The journal of a tuned benchmark run (one per process, so runs and ``tune`` never mix;
+    ``part`` names a separate one for another countermeasure of the same run, e.g.
+    ``processes``)."""
+    suffix = f"-{part}" if part else ""
+    return state_dir() / f"{RUN_PREFIX}{os.getpid() if pid is None else pid}{suffix}.json"
 
 
 def is_journal_name(name: str) -> bool:
@@ -104,6 +115,30 @@ class Entry:
                 "original": self.original.decode("utf-8", errors="replace").strip()}
 
 
+def _check_undo(item: Any) -> dict[str, Any]:
+    """An ``undo`` entry, validated (a journal could be forged: a PID must be a real process's,
+    never 0, 1 or negative, which would signal a process group or init)."""
+    if not isinstance(item, dict) or item.get("kind") not in UNDO_KINDS:
+        raise ValueError(f"unknown undo entry {item!r}")
+    if item["kind"] == "sigcont":
+        pid = item.get("pid")
+        if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 1:
+            raise ValueError(f"undo entry with PID {pid!r}")
+        started = item.get("start_time")
+        if started is not None and (isinstance(started, bool) or not isinstance(started, int)):
+            raise ValueError(f"undo entry with start time {started!r}")
+        return {"kind": "sigcont", "pid": pid, "start_time": started,
+                "name": str(item.get("name", ""))[:64]}
+    index = item.get("index")
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise ValueError(f"undo entry with GPU index {index!r}")
+    return {"kind": "gpu_clocks", "index": index, "uuid": str(item.get("uuid", ""))[:128],
+            "mhz": item.get("mhz")}
+
+
+Kill = Callable[[int, int], None]
+
+
 @dataclass
 class Journal:
     """The original values of the files changed under ``root``, kept in the file ``path``."""
@@ -114,6 +149,7 @@ class Journal:
     pid: int = field(default_factory=os.getpid)
     created: str = field(default_factory=now_iso)
     start_time: int | None = None
+    undo: list[dict[str, Any]] = field(default_factory=list)
 
     # ------------------------------------------------------------------ file
     @classmethod
@@ -138,8 +174,9 @@ class Journal:
             started = data.get("start_time")
             if started is not None and (isinstance(started, bool) or not isinstance(started, int)):
                 raise ValueError(f"start_time {started!r} is not an integer")
+            undo = [_check_undo(u) for u in data.get("undo", [])]
             return cls(path, root, entries, int(data.get("pid", 0)), str(data.get("created", "")),
-                       started)
+                       started, undo)
         except SystemControlError as exc:
             raise SystemControlError(f"journal {path} is corrupt: {exc}; nothing was "
                                      "restored") from exc
@@ -169,7 +206,7 @@ class Journal:
     def save(self) -> None:
         data = {"format": FORMAT, "version": VERSION, "root": str(self.root.root),
                 "pid": self.pid, "start_time": self.start_time, "created": self.created,
-                "entries": [e.to_dict() for e in self.entries]}
+                "entries": [e.to_dict() for e in self.entries], "undo": self.undo}
         try:
             folder = self.path.parent
             ensure_private_dir(folder, strict=folder == state_dir())
@@ -192,7 +229,33 @@ class Journal:
             self.entries.append(Entry(rel, original, new, setting))
         self.save()
 
-    def restore(self, write: Writer = write_file, remove: bool = True) -> list[str]:
+    def record_undo(self, item: dict[str, Any]) -> None:
+        """Save something to undo that is not a file (see the module notes), then flush."""
+        item = _check_undo(item)
+        if item not in self.undo:
+            self.undo.append(item)
+        self.save()
+
+    def _undo_one(self, item: dict[str, Any], kill: Kill) -> str | None:
+        """Undo one ``undo`` entry; return what was done (None: nothing left to do)."""
+        if item["kind"] == "sigcont":
+            from .process import start_time as started_at
+
+            now = started_at(self.root, item["pid"])
+            if now is None or (item["start_time"] is not None and now != item["start_time"]):
+                return None  # the process is gone (or its PID is another's): nothing to resume
+            try:
+                kill(item["pid"], signal.SIGCONT)
+            except ProcessLookupError:
+                return None
+            return f"process {item['pid']} ({item['name']}) continued"
+        from .nvidia import load_nvml, unlock
+
+        unlock(load_nvml(), item)
+        return f"GPU {item['index']} clocks reset"
+
+    def restore(self, write: Writer = write_file, remove: bool = True,
+                kill: Kill = os.kill) -> list[str]:
         """Write every original back, newest change first; remove the journal when all succeed.
 
         Idempotent: the file on disk changes only at the end, so a restore cut short by anything
@@ -211,6 +274,24 @@ class Journal:
                 failed.append((entry, exc.strerror or str(exc)))
             except SystemControlError as exc:
                 failed.append((entry, str(exc)))
+        undo_failed: list[tuple[dict[str, Any], str]] = []
+        for item in reversed(self.undo):
+            try:
+                done = self._undo_one(item, kill)
+            except (OSError, SystemControlError) as exc:
+                undo_failed.append((item, str(exc)))
+                continue
+            if done:
+                restored.append(done)
+        self.undo = [u for u, _ in reversed(undo_failed)]
+        if undo_failed and not failed:
+            detail = "; ".join(f"{u['kind']} {u.get('pid', u.get('index'))}: {why}"
+                               for u, why in undo_failed)
+            with contextlib.suppress(SystemControlError):
+                self.save()
+            raise SystemControlError(f"could not undo {len(undo_failed)} change(s) ({detail}); "
+                                     f"the journal {self.path} keeps them: fix the cause, then "
+                                     "run `steadybench system reset`")
         if failed:
             self.entries = [e for e, _ in reversed(failed)]
             kept = f"the journal {self.path} keeps them"

@@ -38,12 +38,15 @@ from ..runner.runner import Runner, Stage
 from .actions import (
     FrequencyWarmUpAction,
     GcAction,
+    KeepMinFreqAction,
     MachineCoolDownAction,
     PinAction,
+    PinFallbackAction,
     PowerSupplyAction,
     PriorityAction,
     QuietMachineAction,
     SettleAfterBootAction,
+    SpinWarmUpAction,
     TuneAction,
     current_affinity,
     fastest_cpus,
@@ -51,9 +54,11 @@ from .actions import (
     temperature_reading,
 )
 from .advice import Rules
+from .background import StopProcessesAction, find_processes
+from .devices import devfreq_names
 from .fingerprint import fingerprint
-from .meters import CpuFrequencyMeter, LoadMeter, TemperatureMeter
-from .readers import read_cpus, read_isolated, read_load, read_power
+from .meters import CpuFrequencyMeter, DevfreqMeter, LoadMeter, TemperatureMeter
+from .readers import SENSOR_UNITS, read_cpus, read_isolated, read_load, read_power
 from .sysfs import SysRoot, format_cpulist, parse_cpulist
 from .tuning import CanWrite, default_can_write, make_plan, not_permitted
 
@@ -182,6 +187,18 @@ def _num(opts: dict[str, Any], key: str, measure: str) -> float:
     return float(value)
 
 
+def _units(opts: dict[str, Any], measure: str) -> dict[str, str] | None:
+    """The ``units`` option: sensor name or path → millidegrees, decidegrees or degrees."""
+    value = opts.get("units")
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(
+            isinstance(k, str) and v in SENSOR_UNITS for k, v in value.items()):
+        raise ConfigurationError(f"[{measure}] units: a table of sensor name or path = "
+                                 f"{' | '.join(repr(u) for u in SENSOR_UNITS)}")
+    return dict(value)
+
+
 def _sensors(opts: dict[str, Any], measure: str) -> list[str] | None:
     value = opts.get("sensors")
     if value is None:
@@ -193,6 +210,15 @@ def _sensors(opts: dict[str, Any], measure: str) -> list[str] | None:
     return [str(v) for v in value]
 
 
+def preset_sensor_units(spec: Preset) -> dict[str, str]:
+    """The sensor units a preset sets (``[cooldown]`` and ``[monitor]`` ``units``), for
+    ``system check`` to read the sensors as the run will."""
+    out: dict[str, str] = {}
+    for measure in ("monitor", "cooldown"):
+        out.update(_units(spec.options.get(measure, {}), measure) or {})
+    return out
+
+
 class PresetMachine:
     """What a countermeasure sees while a preset is built.
 
@@ -200,17 +226,27 @@ class PresetMachine:
     :class:`~steadybench.system.sysfs.SysRoot`), ``can_write`` (whether a file may be written),
     ``cpus`` (the CPUs as :func:`~steadybench.system.readers.read_cpus` reads them),
     ``has_cpufreq``; and what the countermeasures built before decided: ``governor_set`` (tune
-    set the performance governor) and ``pinned`` (the CPUs pin chose, or None).
+    fixes the CPU frequency), ``frequency_fixed_by`` (how: "the performance governor" or "the
+    minimum frequency raised to the maximum"), ``planned`` (path → bytes tune will write: the
+    fingerprint describes the tuned machine), ``pinned`` (the CPUs pin chose, or None),
+    ``pin`` (its action) and ``pin_skipped`` (why pinning is impossible: warm-up takes over).
     """
 
-    def __init__(self, preset: Preset, root: SysRoot, can_write: CanWrite) -> None:
+    def __init__(self, preset: Preset, root: SysRoot, can_write: CanWrite,
+                 affinity: set[int] | None = None) -> None:
         self.preset = preset
+        #: the CPUs this process may use (``os.sched_getaffinity``; given in tests)
+        self.affinity = set(current_affinity()) if affinity is None else set(affinity)
         self.root = root
         self.can_write = can_write
         self.cpus = [c for c in read_cpus(root)]
         self.has_cpufreq = any(c.get("cpufreq") for c in self.cpus if c["online"])
         self.governor_set = False
+        self.frequency_fixed_by = ""
+        self.planned: dict[str, bytes] = {}
         self.pinned: list[int] | None = None
+        self.pin: PinAction | None = None
+        self.pin_skipped: str | None = None
 
     @property
     def rules(self) -> Rules:
@@ -310,40 +346,116 @@ class Priority(Countermeasure):
         return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
 
 
-class Tune(Countermeasure):
-    """Governor and boost, restored at the end (before the benchmark)."""
+def _fixed_by(plan: Any) -> str:
+    """How a tune plan fixes the CPU frequency, in words."""
+    settings = {c.setting for c in plan.changes}
+    if "governor" in settings and "min_freq" in settings:
+        return "the performance governor, or the minimum frequency raised to the maximum"
+    if "min_freq" in settings:
+        return "the minimum frequency raised to the maximum"
+    return "the performance governor"
 
-    options: ClassVar[dict[str, Any]] = {"governor": "performance", "boost_off": True}
+
+class Tune(Countermeasure):
+    """Governor and boost, devfreq devices (GPU, memory bus), restored at the end (before the
+    benchmark); the raised minimum frequencies are re-checked before every run (§IV-A1)."""
+
+    options: ClassVar[dict[str, Any]] = {"governor": "performance", "boost_off": True,
+                                         "devfreq": True, "keep_min_freq": True}
 
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         governor = str(o["governor"] or "")
         explicit = "governor" in machine.preset.options.get("tune", {})
+        devfreq = bool(o["devfreq"])
         plan = make_plan(machine.root, governor, bool(o["boost_off"]),
-                         explicit_governor=explicit)
+                         explicit_governor=explicit, devfreq=devfreq)
+        cpu_unavailable = any(u["name"] == "governor" for u in plan.unavailable)
         if not plan.changes:
-            if plan.already and not any(u["name"] == "governor" for u in plan.unavailable):
+            if plan.already and not cpu_unavailable:
                 machine.governor_set = True
+                machine.frequency_fixed_by = "settings already in place"
                 return [], "already tuned: " + "; ".join(plan.already)
             raise Skip("; ".join(u["reason"] for u in plan.unavailable) or "nothing to change")
         denied = not_permitted(machine.root, plan, machine.can_write)
         if denied:
             raise Skip(f"needs root: not permitted to write {', '.join(denied)}")
-        machine.governor_set = not any(u["name"] == "governor" for u in plan.unavailable)
+        machine.governor_set = not cpu_unavailable and any(
+            c.setting in ("governor", "min_freq") for c in plan.changes) or (
+            not cpu_unavailable and any("governor already" in a or "minimum frequency already"
+                                        in a for a in plan.already if a.startswith("CPU")))
+        machine.frequency_fixed_by = _fixed_by(plan)
+        machine.planned.update({c.path: c.new for c in plan.changes})
         action = TuneAction(machine.root, governor, bool(o["boost_off"]),
-                            can_write=machine.can_write, explicit_governor=explicit)
+                            can_write=machine.can_write, explicit_governor=explicit,
+                            devfreq=devfreq)
+        stages: list[tuple[Stage, Action]] = [(Stage.BEFORE_BENCHMARK, action)]
         detail = "; ".join(c.describe() for c in plan.changes)
-        return [(Stage.BEFORE_BENCHMARK, action)], f"{action.describe()}: {detail}"
+        if o["keep_min_freq"] and any(c.setting in ("min_freq", "devfreq_min_freq")
+                                      for c in plan.changes):
+            keep = KeepMinFreqAction(action)
+            stages.append((Stage.BEFORE_RUN, keep))
+            detail += f"; {keep.describe()}"
+        return stages, f"{action.describe()}: {detail}"
+
+
+class Gpu(Countermeasure):
+    """Lock NVIDIA graphics clocks through NVML (before the benchmark), reset at the end."""
+
+    options: ClassVar[dict[str, Any]] = {"mhz": None, "gpus": None}
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
+        from .nvidia import GpuClockLockAction, read_nvidia
+
+        state = read_nvidia()
+        if not state["available"]:
+            raise Skip(str(state["reason"]))
+        mhz = o["mhz"]
+        if mhz is not None and (isinstance(mhz, bool) or not isinstance(mhz, int) or mhz <= 0):
+            raise ConfigurationError(f"[gpu] mhz must be a positive integer, got {mhz!r}")
+        gpus = o["gpus"]
+        if gpus is not None and (not isinstance(gpus, list) or not all(
+                isinstance(g, int) and not isinstance(g, bool) for g in gpus)):
+            raise ConfigurationError("[gpu] gpus: a list of GPU indices")
+        if os.geteuid() != 0:
+            raise Skip("needs root: NVML locks clocks for root only")
+        action = GpuClockLockAction(gpus, mhz)
+        return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
+
+
+class Background(Countermeasure):
+    """Stop named background processes while benchmarking (SIGSTOP, then SIGCONT)."""
+
+    options: ClassVar[dict[str, Any]] = {"names": []}
+
+    def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
+        names = o["names"]
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            raise ConfigurationError("[background] names: a list of process names")
+        if not names:
+            raise Skip("no process named to stop (set [background] names in a preset file)")
+        if not find_processes(machine.root, names):
+            raise Skip(f"none of {', '.join(names)} is running")
+        action = StopProcessesAction(machine.root, names)
+        return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
 
 
 class Pin(Countermeasure):
-    """Pin to the isolated or fastest CPUs (before the benchmark, or each run with rotate)."""
+    """Pin to the isolated or fastest CPUs (before the benchmark, or each run with rotate).
 
-    options: ClassVar[dict[str, Any]] = {"cpus": None, "rotate": False}
+    Only CPUs this process may use are chosen (``os.sched_getaffinity``). When none of them is
+    suitable, or pinning fails at run time, pinning is skipped with the reason and a spin
+    warm-up of ``fallback_spin`` seconds before each run takes over (Rancid §IV-A3).
+    """
+
+    options: ClassVar[dict[str, Any]] = {"cpus": None, "rotate": False, "fallback_spin": 0.05}
 
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         if not hasattr(os, "sched_setaffinity"):
             raise Skip("os.sched_setaffinity is not available on this platform")
-        allowed = set(current_affinity()) if machine.root.is_real else None
+        spin = _num(o, "fallback_spin", "pin")
+        allowed = machine.affinity
         if o["cpus"] is not None:
             try:
                 cpus = parse_cpulist(str(o["cpus"]))
@@ -351,33 +463,57 @@ class Pin(Countermeasure):
                 raise ConfigurationError(f"[pin] cpus: {exc}") from exc
             how = "chosen in the preset"
         else:
-            isolated = read_isolated(machine.root)["isolated"]
-            isolated = [c for c in isolated if allowed is None or c in allowed]
+            isolated = [c for c in read_isolated(machine.root)["isolated"] if c in allowed]
             if isolated:
                 cpus, how = isolated, "isolated CPUs"
             else:
-                cpus, how = fastest_cpus(machine.root, allowed)
-        if allowed is not None and not set(cpus) <= allowed:
-            raise Skip(f"CPUs {format_cpulist(cpus)} are not all in this process's affinity "
-                       f"{format_cpulist(sorted(allowed))}")
-        machine.pinned = cpus
-        action = PinAction(cpus, rotate=bool(o["rotate"]))
-        stages = [(Stage.BEFORE_BENCHMARK, action)]
+                try:
+                    cpus, how = fastest_cpus(machine.root, allowed)
+                    best, _ = fastest_cpus(machine.root)
+                    if not set(best) & allowed:
+                        how += (f"; the fastest CPUs {format_cpulist(best)} are not among those "
+                                f"this process may use ({format_cpulist(sorted(allowed))})")
+                except SystemControlError as exc:
+                    return self._skip(machine, f"{exc}: the machine's CPUs "
+                                               f"are not among those this process may use "
+                                               f"({format_cpulist(sorted(allowed))})", spin)
+        usable = [c for c in cpus if c in allowed]
+        if not usable:
+            return self._skip(machine, f"CPUs {format_cpulist(cpus)} are not among those this "
+                                       f"process may use ({format_cpulist(sorted(allowed))})",
+                              spin)
+        if len(usable) < len(cpus):
+            how += (f"; {format_cpulist(sorted(set(cpus) - set(usable)))} left out, not in this "
+                    "process's affinity")
+        machine.pinned = usable
+        action = PinAction(usable, rotate=bool(o["rotate"]))
+        machine.pin = action
+        stages: list[tuple[Stage, Action]] = [(Stage.BEFORE_BENCHMARK, action)]
         if o["rotate"]:
             stages.append((Stage.BEFORE_RUN, action))
+        if spin > 0:
+            stages.append((Stage.BEFORE_RUN, PinFallbackAction(action, SpinWarmUpAction(spin))))
         return stages, f"{action.describe()} ({how})"
+
+    @staticmethod
+    def _skip(machine: PresetMachine, reason: str, spin: float) -> Built:
+        machine.pin_skipped = reason
+        if spin <= 0:
+            raise Skip(reason)
+        raise Skip(f"{reason}; a warm-up before each run takes over (warmup)")
 
 
 class CoolDown(Countermeasure):
     """Wait for the chip to cool (before each run, first)."""
 
     options: ClassVar[dict[str, Any]] = {"upper": None, "lower": None, "sensors": None,
-                                         "max_wait": 120.0, "poll": 1.0}
+                                         "max_wait": 120.0, "poll": 1.0, "units": None}
 
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         sensors = _sensors(o, "cooldown")
+        units = _units(o, "cooldown")
         try:
-            temperature_reading(machine.root, sensors)()
+            temperature_reading(machine.root, sensors, units)()
         except SystemControlError as exc:
             raise Skip(f"{exc} (/sys/class/thermal, /sys/class/hwmon)") from None
         upper = machine.rules.max_temperature if o["upper"] is None else _num(o, "upper",
@@ -385,31 +521,41 @@ class CoolDown(Countermeasure):
         lower = upper - 10.0 if o["lower"] is None else _num(o, "lower", "cooldown")
         action = MachineCoolDownAction(machine.root, upper, lower, sensors,
                                        _num(o, "max_wait", "cooldown") or 120.0,
-                                       _num(o, "poll", "cooldown") or 1.0)
+                                       _num(o, "poll", "cooldown") or 1.0, units)
         return [(Stage.BEFORE_RUN, action)], action.describe()
 
 
 class WarmUp(Countermeasure):
-    """Spin the pinned cores up to their maximum frequency (before each run, after cool-down)."""
+    """Spin the pinned cores up to their maximum frequency (before each run, after cool-down).
+
+    Not needed when tune fixes the frequency, unless pinning is impossible: then the warm-up
+    also stands in for pinning (Rancid §IV-A3), a frequency warm-up where the frequency can be
+    read, else a fixed spin.
+    """
 
     options: ClassVar[dict[str, Any]] = {"fraction": 0.95, "max_wait": 2.0, "spin": 0.01}
 
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
-        if machine.governor_set:
-            raise Skip("not needed: tune sets the performance governor")
-        if not machine.has_cpufreq:
-            raise Skip("no cpufreq files: the frequency cannot be read")
+        stands_in = machine.pin_skipped is not None
+        if machine.governor_set and not stands_in:
+            raise Skip(f"not needed: tune fixes the frequency ({machine.frequency_fixed_by})")
         pinned = machine.pinned
 
         def cpus() -> list[int]:
             return pinned if pinned is not None else current_affinity()
 
-        if max_frequency(machine.root, cpus()) is None:
-            raise Skip("no readable scaling_max_freq for the CPUs used")
+        if not machine.has_cpufreq or max_frequency(machine.root, cpus()) is None:
+            why = ("no cpufreq files: the frequency cannot be read" if not machine.has_cpufreq
+                   else "no readable scaling_max_freq for the CPUs used")
+            if not stands_in:
+                raise Skip(why)
+            spin = SpinWarmUpAction(max(_num(o, "max_wait", "warmup") / 10.0, 0.01))
+            return [(Stage.BEFORE_RUN, spin)], f"{spin.describe()} (pinning impossible; {why})"
         action = FrequencyWarmUpAction(machine.root, cpus, float(o["fraction"]),
                                        _num(o, "max_wait", "warmup") or 2.0,
                                        _num(o, "spin", "warmup"))
-        return [(Stage.BEFORE_RUN, action)], action.describe()
+        suffix = " (pinning impossible)" if stands_in else ""
+        return [(Stage.BEFORE_RUN, action)], action.describe() + suffix
 
 
 class Gc(Countermeasure):
@@ -420,26 +566,37 @@ class Gc(Countermeasure):
         return [(Stage.BEFORE_RUN, action)], action.describe()
 
 
-class Monitor(Countermeasure):
-    """Meters that watch the machine: ``cpu_freq``, ``temperature``, ``loadavg``, or any other
-    registered meter that needs no options (:data:`steadybench.registry.meters`)."""
+#: the meters the monitor records by default (each skipped, with the reason, where unavailable)
+MONITOR_METERS = ["cpu_freq", "temperature", "loadavg", "timestamp", "devfreq", "energy",
+                  "gpu_energy"]
 
-    options: ClassVar[dict[str, Any]] = {"meters": ["cpu_freq", "temperature", "loadavg"],
-                                         "sensors": None}
+
+class Monitor(Countermeasure):
+    """Meters that watch the machine: ``cpu_freq``, ``temperature``, ``loadavg``,
+    ``timestamp``, ``devfreq`` (one ``devfreq:NAME`` per device), ``energy`` (RAPL or the power
+    supply), ``gpu_energy`` (NVML), or any other registered meter that needs no options
+    (:data:`steadybench.registry.meters`)."""
+
+    options: ClassVar[dict[str, Any]] = {"meters": MONITOR_METERS, "sensors": None,
+                                         "units": None}
 
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         return [], ""
 
     def meters(self, machine: PresetMachine,
                o: dict[str, Any]) -> tuple[list[Meter], list[dict[str, str]]]:
+        from ..meters.base import TimestampMeter
+        from ..meters.energy import EnergyMeter, NvmlEnergyMeter
+
         meters: list[Meter] = []
         skipped: list[dict[str, str]] = []
         wanted = o["meters"]
         if not isinstance(wanted, list) or not all(isinstance(w, str) for w in wanted):
-            raise ConfigurationError("[monitor] meters: a list of meter names (cpu_freq, "
-                                     "temperature, loadavg, or a registered meter)")
+            raise ConfigurationError("[monitor] meters: a list of meter names (" +
+                                     ", ".join(MONITOR_METERS) + ", or a registered meter)")
         pinned = machine.pinned
         for name in wanted:
+            meter: Meter
             if name == "cpu_freq":
                 meter = CpuFrequencyMeter(
                     machine.root, FixedCpus(pinned) if pinned is not None else current_affinity)
@@ -448,7 +605,8 @@ class Monitor(Countermeasure):
                                     "reason": "no readable scaling_cur_freq (no cpufreq files)"})
                     continue
             elif name == "temperature":
-                meter = TemperatureMeter(machine.root, _sensors(o, "monitor"))
+                meter = TemperatureMeter(machine.root, _sensors(o, "monitor"),
+                                         _units(o, "monitor"))
                 if meter.stop(True) is None:
                     skipped.append({"name": "monitor:temperature",
                                     "reason": str(meter.last_error)})
@@ -459,6 +617,27 @@ class Monitor(Countermeasure):
                     skipped.append({"name": "monitor:loadavg",
                                     "reason": "/proc/loadavg unreadable"})
                     continue
+            elif name == "timestamp":
+                meter = TimestampMeter()
+            elif name == "devfreq":
+                devices = devfreq_names(machine.root)
+                if not devices:
+                    skipped.append({"name": "monitor:devfreq",
+                                    "reason": "no devfreq device (/sys/class/devfreq)"})
+                for dev in devices:
+                    dmeter = DevfreqMeter(machine.root, dev)
+                    if dmeter.stop(True) is None:
+                        skipped.append({"name": f"monitor:{dmeter.name}",
+                                        "reason": str(dmeter.last_error)})
+                    else:
+                        meters.append(dmeter)
+                continue
+            elif name in ("energy", "gpu_energy"):
+                emeter = EnergyMeter(machine.root) if name == "energy" else NvmlEnergyMeter()
+                if not emeter.available:
+                    skipped.append({"name": f"monitor:{name}", "reason": str(emeter.reason)})
+                    continue
+                meter = emeter
             else:
                 try:
                     if registry.meters.canonical(name) == "wall_time":
@@ -472,11 +651,13 @@ class Monitor(Countermeasure):
 
 
 def build_preset(preset: str | Preset, root: str | os.PathLike[str] | SysRoot = "/", *,
-                 can_write: CanWrite = default_can_write) -> PresetPlan:
-    """Check each countermeasure of ``preset`` on the machine at ``root`` and build it."""
+                 can_write: CanWrite = default_can_write,
+                 affinity: set[int] | None = None) -> PresetPlan:
+    """Check each countermeasure of ``preset`` on the machine at ``root`` and build it
+    (``affinity``: the CPUs this process may use, default ``os.sched_getaffinity``)."""
     spec = preset if isinstance(preset, Preset) else load_preset(preset)
     sysroot = root if isinstance(root, SysRoot) else SysRoot(root)
-    machine = PresetMachine(spec, sysroot, can_write)
+    machine = PresetMachine(spec, sysroot, can_write, affinity)
     actions: list[tuple[Stage, Action]] = []
     meters: list[Meter] = []
     applied: list[dict[str, str]] = []
@@ -507,7 +688,8 @@ def build_preset(preset: str | Preset, root: str | os.PathLike[str] | SysRoot = 
         "skipped": skipped,
         "meters": [m.name for m in meters],
         "rules": spec.rules.to_dict(),
-        "fingerprint": fingerprint(sysroot),
+        # the machine as the runs will see it: with the changes tune will make (boost off...)
+        "fingerprint": fingerprint(sysroot, machine.planned),
     }
     return PresetPlan(actions, meters, record)
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .devices import read_devfreq, read_nvidia, read_rapl
 from .sysfs import CPU_DIR, SysRoot, parse_cpulist
 
 _CPU_RE = re.compile(r"^cpu(\d+)$")
@@ -114,31 +115,91 @@ def read_isolated(root: SysRoot) -> dict[str, Any]:
     return out
 
 
-def _celsius(root: SysRoot, rel: str) -> tuple[float | None, str | None]:
-    """A sysfs temperature in millidegrees Celsius → (°C, None) or (None, why not)."""
+#: the units a temperature file may be in, and the factor to °C
+SENSOR_UNITS = {"millidegrees": 0.001, "decidegrees": 0.1, "degrees": 1.0}
+#: per-sensor unit overrides for ``system show``/``check``: ``NAME_OR_PATH=UNIT,...``
+UNITS_ENV = "STEADYBENCH_SENSOR_UNITS"
+#: a raw reading at least this large in magnitude is taken as millidegrees (the rule below)
+MILLI_FROM = 1000
+
+
+def sensor_units(text: str | None = None) -> dict[str, str]:
+    """Per-sensor unit overrides from ``NAME_OR_PATH=UNIT,...`` (default: the environment
+    variable ``STEADYBENCH_SENSOR_UNITS``). Raises ValueError on an unknown unit."""
+    text = os.environ.get(UNITS_ENV, "") if text is None else text
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        name, sep, unit = part.rpartition("=")
+        unit = unit.strip()
+        if not sep or not name.strip() or unit not in SENSOR_UNITS:
+            raise ValueError(f"sensor unit {part.strip()!r}: write NAME_OR_PATH=UNIT with UNIT "
+                             f"one of {', '.join(SENSOR_UNITS)}")
+        out[name.strip()] = unit
+    return out
+
+
+def detect_unit(raw: float) -> str:
+    """The unit of a temperature file nobody named: the stated rule.
+
+    The kernel's thermal and hwmon interfaces report millidegrees Celsius, but some Android
+    vendors' sensors report whole degrees (Rancid §IV-C: "sensor data is expressed in varying
+    units among devices"). The rule: a reading whose magnitude is at least 1000 is millidegrees
+    (1 °C or more); a smaller one is whole degrees, because as millidegrees it would mean a
+    running chip below 1 °C. Either way the result must be plausible (−60 to 200 °C) or the
+    sensor is reported as unusable. Override per sensor where the rule guesses wrong (a battery
+    in tenths of a degree: ``decidegrees``).
+    """
+    return "millidegrees" if abs(raw) >= MILLI_FROM else "degrees"
+
+
+def _celsius(root: SysRoot, rel: str, unit: str | None = None
+             ) -> tuple[float | None, str | None, str | None]:
+    """A sysfs temperature → (°C, None, unit) or (None, why not, unit). ``unit`` overrides the
+    rule of :func:`detect_unit`."""
     text = root.read(rel)
     if text is None:
-        return None, "unreadable"
+        return None, "unreadable", unit
     try:
-        value = int(text.split()[0]) / 1000.0
+        raw = float(int(text.split()[0]))
     except (IndexError, ValueError):
-        return None, f"not a number: {text[:20]!r}"
+        return None, f"not a number: {text[:20]!r}", unit
+    used = unit or detect_unit(raw)
+    value = raw * SENSOR_UNITS[used]
     if not -60.0 <= value <= 200.0:  # sensors that "always return invalid values" (§IV-C)
-        return None, f"implausible value {value:g} °C"
-    return value, None
+        return None, f"implausible value {value:g} °C (read as {used})", used
+    return value, None, used
 
 
-def read_thermal(root: SysRoot) -> list[dict[str, Any]]:
-    """Thermal zones and hwmon temperature inputs, each ``{name, path, celsius, error}``."""
+def _unit_for(units: dict[str, str], name: str, path: str, zone: str) -> str | None:
+    for key in (name, path, zone, path.lstrip("/")):
+        if key in units:
+            return units[key]
+    return None
+
+
+def read_thermal(root: SysRoot, units: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Thermal zones and hwmon temperature inputs, each ``{name, path, celsius, error, unit,
+    unit_source}``. ``units`` maps a sensor's name (as listed), path or zone directory to its
+    unit (over ``STEADYBENCH_SENSOR_UNITS``); the others follow :func:`detect_unit`."""
+    try:
+        given = {**sensor_units(), **(units or {})}
+    except ValueError:
+        given = dict(units or {})
     sensors: list[dict[str, Any]] = []
+
+    def add(name: str, rel: str, zone: str) -> None:
+        override = _unit_for(given, name, "/" + rel, zone)
+        value, error, unit = _celsius(root, rel, override)
+        sensors.append({"name": name, "path": "/" + rel, "celsius": value, "error": error,
+                        "unit": unit, "unit_source": "set" if override else "detected"})
+
     for zone in root.listdir("sys/class/thermal"):
         if not zone.startswith("thermal_zone"):
             continue
-        rel = f"sys/class/thermal/{zone}/temp"
-        value, error = _celsius(root, rel)
         kind = root.read(f"sys/class/thermal/{zone}/type") or "?"
-        sensors.append({"name": f"{zone}:{kind}", "path": "/" + rel, "celsius": value,
-                        "error": error})
+        add(f"{zone}:{kind}", f"sys/class/thermal/{zone}/temp", zone)
     for hw in root.listdir("sys/class/hwmon"):
         base = f"sys/class/hwmon/{hw}"
         chip = root.read(f"{base}/name") or hw
@@ -147,9 +208,7 @@ def read_thermal(root: SysRoot) -> list[dict[str, Any]]:
             if not match:
                 continue
             label = root.read(f"{base}/{match.group(1)}_label") or match.group(1)
-            value, error = _celsius(root, f"{base}/{entry}")
-            sensors.append({"name": f"{hw}:{chip}:{label}", "path": f"/{base}/{entry}",
-                            "celsius": value, "error": error})
+            add(f"{hw}:{chip}:{label}", f"{base}/{entry}", hw)
     return sensors
 
 
@@ -288,15 +347,20 @@ def python_state() -> dict[str, Any]:
 
 
 def machine_state(root: SysRoot, top_interval: float = 0.5,
-                  sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
-    """Everything above in one JSON-ready dict (what ``system show --json`` prints)."""
+                  sleep: Callable[[float], None] = time.sleep,
+                  units: dict[str, str] | None = None) -> dict[str, Any]:
+    """Everything above in one JSON-ready dict (what ``system show --json`` prints);
+    ``units`` overrides sensor units (:func:`read_thermal`)."""
     state: dict[str, Any] = {
         "root": str(root.root),
         "cpu_model": read_cpu_model(root),
         "cpus": read_cpus(root),
         "boost": read_boost(root),
         "isolation": read_isolated(root),
-        "temperatures": read_thermal(root),
+        "temperatures": read_thermal(root, units),
+        "devfreq": read_devfreq(root),
+        "rapl": read_rapl(root),
+        "nvidia": read_nvidia(),
         "fans": read_fans(root),
         "power": read_power(root),
         "kernel": read_kernel(root),
@@ -305,10 +369,15 @@ def machine_state(root: SysRoot, top_interval: float = 0.5,
     state.update(read_load(root))
     state["top_processes"] = top_processes(root, top_interval, sleep=sleep) \
         if top_interval > 0 else []
+    try:
+        sensor_units()
+        state["sensor_units_error"] = None
+    except ValueError as exc:
+        state["sensor_units_error"] = f"{UNITS_ENV}: {exc} (ignored)"
     return state
 
 
-def hottest(root: SysRoot) -> dict[str, Any] | None:
+def hottest(root: SysRoot, units: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The readable sensor with the highest temperature, or None."""
-    readable = [s for s in read_thermal(root) if s["celsius"] is not None]
+    readable = [s for s in read_thermal(root, units) if s["celsius"] is not None]
     return max(readable, key=lambda s: s["celsius"]) if readable else None

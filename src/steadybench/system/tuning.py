@@ -2,7 +2,8 @@
 
 Rancid §III-A and §IV-A1: a varying processor frequency skews results; with root, switch the
 governor to ``performance``; where that governor is missing, raise the minimum frequency to the
-maximum (what the authors did for GPUs without a performance governor). Boost/turbo makes the
+maximum (what the authors did for GPUs without a performance governor). This applies to the
+CPUs (cpufreq) and to the devfreq devices, GPUs and memory buses. Boost/turbo makes the
 frequency depend on temperature and on how many cores are busy, so it is switched off too.
 
 Each setting is an object that says whether it is available on this machine, which files it
@@ -22,7 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SystemControlError
-from .allowlist import BOOST_SWITCHES, GOVERNOR_FILE, MIN_FREQ_FILE, check_allowed
+from .allowlist import (
+    BOOST_SWITCHES,
+    DEVFREQ_GOVERNOR_FILE,
+    DEVFREQ_MIN_FILE,
+    GOVERNOR_FILE,
+    MIN_FREQ_FILE,
+    check_allowed,
+)
+from .devices import DEVFREQ_DIR, devfreq_kind, devfreq_names
 from .journal import Journal
 from .lock import TuningLock
 from .readers import cpu_ids, cpufreq_dir
@@ -188,15 +197,92 @@ class Boost(Setting):
                 "reason": f"no /{CPU_DIR}/cpufreq/boost or intel_pstate/no_turbo file"})
 
 
+class DevfreqGovernor(Setting):
+    """Fix the frequency of devfreq devices: GPUs and memory buses (Rancid §III-A, §IV-A1).
+
+    Each device gets the ``performance`` governor when it has one; otherwise its ``min_freq`` is
+    raised to its ``max_freq`` (the authors' fix for the Mali GPUs of the XU3 and P8L, which had
+    no performance governor). Frequencies are in Hz. ``kinds`` limits the devices (``gpu``,
+    ``memory``, ``other``, from their names: :func:`~.devices.devfreq_kind`); ``devices`` names
+    them. Because a governor may reset ``min_freq`` when the device gets hot (§IV-A1), a run
+    re-checks it between runs (:class:`~.actions.KeepMinFreqAction`).
+    """
+
+    name = "devfreq"
+
+    def __init__(self, governor: str = "performance", kinds: tuple[str, ...] | None = None,
+                 devices: list[str] | None = None) -> None:
+        self.governor = governor or "performance"
+        self.kinds = kinds
+        self.devices = devices
+
+    def plan(self, root: SysRoot, plan: Plan) -> None:
+        names = devfreq_names(root)
+        if self.devices is not None:
+            missing = [d for d in self.devices if d not in names]
+            if missing:
+                raise SystemControlError(f"no devfreq device {', '.join(missing)} under "
+                                         f"/{DEVFREQ_DIR} (found: {', '.join(names) or 'none'})")
+            names = [n for n in names if n in self.devices]
+        if self.kinds is not None:
+            names = [n for n in names if devfreq_kind(n) in self.kinds]
+        if not names:
+            plan.unavailable.append({"name": self.name,
+                                     "reason": f"no devfreq device under /{DEVFREQ_DIR} (no GPU "
+                                               "or memory-bus frequency control)"})
+            return
+        for dev in names:
+            self._device(root, dev, plan)
+
+    def _device(self, root: SysRoot, dev: str, plan: Plan) -> None:
+        base = f"{DEVFREQ_DIR}/{dev}"
+        label = f"devfreq {dev} ({devfreq_kind(dev)})"
+        current = root.read_bytes(f"{base}/{DEVFREQ_GOVERNOR_FILE}")
+        available = (root.read(f"{base}/available_governors") or "").split()
+        if current is not None and current.decode(errors="replace").strip() == self.governor:
+            plan.already.append(f"{label}: governor already {self.governor}")
+            return
+        if current is not None and self.governor in available:
+            plan.changes.append(Change(self.name, f"/{base}/{DEVFREQ_GOVERNOR_FILE}", current,
+                                       f"{self.governor}\n".encode(),
+                                       f"{label}: governor {self.governor}"))
+            return
+        old = root.read_bytes(f"{base}/{DEVFREQ_MIN_FILE}")
+        low = root.read_int(f"{base}/{DEVFREQ_MIN_FILE}")
+        top = root.read_int(f"{base}/max_freq")
+        why = f"{label}: no {self.governor} governor (available: {' '.join(available) or 'none'})"
+        if old is None or low is None or top is None:
+            plan.unavailable.append({"name": self.name,
+                                     "reason": f"{why}, and min_freq/max_freq unreadable"})
+            return
+        if low >= top:
+            plan.already.append(f"{label}: minimum frequency already at the maximum")
+            return
+        plan.changes.append(Change("devfreq_min_freq", f"/{base}/{DEVFREQ_MIN_FILE}", old,
+                                   f"{top}\n".encode(),
+                                   f"{why}: minimum frequency raised to the maximum "
+                                   f"{top / 1e6:g} MHz"))
+
+
+#: the settings whose changes a governor may undo when the device gets hot (§IV-A1): re-checked
+#: and re-applied between runs
+MIN_FREQ_SETTINGS = ("min_freq", "devfreq_min_freq")
+
+
 def make_plan(root: SysRoot, governor: str = "performance", boost_off: bool = True,
-              cpus: list[int] | None = None, explicit_governor: bool = False) -> Plan:
-    """The changes that tuning ``root`` would make (boost first, then governors)."""
+              cpus: list[int] | None = None, explicit_governor: bool = False,
+              devfreq: bool = True, devfreq_kinds: tuple[str, ...] | None = None,
+              devfreq_devices: list[str] | None = None) -> Plan:
+    """The changes that tuning ``root`` would make (boost first, then CPU governors, then the
+    devfreq devices: GPUs and memory buses)."""
     plan = Plan()
     settings: list[Setting] = []
     if boost_off:
         settings.append(Boost())
     if governor:
         settings.append(CpuGovernor(governor, cpus, explicit=explicit_governor))
+    if devfreq:
+        settings.append(DevfreqGovernor("performance", devfreq_kinds, devfreq_devices))
     for setting in settings:
         setting.plan(root, plan)
     for change in plan.changes:  # a setting may only write what the allow-list names
@@ -250,7 +336,7 @@ def tune(root: SysRoot, journal_path: str | os.PathLike[str], *, governor: str =
          boost_off: bool = True, cpus: list[int] | None = None, explicit_governor: bool = False,
          dry_run: bool = False, can_write: CanWrite | None = None,
          write: Writer = write_file, wait_lock: bool = False,
-         on_wait: Callable[[str], None] | None = None) -> dict[str, Any]:
+         on_wait: Callable[[str], None] | None = None, devfreq: bool = True) -> dict[str, Any]:
     """Tune ``root`` (see the module docstring). Returns a report dict:
 
     ``{"changed": [...], "would_change": [...], "not_permitted": [...], "unavailable": [...],
@@ -259,7 +345,7 @@ def tune(root: SysRoot, journal_path: str | os.PathLike[str], *, governor: str =
     tuned run holds it, this raises :class:`~steadybench.system.lock.LockBusy` (or waits, with
     ``wait_lock``).
     """
-    plan = make_plan(root, governor, boost_off, cpus, explicit_governor)
+    plan = make_plan(root, governor, boost_off, cpus, explicit_governor, devfreq)
     report: dict[str, Any] = {"changed": [], "would_change": [c.describe() for c in plan.changes],
                               "not_permitted": [], "unavailable": plan.unavailable,
                               "already": plan.already, "journal": str(journal_path)}

@@ -1,0 +1,133 @@
+"""Stopping named background processes for the benchmark (Rancid §III-D, §IV-A4).
+
+Rancid kills non-critical Android applications before each benchmark and measures that
+restarting them costs more than it gains when done repeatedly (Fig. 11); it also notes that
+only root can stop system applications. steadybench *suspends* the named processes instead of
+killing them: ``SIGSTOP`` before the benchmark, ``SIGCONT`` when it ends, so nothing restarts
+and nothing is lost. Each stopped process is written to a journal (PID, start time, name)
+*before* it is stopped, so ``steadybench system reset`` continues it after a ``kill -9``; the
+start time guards against continuing another process that reused the PID.
+
+Processes are found by their command name (``/proc/PID/comm``, else the name in
+``/proc/PID/stat``) under the machine's root. This process and its parent are never stopped.
+Stopping another user's process needs root (``EPERM`` is reported, the others go on).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigurationError, SystemControlError
+from ..runner.actions import Action, RunContext
+from . import signals
+from .journal import Journal, run_journal_path
+from .process import start_time
+from .sysfs import SysRoot
+
+Kill = Callable[[int, int], None]
+
+
+def process_name(root: SysRoot, pid: int) -> str | None:
+    """The command name of ``pid`` under ``root`` (``comm``, else the one in ``stat``)."""
+    name = root.read(f"proc/{pid}/comm")
+    if name:
+        return name
+    text = root.read(f"proc/{pid}/stat")
+    if not text or "(" not in text:
+        return None
+    return text.partition("(")[2].rpartition(")")[0] or None
+
+
+def find_processes(root: SysRoot, names: list[str],
+                   exclude: set[int] | None = None) -> list[dict[str, Any]]:
+    """The processes under ``root`` whose command name is one of ``names``:
+    ``{pid, name, start_time}`` (this process and its parent excluded)."""
+    wanted = set(names)
+    skip = {os.getpid(), os.getppid()} | (exclude or set())
+    found = []
+    for entry in root.listdir("proc"):
+        if not entry.isdigit() or int(entry) in skip or int(entry) <= 1:
+            continue
+        pid = int(entry)
+        name = process_name(root, pid)
+        if name in wanted:
+            found.append({"pid": pid, "name": name, "start_time": start_time(root, pid)})
+    return found
+
+
+class StopProcessesAction(Action):
+    """SIGSTOP the processes named ``names`` before the benchmark; SIGCONT them in ``close``.
+
+    Journalled (see the module notes) in ``run-<pid>-processes.json``; the signal handlers of
+    :mod:`.signals` are installed while processes are stopped, so SIGINT/SIGTERM unwind
+    through ``close``. Names that match nothing are listed in ``machine.not_running``.
+    """
+
+    def __init__(self, root: SysRoot, names: list[str], kill: Kill = os.kill,
+                 journal: str | os.PathLike[str] | None = None) -> None:
+        if not names or not all(isinstance(n, str) and n for n in names):
+            raise ConfigurationError("background: name the processes to stop")
+        self.root = root
+        self.names = list(names)
+        self.kill = kill
+        self.journal_path = Path(journal) if journal else None
+        self._journal: Journal | None = None
+        self._guarded = False
+
+    def __call__(self, ctx: RunContext) -> None:
+        if self._journal is not None:
+            return
+        info = ctx.case.extra.setdefault("machine", {})
+        found = find_processes(self.root, self.names)
+        info["not_running"] = sorted(set(self.names) - {p["name"] for p in found})
+        info["stopped_processes"] = []
+        if not found:
+            return
+        self._guarded = signals.install()
+        start = ctx.now()
+        with signals.protected():
+            journal = Journal.open(self.journal_path or run_journal_path(part="processes"),
+                                   self.root)
+            journal.claim()
+            self._journal = journal
+            for proc in found:
+                entry = {"kind": "sigcont", "pid": proc["pid"],
+                         "start_time": proc["start_time"], "name": proc["name"]}
+                journal.record_undo(entry)
+                try:
+                    self.kill(proc["pid"], signal.SIGSTOP)
+                except (ProcessLookupError, PermissionError) as exc:
+                    # not stopped: nothing to undo for it
+                    journal.undo = [u for u in journal.undo if u["pid"] != proc["pid"]]
+                    journal.save()
+                    if isinstance(exc, PermissionError):
+                        ctx.warn(f"background: not permitted to stop {proc['name']} "
+                                 f"({proc['pid']}); needs root")
+                    continue
+                info["stopped_processes"].append(f"{proc['name']} ({proc['pid']})")
+        costs = info.setdefault("costs", {})
+        costs["background"] = {"time_s": round(ctx.now() - start, 9),
+                               "rounds": len(info["stopped_processes"]), "runs": 0,
+                               "max_s": round(ctx.now() - start, 9)}
+
+    def close(self, ctx: RunContext) -> None:
+        journal, self._journal = self._journal, None
+        try:
+            if journal is not None:
+                with signals.protected(deliver=False):
+                    try:
+                        journal.restore(kill=self.kill)
+                    except SystemControlError as exc:
+                        ctx.warn(f"background: {exc}")
+                        ctx.case.extra.setdefault("machine", {})["restore_failed"] = str(exc)
+        finally:
+            if self._guarded:
+                self._guarded = False
+                signals.uninstall()
+
+    def describe(self) -> str:
+        return f"stop {', '.join(self.names)} while benchmarking (SIGSTOP, SIGCONT at the end)"
