@@ -292,6 +292,8 @@ class Priority(Countermeasure):
     options: ClassVar[dict[str, Any]] = {"niceness": -10}
 
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
+        if not machine.root.local_process:
+            raise Skip("the programs run on the target, not in this process")
         niceness = o["niceness"]
         if isinstance(niceness, bool) or not isinstance(niceness, int) or \
                 not -20 <= niceness <= 19:
@@ -361,7 +363,7 @@ class Pin(Countermeasure):
             raise Skip(f"CPUs {format_cpulist(cpus)} are not all in this process's affinity "
                        f"{format_cpulist(sorted(allowed))}")
         machine.pinned = cpus
-        action = PinAction(cpus, rotate=bool(o["rotate"]))
+        action = PinAction(cpus, rotate=bool(o["rotate"]), **machine.root.affinity_calls())
         stages = [(Stage.BEFORE_BENCHMARK, action)]
         if o["rotate"]:
             stages.append((Stage.BEFORE_RUN, action))
@@ -397,6 +399,8 @@ class WarmUp(Countermeasure):
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         if machine.governor_set:
             raise Skip("not needed: tune sets the performance governor")
+        if not machine.root.local_process:
+            raise Skip("the spin runs in this process, not on the target")
         if not machine.has_cpufreq:
             raise Skip("no cpufreq files: the frequency cannot be read")
         pinned = machine.pinned
