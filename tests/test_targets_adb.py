@@ -158,3 +158,39 @@ def test_the_journal_rules_hold_for_a_target(phone, tmp_path, capsys):
     # the genuine journal was restored all the same
     assert (phone / f"{CPU}/cpu0/cpufreq/scaling_governor").read_text() == "schedutil\n"
     assert not journal.exists()
+
+
+def test_apps_force_stops_android_packages(phone, tmp_path, capsys):
+    preset = tmp_path / "apps.toml"
+    preset.write_text('countermeasures = ["apps"]\n[apps]\npackages = ["com.example.chat"]\n')
+    # without Android's `am` the countermeasure is skipped with the reason
+    from steadybench.system.presets import build_preset
+    from steadybench.targets import remote_root
+
+    record = build_preset(str(preset), remote_root(f"adb?root={phone}")).record
+    assert record["skipped"] == [{"name": "apps", "reason": "packages are force-stopped with "
+                                  "Android's am, which adb does not have"}]
+    close_all()
+    am = tmp_path / "bin" / "am"
+    log = tmp_path / "am.log"
+    am.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$*\" >> {log}\n")
+    am.chmod(0o755)
+    out = tmp_path / "r.json"
+    code, _, err = cli(["exec", "--runs", "1", "--no-correction", "--preset", str(preset),
+                        "--json", str(out), "--target", f"adb?root={phone}", "--", "true"],
+                       capsys)
+    assert code == 0, err
+    assert log.read_text() == "force-stop com.example.chat\n"
+    assert load_results(out).context["machine"]["session"]["force_stopped"] == [
+        "com.example.chat"]
+
+
+def test_apps_needs_real_processes_locally(tmp_path):
+    from steadybench.system.presets import build_preset
+
+    root = make_machine(tmp_path / "m")
+    preset = tmp_path / "apps.toml"
+    preset.write_text('countermeasures = ["apps"]\n[apps]\nprocesses = ["x"]\n')
+    record = build_preset(str(preset), root).record
+    assert record["skipped"][0]["name"] == "apps"
+    assert "fake tree" in record["skipped"][0]["reason"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -261,3 +262,32 @@ def test_unreachable_and_refused_are_one_line(sshd, remote, capsys, url, words):
     assert code == 2
     assert err.startswith(f"error: cannot reach {url}: {words}")
     assert err.count("\n") == 1
+
+
+def test_apps_stops_a_background_process_on_the_target_and_continues_it(sshd, remote,
+                                                                       tmp_path, capsys):
+    """Rancid §IV-A4: a named background process is stopped while measuring (SIGSTOP, state
+    T), and continued afterwards (SIGCONT)."""
+    name = f"sbbg{os.getpid() % 100000}"
+    program = tmp_path / name
+    shutil.copy("/bin/sleep", program)
+    background = subprocess.Popen([str(program), "300"])
+    try:
+        preset = tmp_path / "apps.toml"
+        preset.write_text(f'countermeasures = ["apps"]\n[apps]\nprocesses = ["{name}"]\n')
+        seen = tmp_path / "seen.txt"
+        out = tmp_path / "r.json"
+        code, _, err = cli(["exec", "--runs", "2", "--no-correction", "--preset", str(preset),
+                            "--json", str(out), "--output", str(seen), "--shell",
+                            "--target", sshd.url(remote),
+                            "--cmd", f"cut -d' ' -f3 /proc/{background.pid}/stat"], capsys)
+        assert code == 0, err
+        assert seen.read_text().split() == ["T", "T"]  # stopped during both runs
+        record = load_results(out).context["machine"]
+        assert record["session"]["stopped_processes"] == [{"pid": background.pid,
+                                                           "name": name}]
+        state = Path(f"/proc/{background.pid}/stat").read_text().rpartition(")")[2].split()[0]
+        assert state in ("S", "R")  # continued
+    finally:
+        background.kill()
+        background.wait()

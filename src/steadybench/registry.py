@@ -409,8 +409,10 @@ stop_conditions: Registry[Any] = Registry(
 countermeasures: Registry[Any] = Registry(
     "countermeasure", "steadybench.countermeasures",
     {
-        name: f"steadybench.system.presets:{cls}"
-        for name, cls in (("settle", "Settle"), ("power", "Power"), ("quiet", "Quiet"),
+        name: f"steadybench.system.presets:{cls}" if "." not in cls else cls
+        for name, cls in (("settle", "Settle"), ("power", "Power"),
+                          ("apps", "steadybench.targets.apps:StopApps"),  # before quiet
+                          ("quiet", "Quiet"),
                           ("priority", "Priority"), ("tune", "Tune"), ("pin", "Pin"),
                           ("cooldown", "CoolDown"), ("warmup", "WarmUp"), ("gc", "Gc"),
                           ("monitor", "Monitor"))
