@@ -111,6 +111,12 @@ class SysRoot:
         """Where this root's journals are kept (None: the default state directory)."""
         return None
 
+    def architecture(self) -> str:
+        """The machine's architecture (``uname -m``)."""
+        import platform
+
+        return platform.machine()
+
     def affinity_calls(self) -> dict[str, Callable[..., Any]]:
         """``setaffinity``/``getaffinity`` for :class:`~.actions.PinAction` (none: this
         process's own)."""

@@ -182,6 +182,11 @@ class RemoteSysRoot(SysRoot):
         folder = ensure_private_dir(top / TARGETS_DIR, strict=True)
         return ensure_private_dir(folder / self.spec.folder_name, strict=True)
 
+    def architecture(self) -> str:
+        """The device's architecture (``uname -m`` there)."""
+        status, out = self._ask("uname -m")
+        return out.decode("utf-8", "replace").strip() if status == 0 else "unknown"
+
     def affinity_calls(self) -> dict[str, Callable[..., Any]]:
         """Pinning on the device: the CPU set is kept by the target and every program is started
         under ``taskset MASK`` (:mod:`.remote_run`)."""
