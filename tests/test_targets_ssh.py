@@ -73,8 +73,10 @@ def cli(args, capsys):
 
 @pytest.fixture()
 def remote(tmp_path):
-    return make_machine(tmp_path / "remote", cpus=4, governor="powersave",
-                        capacities=[512, 512, 1024, 1024], thermal={"cpu": 45000})
+    # two CPUs, as the machines the tests run on have: taskset on the "device" applies the
+    # fake tree's CPU numbers to the real CPUs
+    return make_machine(tmp_path / "remote", cpus=2, governor="powersave",
+                        capacities=[512, 1024], thermal={"cpu": 45000})
 
 
 def test_show_reads_the_remote_tree(sshd, remote, capsys):
@@ -83,8 +85,8 @@ def test_show_reads_the_remote_tree(sshd, remote, capsys):
     assert code == 0, err
     state = json.loads(out)["state"]
     assert state["root"] == sshd.url(remote)
-    assert [c["governor"] for c in state["cpus"]] == ["powersave"] * 4
-    assert [c["capacity"] for c in state["cpus"]] == [512, 512, 1024, 1024]
+    assert [c["governor"] for c in state["cpus"]] == ["powersave"] * 2
+    assert [c["capacity"] for c in state["cpus"]] == [512, 1024]
     assert state["temperatures"][0]["celsius"] == 45.0
     assert state["cpu_model"] == "Fake CPU 9000"
 
@@ -108,7 +110,7 @@ def test_tune_then_reset_restores_the_remote_tree_exactly(sshd, remote, tmp_path
     assert code == 0 and journals[0].exists()
     code, out, err = cli(["system", "reset", "--target", url], capsys)
     assert code == 0, err
-    assert out.count("restored:") == 5
+    assert out.count("restored:") == 3  # boost and two governors
     assert tree_digest(remote) == before
     assert not journals[0].exists()
 
@@ -291,3 +293,49 @@ def test_apps_stops_a_background_process_on_the_target_and_continues_it(sshd, re
     finally:
         background.kill()
         background.wait()
+
+
+def _pids_named(name: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() == name:
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def test_sigterm_restores_the_target_and_kills_the_remote_program(sshd, remote, tmp_path):
+    before = tree_digest(remote)
+    name = f"sbterm{os.getpid() % 100000}"
+    program = tmp_path / name
+    shutil.copy("/bin/sleep", program)
+    env = {**os.environ, "STEADYBENCH_SSH_CONFIG": str(sshd.config),
+           "XDG_STATE_HOME": str(tmp_path / "state")}
+    proc = subprocess.Popen([sys.executable, "-m", "steadybench", "exec", "--runs", "3",
+                             "--preset", "managed", "--no-correction", "-q",
+                             "--target", sshd.url(remote, timer="python"), "--",
+                             str(program), "300"],
+                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not _pids_named(name):  # the program runs on the "device": tuned by now
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the program never started"
+            time.sleep(0.05)
+        assert tree_digest(remote) != before
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 143
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert tree_digest(remote) == before  # restored on the way out
+    assert not list((tmp_path / "state").rglob("run-*.json"))
+    deadline = time.monotonic() + 30
+    while _pids_named(name):  # the kill is sent before steadybench exits; reaping follows
+        assert time.monotonic() < deadline, "the program on the target was left running"
+        time.sleep(0.05)

@@ -69,6 +69,8 @@ if pid == 0:
     except OSError as exc:
         os.write(2, ("cannot start %s: %s\n" % (argv[0], exc.strerror)).encode())
     os._exit(127)
+with open(".sb-%s.pid" % tok, "w") as handle:  # for the host to kill it when interrupted
+    handle.write(str(pid))
 fired = []
 def expire():
     fired.append(1)
@@ -86,6 +88,10 @@ if timer:
     timer.cancel()
 try:
     os.killpg(pid, 9)
+except OSError:
+    pass
+try:
+    os.unlink(".sb-%s.pid" % tok)
 except OSError:
     pass
 rc = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
@@ -227,10 +233,12 @@ class RemoteCommandRunner:
                 host_timed_out = True
                 kill_group(proc.pid)
                 proc.wait()
+                self._kill_remote(token)
             except BaseException:
                 kill_group(proc.pid)
                 with contextlib.suppress(ChildProcessError, OSError):
                     proc.wait(5)
+                self._kill_remote(token)
                 raise
             host_ns = int((time.monotonic() - started) * 1e9)
             out.seek(0)
@@ -241,6 +249,17 @@ class RemoteCommandRunner:
             stderr = err.read()
         return self._parse(stdout, stderr, proc.returncode, token, limit, host_ns,
                            host_timed_out)
+
+    def _kill_remote(self, token: str) -> None:
+        """Kill the program of an interrupted run on the device (the ``python`` timer leaves its
+        process group's number in the work folder; with the ``shell`` timer the program is
+        left to ``timeout``)."""
+        pid_file = q(f".sb-{token}.pid")
+        with contextlib.suppress(TargetError, OSError):
+            self.target.shell().request(
+                f"cd {q(self.workdir)} && if [ -f {pid_file} ]; then read -r p < {pid_file}; "
+                f"kill -9 -- \"-$p\" 2>/dev/null || kill -9 \"$p\" 2>/dev/null; "
+                f"rm -f {pid_file}; fi", timeout=10)
 
     def _parse(self, stdout: bytes, stderr: bytes, code: int, token: str,
                limit: float | None, host_ns: int, host_timed_out: bool) -> ProcessRun:

@@ -133,6 +133,8 @@ class Target:
         if self.closed:
             raise TargetError(f"{self.spec.address}: connection already closed")
         if self._shell is None or not self._shell.alive:
+            if self._shell is not None:  # abandoned after an interrupted request
+                self._shell.close()
             self.connect()
             self._shell = RemoteShell(self)
         return self._shell
@@ -194,7 +196,25 @@ class RemoteShell:
                                   + (f" ({done.error_text})" if done.error_text else ""))
 
     def request(self, code: str, timeout: float = ANSWER_TIMEOUT) -> tuple[int, bytes]:
-        """Run ``code`` in the shell; return (its exit status, its standard output)."""
+        """Run ``code`` in the shell; return (its exit status, its standard output).
+
+        A request cut short (Ctrl-C, SIGTERM, a timeout) ends this shell: what it was doing
+        might still answer later, so the next request opens a fresh one
+        (:meth:`Target.shell`) rather than read a stale answer.
+        """
+        try:
+            return self._request(code, timeout)
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _abandon(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(5)
+
+    def _request(self, code: str, timeout: float) -> tuple[int, bytes]:
         marker = f"@@{self.token} ".encode()
         line = f"{code}\nprintf '\\n@@%s %s\\n' {self.token} \"$?\"\n".encode()
         try:
