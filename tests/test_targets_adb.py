@@ -105,7 +105,7 @@ def test_pinning_to_cpus_this_machine_lacks_fails_with_one_line(phone, tmp_path,
     preset = tmp_path / "p.toml"
     preset.write_text('countermeasures = ["pin"]\n')
     code, _, err = cli(["exec", "--runs", "1", "--no-correction", "--preset", str(preset),
-                        "--target", f"adb?root={phone}", "--", "true"], capsys)
+                        "--target", f"adb?root={phone}&timer=shell", "--", "true"], capsys)
     # taskset on the "device" refuses CPUs 4-7 (this machine has fewer): a failed run
     assert code == 1
     assert err.count("\n") >= 1 and "taskset" in err
@@ -177,8 +177,8 @@ def test_apps_force_stops_android_packages(phone, tmp_path, capsys):
     am.chmod(0o755)
     out = tmp_path / "r.json"
     code, _, err = cli(["exec", "--runs", "1", "--no-correction", "--preset", str(preset),
-                        "--json", str(out), "--target", f"adb?root={phone}", "--", "true"],
-                       capsys)
+                        "--json", str(out), "--target", f"adb?root={phone}&timer=shell",
+                        "--", "true"], capsys)
     assert code == 0, err
     assert log.read_text() == "force-stop com.example.chat\n"
     assert load_results(out).context["machine"]["session"]["force_stopped"] == [
@@ -194,3 +194,19 @@ def test_apps_needs_real_processes_locally(tmp_path):
     record = build_preset(str(preset), root).record
     assert record["skipped"][0]["name"] == "apps"
     assert "fake tree" in record["skipped"][0]["reason"]
+
+
+def test_input_is_copied_to_the_device_and_check_reads_it(phone, tmp_path, capsys):
+    data = tmp_path / "in.bin"
+    data.write_bytes(b"line one\n\x00\xffbinary tail")
+    seen = tmp_path / "seen.bin"
+    code, _, err = cli(["exec", "--runs", "2", "--no-correction", "--input", str(data),
+                        "--output", str(seen), "--target", f"adb?root={phone}&timer=shell",
+                        "--", "cat"], capsys)
+    assert code == 0, err
+    assert seen.read_bytes() == data.read_bytes() * 2
+    # system check judges the device: on battery (the fake phone) is a reason
+    code, out, err = cli(["system", "check", "--interval", "0", "--target",
+                          f"adb?root={phone}"], capsys)
+    assert code == 1
+    assert "not fit:" in out and "battery" in out
