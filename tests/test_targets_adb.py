@@ -210,3 +210,19 @@ def test_input_is_copied_to_the_device_and_check_reads_it(phone, tmp_path, capsy
                           f"adb?root={phone}"], capsys)
     assert code == 1
     assert "not fit:" in out and "battery" in out
+
+
+def test_a_device_lost_mid_run_keeps_the_runs_measured(phone, tmp_path, monkeypatch, capsys):
+    gone = tmp_path / "unplugged"
+    monkeypatch.setenv("FAKE_ADB_OFFLINE_FILE", str(gone))
+    count = tmp_path / "count"
+    out = tmp_path / "r.json"
+    # the third run unplugs the device: the fourth cannot start
+    code, _, err = cli(["exec", "--runs", "10", "--no-correction", "--json", str(out),
+                        "--shell", "--target", f"adb?root={phone}&timer=shell", "--cmd",
+                        f"n=$(cat {count} 2>/dev/null || echo 0); echo $((n + 1)) > {count}; "
+                        f"if [ $n -ge 2 ]; then touch {gone}; fi"], capsys)
+    assert code == 1
+    assert "cannot reach adb: adb: device offline" in err
+    (case,) = load_results(out).cases
+    assert case.n == 3

@@ -100,11 +100,16 @@ def calibration_for(runner: Any) -> dict[str, Any]:
 def target_context(runner: Any) -> dict[str, Any]:
     """What a results file records about the target (nothing for the local machine)."""
     from .remote_run import RemoteCommandRunner
+    from .transport import TargetError
 
     if not isinstance(runner, RemoteCommandRunner):
         return {}
-    status, out = runner.target.shell().request("uname -a 2>/dev/null")
+    uname = None
+    try:  # the results are written even when the device has gone meanwhile
+        status, out = runner.target.shell().request("uname -a 2>/dev/null", timeout=10)
+        uname = out.decode("utf-8", "replace").strip() if status == 0 else None
+    except TargetError:
+        pass
     return {"target": {"address": runner.target.spec.address, "kind": runner.target.spec.kind,
                        "root": runner.target.spec.root, "timer": runner.timer,
-                       "uname": out.decode("utf-8", "replace").strip() if status == 0
-                       else None, "timing": "measured on the target"}}
+                       "uname": uname, "timing": "measured on the target"}}

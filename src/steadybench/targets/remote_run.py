@@ -267,9 +267,12 @@ class RemoteCommandRunner:
         marker = f"\n@@{token} ".encode()
         at = stdout.rfind(marker)
         if at < 0:
+            # the wrapper never reported: the program was killed with it, or the connection
+            # failed (then the transport's own words say so); a failed run, so the loop
+            # records it and the results measured so far are written
             why = self.target.explain(Completed(code, b"", stderr))
             if why:
-                raise TargetError(why)
+                tail = why
             return ProcessRun(wall_ns=host_ns, user_time=0.0, sys_time=0.0, max_rss=None,
                               exit_code=None if host_timed_out else (code if code >= 0 else None),
                               signal=-code if code < 0 else None, timed_out=host_timed_out,
