@@ -417,10 +417,12 @@ stop_conditions: Registry[Any] = Registry(
 countermeasures: Registry[Any] = Registry(
     "countermeasure", "steadybench.countermeasures",
     {
-        name: f"steadybench.system.presets:{cls}"
-        for name, cls in (("settle", "Settle"), ("power", "Power"), ("quiet", "Quiet"),
-                          ("background", "Background"), ("priority", "Priority"),
-                          ("tune", "Tune"), ("gpu", "Gpu"), ("pin", "Pin"),
+        name: f"steadybench.system.presets:{cls}" if "." not in cls else cls
+        for name, cls in (("settle", "Settle"), ("power", "Power"),
+                          ("apps", "steadybench.targets.apps:StopApps"),  # before quiet
+                          ("quiet", "Quiet"), ("background", "Background"),
+                          ("priority", "Priority"), ("tune", "Tune"), ("gpu", "Gpu"),
+                          ("pin", "Pin"),
                           ("cooldown", "CoolDown"), ("warmup", "WarmUp"), ("gc", "Gc"),
                           ("monitor", "Monitor"))
     },

@@ -35,6 +35,13 @@ from ..programs.commands import (
     parse_param_range,
 )
 from ..programs.process import CommandRunner
+from ..targets.cli import (
+    calibration_for,
+    command_runner,
+    machine_root,
+    target_context,
+    target_options,
+)
 from . import Interrupted
 from .common import (
     output_options,
@@ -90,7 +97,7 @@ def machine_control(opts: dict[str, Any], root: str, results_context: dict[str, 
         return
     from ..system.presets import machine_session
 
-    with machine_session(preset, root) as session:
+    with machine_session(preset, machine_root(opts.get("target"), root)) as session:
         results_context["machine"] = session.record
         if not opts.get("quiet"):
             applied = ", ".join(a["name"] for a in session.record["applied"]) or "none"
@@ -212,10 +219,10 @@ def _print_summary(results: Results, console: Console) -> None:
 
 
 def _runner(opts: dict[str, Any], capture: bool) -> CommandRunner:
-    return CommandRunner(shell=opts["shell"], timeout=opts.get("timeout"),
-                         input_path=opts.get("input_path"),
-                         output_path=None if capture else opts.get("output_path"),
-                         capture_stdout=capture)
+    # with --target, a runner with the same settings on the device (steadybench.targets)
+    return command_runner(opts, lambda: CommandRunner(
+        shell=opts["shell"], timeout=opts.get("timeout"), input_path=opts.get("input_path"),
+        output_path=None if capture else opts.get("output_path"), capture_stdout=capture))
 
 
 # ---------------------------------------------------------------------------- shared options
@@ -246,7 +253,7 @@ def command_options(fn):
     ]
     for option in reversed(options):
         fn = option(fn)
-    return fn
+    return target_options(fn)
 
 
 def iters_options(default_time: float):
@@ -373,7 +380,8 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         processes=executions, best_of=bool(opts["best_of"]), confidence=opts["confidence"],
         max_time=opts.get("max_time"),
     )
-    session = ExecSession(commands, param_sets, _runner(opts, capture=False), settings)
+    runner = _runner(opts, capture=False)
+    session = ExecSession(commands, param_sets, runner, settings, **calibration_for(runner))
     console = None if opts["quiet"] else _console()
     context: dict[str, Any] = {}
     if console is not None:
@@ -393,7 +401,7 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         held.start()
         if results is None:  # results() finalizes the cases: only once, or warnings repeat
             results = session.results(interrupted=interrupted)
-        results.context.update(context, command_line=_command_line())
+        results.context.update(context, command_line=_command_line(), **target_context(runner))
         _finish(results, opts, console, interrupted)
 
 
@@ -454,7 +462,8 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         held.start()
         results = Results(suite="iters", cases=cases, environment=capture_environment(),
                           interrupted=interrupted)
-        results.context.update(context, command_line=_command_line(), programs={
+        results.context.update(context, command_line=_command_line(), **target_context(runner),
+                               programs={
             "command": "iters", "commands": [c.text for c in commands],
             "shell": opts["shell"], "timeout": opts["timeout"],
             "options": cases[0].extra.get("iters_options") if cases else None})
@@ -521,7 +530,8 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         results = Results(suite="sweep", cases=cases, environment=capture_environment(),
                           interrupted=interrupted)
         table = sweep_table(cases)
-        results.context.update(context, command_line=_command_line(), sweep=table, programs={
+        results.context.update(context, command_line=_command_line(), sweep=table,
+                               **target_context(runner), programs={
             "command": "sweep", "commands": [command.text], "sizes": sizes,
             "shell": opts["shell"], "timeout": opts["timeout"]})
         if opts.get("table_path"):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..errors import SystemControlError
+from ..targets.cli import machine_root, target_option
 from .common import pass_root
 
 if TYPE_CHECKING:
@@ -91,16 +92,16 @@ def _print_state(console: Console, state: dict[str, Any], findings: list[dict[st
 @click.option("--json", "as_json", is_flag=True, help="Print the state and findings as JSON.")
 @click.option("--interval", type=click.FloatRange(min=0), default=0.5, show_default=True,
               help="Seconds over which the busiest processes are measured (0: skip).")
+@target_option
 @pass_root
-def show_cmd(root: str, as_json: bool, interval: float) -> None:
+def show_cmd(root: str, as_json: bool, interval: float, target: str | None) -> None:
     """Show frequency, temperature, load, power and Python state, with advice."""
     from rich.console import Console
 
     from ..system.advice import assess
     from ..system.readers import machine_state
-    from ..system.sysfs import SysRoot
 
-    sysroot = SysRoot(root)
+    sysroot = machine_root(target, root)
     state = machine_state(sysroot, top_interval=interval)
     findings = assess(state)
     if as_json:
@@ -114,20 +115,20 @@ def show_cmd(root: str, as_json: bool, interval: float) -> None:
               help="baseline, managed or a preset file whose [rules] decide.")
 @click.option("--interval", type=click.FloatRange(min=0), default=0.5, show_default=True,
               help="Seconds over which other processes' CPU use is measured (0: skip).")
+@target_option
 @pass_root
-def check_cmd(root: str, preset: str, interval: float) -> None:
+def check_cmd(root: str, preset: str, interval: float, target: str | None) -> None:
     """Exit non-zero, with the reasons, when the machine is not fit to benchmark."""
     from ..system.advice import check
     from ..system.presets import build_preset, load_preset, preset_sensor_units
     from ..system.readers import machine_state
-    from ..system.sysfs import SysRoot
 
     spec = load_preset(preset)
+    sysroot = machine_root(target, root)
     # the countermeasures' options are checked as `run --preset` checks them (nothing is
     # applied: building a plan only reads the machine)
-    build_preset(spec, SysRoot(root))
-    state = machine_state(SysRoot(root), top_interval=interval,
-                          units=preset_sensor_units(spec))
+    build_preset(spec, sysroot)
+    state = machine_state(sysroot, top_interval=interval, units=preset_sensor_units(spec))
     reasons = check(state, spec.rules)
     if reasons:
         for reason in reasons:
@@ -155,16 +156,19 @@ def _tell(line: str) -> None:
 @click.option("--keep-boost", is_flag=True, help="Leave boost/turbo as it is.")
 @click.option("--dry-run", is_flag=True, help="Only say what would change.")
 @_WAIT_LOCK
+@target_option
 @pass_root
 def tune_cmd(root: str, journal: str | None, governor: str | None, keep_boost: bool,
-             dry_run: bool, wait_lock: bool) -> None:
+             dry_run: bool, wait_lock: bool, target: str | None) -> None:
     """Set the performance governor and switch boost off, journaling every original value."""
-    from ..system.journal import default_journal_path
-    from ..system.sysfs import SysRoot
+    from ..system.journal import TUNE_JOURNAL, default_journal_path
     from ..system.tuning import tune as tune_machine
 
-    path = Path(journal) if journal else default_journal_path()
-    report = tune_machine(SysRoot(root), path, governor=governor or "performance",
+    sysroot = machine_root(target, root)
+    folder = None if dry_run else sysroot.journal_dir()  # a target's own folder on the host
+    path = Path(journal) if journal else folder / TUNE_JOURNAL if folder \
+        else default_journal_path()
+    report = tune_machine(sysroot, path, governor=governor or "performance",
                           boost_off=not keep_boost, explicit_governor=governor is not None,
                           dry_run=dry_run, wait_lock=wait_lock, on_wait=_tell)
     for item in report["unavailable"]:
@@ -184,7 +188,8 @@ def tune_cmd(root: str, journal: str | None, governor: str | None, keep_boost: b
     for item in report["changed"]:
         click.echo(f"changed: {item}")
     if report["changed"]:
-        click.echo(f"originals saved in {path}; `steadybench system reset` restores them")
+        again = f" --target {target}" if target else ""
+        click.echo(f"originals saved in {path}; `steadybench system reset{again}` restores them")
     else:
         click.echo("nothing to change")
 
@@ -193,19 +198,22 @@ def tune_cmd(root: str, journal: str | None, governor: str | None, keep_boost: b
 @click.option("--journal", type=click.Path(dir_okay=False), default=None,
               help="Restore this journal only (default: every journal in the state directory).")
 @_WAIT_LOCK
+@target_option
 @pass_root
-def reset_cmd(root: str, journal: str | None, wait_lock: bool) -> None:
+def reset_cmd(root: str, journal: str | None, wait_lock: bool, target: str | None) -> None:
     """Restore every value saved by tune (or by a tuned run that crashed), byte for byte.
 
     Only journals owned by root or by you, and writable by nobody else, are used; files named
     like a journal that are not regular files are skipped (docs/machine-control.md).
     """
-    from ..system.journal import default_journal_path
-    from ..system.sysfs import SysRoot
+    from ..system.journal import state_dir
     from ..system.tuning import reset as reset_journals
 
     paths = [Path(journal)] if journal else None
-    report = reset_journals(paths, root=SysRoot(root), wait_lock=wait_lock, on_wait=_tell)
+    sysroot = machine_root(target, root)
+    folder = sysroot.journal_dir()  # a target's journals: its own folder on the host
+    report = reset_journals(paths, root=sysroot, wait_lock=wait_lock, on_wait=_tell,
+                            directory=folder)
     for item in report["skipped"]:
         click.echo(f"skipped: {item}")
     for item in report["orphans"]:
@@ -213,7 +221,7 @@ def reset_cmd(root: str, journal: str | None, wait_lock: bool) -> None:
     for item in report["restored"]:
         click.echo(f"restored: {item}")
     if not report["journals"]:
-        click.echo(f"nothing to restore (no journal in {default_journal_path().parent})")
+        click.echo(f"nothing to restore (no journal in {folder or state_dir()})")
     elif not report["restored"] and not report["skipped"] and not report["failed"]:
         click.echo("journal was empty; removed")
     if report["failed"]:

@@ -123,7 +123,8 @@ class TuneAction(Action):
         self._guarded = signals.install()
         try:
             with signals.protected():
-                journal = Journal.open(self.journal_path or run_journal_path(), self.root)
+                journal = Journal.open(self.journal_path or run_journal_path(
+                    directory=self.root.journal_dir()), self.root)
                 journal.claim()
                 self._journal = journal
                 info["tuned"] = apply_plan(self.root, plan, journal, self.write)

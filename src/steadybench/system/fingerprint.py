@@ -63,7 +63,7 @@ def fingerprint(root: SysRoot, planned: dict[str, bytes] | None = None) -> dict[
     return {
         "cpu_model": read_cpu_model(root) or platform.processor() or platform.machine(),
         "cpu_count": len(cpus),
-        "machine": platform.machine(),
+        "machine": root.architecture(),
         "hostname": socket.gethostname() if root.is_real else None,
         "kernel": kernel["release"] or (platform.release() if root.is_real else None),
         "governors": sorted({str(c.get("governor")) for c in freq}) if freq else None,

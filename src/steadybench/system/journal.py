@@ -40,7 +40,7 @@ from ..model.results import now_iso
 from .allowlist import check_allowed
 from .privatefiles import ensure_private_dir, read_private, write_private
 from .process import pid_alive, start_time
-from .sysfs import SysRoot
+from .sysfs import SysRoot, open_root
 from .testhooks import restore_gate
 from .writer import Writer, file_kind, write_file, write_setting
 
@@ -70,12 +70,14 @@ def default_journal_path() -> Path:
     return state_dir() / TUNE_JOURNAL
 
 
-def run_journal_path(pid: int | None = None, part: str = "") -> Path:
+def run_journal_path(pid: int | None = None, part: str = "",
+                     directory: Path | None = None) -> Path:
     """The journal of a tuned benchmark run (one per process, so runs and ``tune`` never mix;
     ``part`` names a separate one for another countermeasure of the same run, e.g.
-    ``processes``)."""
+    ``processes``), in ``directory`` (a remote target's own folder) or the state directory."""
     suffix = f"-{part}" if part else ""
-    return state_dir() / f"{RUN_PREFIX}{os.getpid() if pid is None else pid}{suffix}.json"
+    return (directory or state_dir()) / \
+        f"{RUN_PREFIX}{os.getpid() if pid is None else pid}{suffix}.json"
 
 
 def is_journal_name(name: str) -> bool:
@@ -167,7 +169,7 @@ class Journal:
                 raise ValueError("not a steadybench journal")
             if data.get("version") not in READABLE_VERSIONS:
                 raise ValueError(f"unknown journal version {data.get('version')!r}")
-            root = SysRoot(data["root"])
+            root = open_root(data["root"])
             entries = [Entry(_check_rel(e["path"]), _value(e["original_b64"], "original"),
                              _value(e.get("new_b64", ""), "new value"),
                              str(e.get("setting", ""))) for e in data["entries"]]
@@ -201,7 +203,7 @@ class Journal:
         """Record this process (PID and start time, read through the root's ``/proc``) as the
         one the journal belongs to."""
         self.pid = os.getpid()
-        self.start_time = start_time(self.root, self.pid)
+        self.start_time = start_time(self.root.process_root(), self.pid)
 
     def save(self) -> None:
         data = {"format": FORMAT, "version": VERSION, "root": str(self.root.root),
@@ -209,7 +211,7 @@ class Journal:
                 "entries": [e.to_dict() for e in self.entries], "undo": self.undo}
         try:
             folder = self.path.parent
-            ensure_private_dir(folder, strict=folder == state_dir())
+            ensure_private_dir(folder, strict=folder == state_dir() or self.root.remote)
             write_private(self.path, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
         except SystemControlError as exc:
             raise SystemControlError(f"cannot save the restore journal: {exc}") from exc

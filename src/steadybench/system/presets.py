@@ -328,6 +328,8 @@ class Priority(Countermeasure):
     options: ClassVar[dict[str, Any]] = {"niceness": -10}
 
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
+        if not machine.root.local_process:
+            raise Skip("the programs run on the target, not in this process")
         niceness = o["niceness"]
         if isinstance(niceness, bool) or not isinstance(niceness, int) or \
                 not -20 <= niceness <= 19:
@@ -486,7 +488,7 @@ class Pin(Countermeasure):
             how += (f"; {format_cpulist(sorted(set(cpus) - set(usable)))} left out, not in this "
                     "process's affinity")
         machine.pinned = usable
-        action = PinAction(usable, rotate=bool(o["rotate"]))
+        action = PinAction(usable, rotate=bool(o["rotate"]), **machine.root.affinity_calls())
         machine.pin = action
         stages: list[tuple[Stage, Action]] = [(Stage.BEFORE_BENCHMARK, action)]
         if o["rotate"]:
@@ -539,6 +541,8 @@ class WarmUp(Countermeasure):
         stands_in = machine.pin_skipped is not None
         if machine.governor_set and not stands_in:
             raise Skip(f"not needed: tune fixes the frequency ({machine.frequency_fixed_by})")
+        if not machine.root.local_process:
+            raise Skip("the spin runs in this process, not on the target")
         pinned = machine.pinned
 
         def cpus() -> list[int]:

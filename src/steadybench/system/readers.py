@@ -43,10 +43,10 @@ def cpu_ids(root: SysRoot) -> list[int]:
 def cpufreq_dir(root: SysRoot, cpu: int) -> str | None:
     """The cpufreq directory of ``cpu`` (relative to the root), or None without cpufreq."""
     rel = f"{CPU_DIR}/cpu{cpu}/cpufreq"
-    if root.path(rel).is_dir():
+    if root.is_dir(rel):
         return rel
     rel = f"{CPU_DIR}/cpufreq/policy{cpu}"
-    if root.path(rel).is_dir():
+    if root.is_dir(rel):
         return rel
     return None
 

@@ -33,7 +33,8 @@ def _lock_for(locks: dict[Path, TuningLock], root: SysRoot, wait: bool,
 
 def reset(journal_paths: list[Path] | None = None, *, root: SysRoot | None = None,
           write: Writer = write_file, wait_lock: bool = False,
-          on_wait: Callable[[str], None] | None = None) -> dict[str, Any]:
+          on_wait: Callable[[str], None] | None = None,
+          directory: Path | None = None) -> dict[str, Any]:
     """Restore the journals given (default: every journal in the state directory, newest first,
     skipping those of runs still alive). Returns ``{"restored": [...], "skipped": [...],
     "orphans": [...], "failed": [...], "journals": [...]}``.
@@ -56,7 +57,7 @@ def reset(journal_paths: list[Path] | None = None, *, root: SysRoot | None = Non
     if explicit:
         paths, strays = list(journal_paths or []), []
     else:
-        paths, strays = scan_journals()
+        paths, strays = scan_journals(directory)
     report: dict[str, Any] = {"restored": [], "skipped": list(strays), "orphans": [],
                               "failed": [], "journals": [str(p) for p in paths]}
     locks: dict[Path, TuningLock] = {}
@@ -88,7 +89,7 @@ def _reset_one(path: Path, explicit: bool, root: SysRoot | None, report: dict[st
         report["failed"].append(str(exc))
         return
     if not explicit and is_run_journal(path) and journal.pid != os.getpid():
-        state = liveness(journal.root, journal.pid, journal.start_time)
+        state = liveness(journal.root.process_root(), journal.pid, journal.start_time)
         if state == "alive":
             report["skipped"].append(f"{path}: run {journal.pid} is still running")
             return

@@ -11,7 +11,9 @@ unreadable file: they return ``None`` and the caller explains what is missing.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..errors import SystemControlError
 
@@ -23,7 +25,15 @@ class SysRoot:
 
     Args:
         root: directory standing for ``/``; must exist.
+
+    A remote target (:class:`steadybench.targets.sysroot.RemoteSysRoot`) is a subclass: the
+    methods below marked as hooks are where it reads and writes the device instead.
     """
+
+    #: whether reads and writes happen on another machine (a ``--target``)
+    remote = False
+    #: whether the benchmarked programs run on this machine (pinning, priority, warm-up here)
+    local_process = True
 
     def __init__(self, root: str | os.PathLike[str] = "/") -> None:
         path = Path(root)
@@ -81,6 +91,47 @@ class SysRoot:
             return sorted(os.listdir(self.path(rel)))
         except OSError:
             return []
+
+    # hooks a remote target overrides (steadybench.targets.sysroot)
+    def is_dir(self, rel: str) -> bool:
+        return self.path(rel).is_dir()
+
+    def identity(self, rel: str) -> str:
+        """The resolved path of ``rel``: equal for two names of the same file."""
+        return str(self.path(rel).resolve())
+
+    def may_write(self, rel: str, can_write: Callable[[Path], bool]) -> bool:
+        return can_write(self.path(rel))
+
+    def process_root(self) -> SysRoot:
+        """Where the ``/proc`` of the processes that write journals is read (this root)."""
+        return self
+
+    def journal_dir(self) -> Path | None:
+        """Where this root's journals are kept (None: the default state directory)."""
+        return None
+
+    def architecture(self) -> str:
+        """The machine's architecture (``uname -m``)."""
+        import platform
+
+        return platform.machine()
+
+    def affinity_calls(self) -> dict[str, Callable[..., Any]]:
+        """``setaffinity``/``getaffinity`` for :class:`~.actions.PinAction` (none: this
+        process's own)."""
+        return {}
+
+
+def open_root(text: str) -> SysRoot:
+    """The root a journal names: a directory, or a remote target's text (``ssh://...``)."""
+    from ..targets.spec import looks_like_target
+
+    if looks_like_target(text):
+        from ..targets import remote_root
+
+        return remote_root(text)
+    return SysRoot(text)
 
 
 def parse_cpulist(text: str | None) -> list[int]:

@@ -91,14 +91,14 @@ class Setting:
 
 def _policy_dirs(root: SysRoot, cpus: list[int] | None) -> list[tuple[list[int], str]]:
     """cpufreq directories of the online CPUs (shared policies once), with their CPUs."""
-    seen: dict[Path, tuple[list[int], str]] = {}
+    seen: dict[str, tuple[list[int], str]] = {}
     for cpu in cpu_ids(root) if cpus is None else cpus:
         if root.read_int(f"{CPU_DIR}/cpu{cpu}/online") == 0:
             continue
         rel = cpufreq_dir(root, cpu)
         if rel is None:
             continue
-        real = root.path(rel).resolve()
+        real = root.identity(rel)
         if real in seen:
             seen[real][0].append(cpu)
         else:
@@ -292,7 +292,7 @@ def make_plan(root: SysRoot, governor: str = "performance", boost_off: bool = Tr
 
 def not_permitted(root: SysRoot, plan: Plan, can_write: CanWrite = default_can_write) -> list[str]:
     """The files of ``plan`` this process may not write."""
-    return [c.path for c in plan.changes if not can_write(root.path(c.path))]
+    return [c.path for c in plan.changes if not root.may_write(c.path, can_write)]
 
 
 def check_targets(root: SysRoot, plan: Plan) -> None:

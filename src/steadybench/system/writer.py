@@ -44,6 +44,8 @@ def file_kind(mode: int) -> str:
 def resolve_target(root: SysRoot, rel: str) -> Path:
     """The resolved path of ``rel`` under ``root``, checked against the allow-list both as named
     and as resolved; SystemControlError when either is not allowed."""
+    if root.remote:  # resolved and checked on the device (steadybench.targets.sysroot)
+        return root.resolve_setting(rel)  # type: ignore[attr-defined,no-any-return]
     check_allowed(rel)
     real = Path(os.path.realpath(root.path(rel)))
     try:
@@ -105,5 +107,9 @@ def write_file(path: Path, data: bytes) -> None:
 
 
 def write_setting(root: SysRoot, rel: str, data: bytes, write: Writer = write_file) -> None:
-    """Check ``rel`` (:func:`resolve_target`) and write ``data`` to it with ``write``."""
+    """Check ``rel`` (:func:`resolve_target`) and write ``data`` to it with ``write`` (on a
+    remote target, the target writes it: ``write`` applies to local files only)."""
+    if root.remote:
+        root.write_resolved(resolve_target(root, rel), data)  # type: ignore[attr-defined]
+        return
     write(resolve_target(root, rel), data)
