@@ -47,16 +47,26 @@ async def serve(address: str, host_id: str, root: str, preset: dict[str, Any] | 
 
     for name in STOP_SIGNALS:
         loop.add_signal_handler(getattr(signal, name), on_signal, getattr(signal, name))
+    plugin = HostPlugin(host_id, root, preset)
     worker = Worker(address, nthreads=1, resources={RESOURCE: 1}, name=host_id,
-                    plugins={HostPlugin(host_id, root, preset)}, death_timeout=timeout,
-                    dashboard=False, host=None)
+                    plugins={plugin}, death_timeout=timeout, dashboard=False)
     try:
         await asyncio.wait_for(worker.start(), timeout)
-    except (OSError, TimeoutError) as exc:
-        await worker.close(timeout=2, executor_wait=False)
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    except (OSError, TimeoutError, RuntimeError) as exc:
+        with contextlib.suppress(Exception):
+            await worker.close(timeout=2, executor_wait=False)
+        cause = exc.__cause__ or exc
+        reason = str(cause).splitlines()[0] if str(cause) else type(cause).__name__
+        if isinstance(exc, TimeoutError):
+            reason = "no answer"
+        if "name taken" in reason:
+            raise ConfigurationError(f"the scheduler at {address} already has a worker named "
+                                     f"{host_id!r}: give this one another --host-id") from None
+        if isinstance(exc, RuntimeError) and not isinstance(cause, (OSError, TimeoutError)):
+            raise ConfigurationError(f"the Dask worker did not start ({reason})") from None
         raise ConfigurationError(f"cannot reach the Dask scheduler at {address} within "
                                  f"{timeout:g} s ({reason})") from None
+    await plugin.publish(worker)
     on_ready(worker)
     finished = asyncio.ensure_future(worker.finished())
     stopping = asyncio.ensure_future(stop.wait())
@@ -86,9 +96,10 @@ async def serve(address: str, host_id: str, root: str, preset: dict[str, Any] | 
               help="When another tuned run holds the machine's tuning lock, wait for it.")
 @click.option("--connect-timeout", type=click.FloatRange(min=0.1, max=3600), default=10.0,
               show_default=True, help="Seconds to wait for the scheduler.")
+@click.option("-v", "--verbose", is_flag=True, help="Show Dask's own log (INFO and above).")
 @pass_root
 def worker_cmd(scheduler: str, host_id: str | None, preset: str | None, wait_lock: bool,
-               connect_timeout: float, root: str) -> None:
+               connect_timeout: float, verbose: bool, root: str) -> None:
     """Serve benchmarks to a fleet: a Dask worker of SCHEDULER (tcp://HOST:PORT or a
     scheduler file) with one thread and the resource benchmark=1, one case at a time."""
     import asyncio
@@ -98,6 +109,14 @@ def worker_cmd(scheduler: str, host_id: str | None, preset: str | None, wait_loc
     except ImportError as exc:
         raise ConfigurationError(f"steadybench worker needs Dask distributed: pip install "
                                  f"'steadybench[fleet]' ({exc})") from None
+    import logging
+
+    import distributed  # noqa: F401 - its loggers exist from here on
+
+    level = logging.INFO if verbose else logging.WARNING
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name.startswith("distributed"):
+            logging.getLogger(name).setLevel(level)
     address = scheduler_address(scheduler)
     host_id = host_id or socket.gethostname()
 

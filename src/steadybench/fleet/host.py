@@ -5,8 +5,8 @@ host's id (the Dask worker's name: by default the machine's host name, or ``--ho
 several workers share one machine, as in tests) and the machine root it reads (``--root``), and
 publishes the host's fingerprint (:func:`steadybench.environment.capture_environment` and the
 machine-control fingerprint) to the scheduler's metadata under
-:data:`steadybench.fleet.METADATA_KEY`, so a client can list the hosts and what they are before
-it submits anything.
+:data:`steadybench.fleet.METADATA_KEY` once the worker is registered, so a client can list
+the hosts and what they are before it submits anything.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def host_description(host_id: str, root: str = "/",
 
 
 class HostPlugin(WorkerPlugin):
-    """Names the host and reports its fingerprint to the scheduler when the worker starts."""
+    """Names the host on its worker (tasks read it with :func:`current_host`)."""
 
     name = PLUGIN_NAME
 
@@ -43,7 +43,8 @@ class HostPlugin(WorkerPlugin):
         self.root = root
         self.preset = preset
 
-    async def setup(self, worker: Worker) -> None:
+    async def publish(self, worker: Worker) -> None:
+        """Report the host's description to the scheduler (once the worker is registered)."""
         description = host_description(self.host_id, self.root, self.preset)
         await worker.scheduler.set_metadata(keys=[*METADATA_KEY, self.host_id],
                                             value=description)

@@ -34,8 +34,8 @@ def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option(
         "--cluster-wait", type=click.FloatRange(min=0, max=86400), default=10.0,
         show_default=True, metavar="SECONDS",
-        help="With --cluster: how long to wait for a host offering the 'benchmark' resource "
-        "before failing (at the start, and whenever none is left).")(fn)
+        help="With --cluster: how long to wait for the scheduler to answer and for a host "
+        "offering the 'benchmark' resource (at the start, and whenever none is left).")(fn)
     fn = click.option(
         "--every-host", is_flag=True,
         help="With --cluster: run every case once on every host (the host becomes a level "
@@ -73,7 +73,7 @@ def open_fleet(target: str, wait: float | None = None) -> Iterator[Client]:
     except ImportError as exc:
         raise ConfigurationError(f"--cluster needs Dask distributed: pip install "
                                  f"'steadybench[fleet]' ({exc})") from None
-    client = connect(target)
+    client = connect(target, max(1.0, wait if wait is not None else 10.0))
     try:
         yield client
     finally:
@@ -89,7 +89,7 @@ def run_manager(manager: Any, opts: dict[str, Any]) -> Any:
     from .suite import run_manager_on_fleet
 
     wait = float(opts.get("cluster_wait") or 10.0)
-    with open_fleet(opts["cluster"]) as client:
+    with open_fleet(opts["cluster"], wait) as client:
         results = run_manager_on_fleet(manager, client, every_host=bool(opts.get("every_host")),
                                        wait=wait)
     from .hosts import print_host_section, record_hosts
