@@ -188,14 +188,28 @@ def attach_lost(client: Client, report: Dispatched) -> None:
     report.lost = lost_attempts(_events(client, report.run_id), returned)
     for key, attempts in report.lost.items():
         outcome = report.outcomes.get(key)
-        case = getattr(outcome, "case", None)
-        if case is None:
-            continue
-        fleet = case.extra.setdefault("fleet", {})
-        fleet["lost_attempts"] = [a.to_dict() for a in attempts]
-        hosts = ", ".join(sorted({a.host for a in attempts}))
-        runs = sum(a.runs for a in attempts)
-        note = (f"re-run after its host {hosts} left mid-case; {runs} run(s) measured there "
-                "are kept, marked, out of the statistics")
-        if note not in case.warnings:
-            case.warnings.append(note)
+        for case in outcome_cases(outcome):
+            _mark_lost(case, attempts)
+
+
+def outcome_cases(outcome: Any) -> list[Any]:
+    """The cases an outcome carries (one for ``run``, one per command for ``exec``...)."""
+    if outcome is None:
+        return []
+    cases = getattr(outcome, "cases", None)
+    if cases is not None:
+        return list(cases)
+    case = getattr(outcome, "case", None)
+    return [case] if case is not None else []
+
+
+def _mark_lost(case: Any, attempts: list[LostAttempt]) -> None:
+    """Record a case's lost attempts in it, and say so in a warning."""
+    fleet = case.extra.setdefault("fleet", {})
+    fleet["lost_attempts"] = [a.to_dict() for a in attempts]
+    hosts = ", ".join(sorted({a.host for a in attempts}))
+    runs = sum(a.runs for a in attempts)
+    note = (f"re-run after its host {hosts} left mid-case; {runs} run(s) measured there "
+            "are kept, marked, out of the statistics")
+    if note not in case.warnings:
+        case.warnings.append(note)

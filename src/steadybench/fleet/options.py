@@ -98,3 +98,21 @@ def run_manager(manager: Any, opts: dict[str, Any]) -> Any:
     if not opts.get("quiet"):
         print_host_section(results)
     return results
+
+
+def exec_on_cluster(commands: Any, param_sets: Any, runner: Any, settings: Any,
+                    opts: dict[str, Any]) -> Any:
+    """``exec``'s measurement on the fleet ``opts["cluster"]`` names (one task per parameter
+    set, every command interleaved on its host); the per-host section is printed unless
+    ``quiet``."""
+    from .exec import exec_on_fleet
+    from .hosts import print_host_section, record_hosts
+
+    wait = float(opts.get("cluster_wait") or 10.0)
+    with open_fleet(opts["cluster"], wait) as client:
+        results = exec_on_fleet(client, list(commands), list(param_sets), runner, settings,
+                                every_host=bool(opts.get("every_host")), wait=wait)
+    record_hosts(results)
+    if not opts.get("quiet"):
+        print_host_section(results)
+    return results
