@@ -107,10 +107,12 @@ class FleetABSession(ABSession):
                         self.lost = f"host {self.host.host} left the fleet"
                         raise HostLost(self.lost)
                 time.sleep(0.01)
-            _host, outcomes = future.result()
+            host, outcomes = future.result()
         except KeyboardInterrupt:
             future.cancel()
             raise
+        for outcome in outcomes.values():
+            outcome.record["host"] = host  # the host that executed it (always this one)
         return Round(index, order, outcomes)  # type: ignore[arg-type]
 
 
@@ -199,7 +201,7 @@ def ab_command_on_cluster(va: Any, vb: Any, settings: ABSettings, opts: dict[str
         if comparison.error:
             comparison.result.warnings.append(f"host {comparison.host}: {comparison.error}")
     if opts["json_path"]:
-        document = {"hosts": [{"host": c.host, **to_document(c.result)} for c in comparisons]}
+        document = {"hosts": [_host_document(c, to_document(c.result)) for c in comparisons]}
         text = json.dumps(_finite(document), indent=1, ensure_ascii=False) + "\n"
         if opts["json_path"] == "-":
             sys.stdout.write(text)
@@ -226,3 +228,11 @@ def ab_command_on_cluster(va: Any, vb: Any, settings: ABSettings, opts: dict[str
     if opts["fail_on"] == "change" and ({"faster", "slower"} & set(verdicts)):
         return 1
     return 0
+
+
+def _host_document(comparison: HostComparison, document: dict[str, Any]) -> dict[str, Any]:
+    """One host's ``ab`` document, each round marked with the host that executed it."""
+    for entry, rnd in zip(document["rounds"], comparison.result.rounds):
+        hosts = {o.record.get("host") for o in rnd.outcomes.values()}
+        entry["host"] = hosts.pop() if len(hosts) == 1 else sorted(map(str, hosts))
+    return {"host": comparison.host, **document}
