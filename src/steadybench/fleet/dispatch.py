@@ -21,6 +21,7 @@ default, then the future raises ``KilledWorker``, reported here as the case's er
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -83,6 +84,7 @@ def dispatch(client: Client, jobs: Sequence[Job], run_id: str,
     from distributed import as_completed
 
     report = Dispatched(run_id=run_id)
+    log = EventLog(client, run_id)
     started = time.monotonic()
     futures = {}
     for job in jobs:
@@ -143,26 +145,75 @@ def dispatch(client: Client, jobs: Sequence[Job], run_id: str,
         report.interrupted = True
         running = list(pending)
         client.cancel(running)
-        _collect_partial(client, run_id, {by_future[f.key] for f in running}, report,
-                         on_outcome)
+        _collect_partial(log, {by_future[f.key] for f in running}, report, on_outcome)
         raise
     finally:
         report.wall_s = time.monotonic() - started
-        attach_lost(client, report)
+        attach_lost(log, report)
+        log.close()
     return report
 
 
-def _collect_partial(client: Client, run_id: str, keys: set[str], report: Dispatched,
+class EventLog:
+    """Every event of one run, as the scheduler forwards them to this client (subscribed
+    before anything is submitted). The scheduler itself keeps only the last
+    ``distributed.admin.low-level-log-length`` events of a topic (1,000 by default), fewer
+    than a large suite sends, so the record is kept here; the scheduler's copy fills in what
+    the subscription missed (a client that connected late)."""
+
+    def __init__(self, client: Client, run_id: str) -> None:
+        import threading
+
+        self.client = client
+        self.topic = topic(run_id)
+        self._lock = threading.Lock()
+        self._items: list[tuple[float, Any]] = []
+        self.subscribed = False
+        try:
+            client.subscribe_topic(self.topic, self._receive)
+            self.subscribed = True
+        except Exception:  # an old scheduler: the scheduler's copy is read instead
+            pass
+
+    def _receive(self, event: tuple[float, Any]) -> None:
+        with self._lock:
+            self._items.append(event)
+
+    def events(self) -> list[tuple[float, Any]]:
+        with self._lock:
+            items = list(self._items)
+        seen = {_identity(m) for _t, m in items}
+        try:
+            stored = tuple(self.client.get_events(self.topic))
+        except Exception:  # the scheduler is gone: what arrived is all there is
+            stored = ()
+        items += [(t, m) for t, m in stored if _identity(m) not in seen]
+        return sorted(items, key=lambda item: item[0])
+
+    def close(self) -> None:
+        if self.subscribed:
+            with contextlib.suppress(Exception):
+                self.client.unsubscribe_topic(self.topic)
+
+
+def _identity(message: Any) -> tuple[Any, ...]:
+    if not isinstance(message, dict):
+        return (repr(message),)
+    return (message.get("kind"), message.get("key"), message.get("attempt"),
+            message.get("time"), (message.get("entry") or {}).get("index"))
+
+
+def _collect_partial(log: EventLog, keys: set[str], report: Dispatched,
                      on_outcome: Callable[[str, Any], None] | None) -> None:
     """After Ctrl-C: the partial outcomes the hosts of running cases send once they stopped."""
     import pickle
 
-    started = {m["key"] for _t, m in _events(client, run_id)
+    started = {m["key"] for _t, m in log.events()
                if isinstance(m, dict) and m.get("kind") == "start" and m.get("key") in keys}
     deadline = time.monotonic() + INTERRUPT_GRACE_S
     seen: set[str] = set()
     while started - seen and time.monotonic() < deadline:
-        for _t, message in _events(client, run_id):
+        for _t, message in log.events():
             if (isinstance(message, dict) and message.get("kind") == "partial"
                     and message.get("key") in started and message["key"] not in seen):
                 seen.add(message["key"])
@@ -174,18 +225,11 @@ def _collect_partial(client: Client, run_id: str, keys: set[str], report: Dispat
             time.sleep(POLL_S)
 
 
-def _events(client: Client, run_id: str) -> tuple[tuple[float, Any], ...]:
-    try:
-        return tuple(client.get_events(topic(run_id)))
-    except Exception:  # the scheduler is gone: no record of lost attempts
-        return ()
-
-
-def attach_lost(client: Client, report: Dispatched) -> None:
+def attach_lost(log: EventLog, report: Dispatched) -> None:
     """Fill ``report.lost`` from the run's events, and mark each returned case with its lost
     attempts (``case.extra["fleet"]["lost_attempts"]``)."""
     returned = {key: getattr(outcome, "attempt", "") for key, outcome in report.outcomes.items()}
-    report.lost = lost_attempts(_events(client, report.run_id), returned)
+    report.lost = lost_attempts(log.events(), returned)
     for key, attempts in report.lost.items():
         outcome = report.outcomes.get(key)
         for case in outcome_cases(outcome):
