@@ -177,3 +177,20 @@ def test_shipped_benchmark_file(tmp_path: Path, monkeypatch) -> None:
     gone = shipped_path(str(tmp_path / "elsewhere" / "bench.py"), b"x = 2\n",
                         str(tmp_path / "cache"))
     assert gone == copy
+
+
+def test_host_section_of_the_report(tmp_path: Path) -> None:
+    from steadybench.fleet.report import host_section_html, hosts_figure, write_hosts_page
+
+    cases = [_case("<b>a</b>", [1.0e-6, 1.1e-6]), _case("b", [2.0e-6, 2.2e-6])]
+    results = Results(suite="s", cases=cases)
+    html = host_section_html(results)
+    assert "&lt;b&gt;a&lt;/b&gt;" in html and "<b>a</b>" not in html
+    assert html.count("data:image/png;base64,") == 1 and "spread between hosts" in html
+    [item] = breakdown(cases)
+    ax = hosts_figure(item).axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["<b>a</b>", "b"]
+    assert ax.get_xlabel() == "time per call (µs)"
+    assert host_section_html(Results(suite="s", cases=[CaseResult("x", "x")])) == ""
+    page = write_hosts_page(results, tmp_path / "hosts.html").read_text()
+    assert page.startswith("<!doctype html>") and html in page
