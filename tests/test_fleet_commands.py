@@ -65,7 +65,7 @@ def test_commands_on_a_two_host_fleet(tmp_path: Path) -> None:
         for name in ("base", "new"):
             done = steadybench("run", "bench.py", "--cluster", cluster, "--every-host",
                                "-p", "2", "--runs", "2", "--json", f"{name}.json",
-                               cwd=tmp_path)
+                               "--hosts-report", f"{name}-hosts.html", cwd=tmp_path)
             assert done.returncode == 0, done.stderr
         data = json.loads((tmp_path / "new.json").read_text())
         assert sorted((c["params"]["n"], c["extra"]["host"]) for c in data["benchmarks"]) == [
@@ -78,6 +78,8 @@ def test_commands_on_a_two_host_fleet(tmp_path: Path) -> None:
             assert item["within_cov"] is not None and item["between_cov"] is not None
             assert item["ci_low"] <= item["value"] <= item["ci_high"]
         assert "spread between hosts" in done.stderr and "within a host" in done.stderr
+        page = (tmp_path / "new-hosts.html").read_text()
+        assert page.count("data:image/png;base64,") == 2 and "summing [n=4000]" in page
 
         done = steadybench("compare", "base.json", "new.json", "--by-host", "--json",
                            "cmp.json", "-q", cwd=tmp_path)

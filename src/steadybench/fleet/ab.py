@@ -184,6 +184,9 @@ def ab_command_on_cluster(va: Any, vb: Any, settings: ABSettings, opts: dict[str
     from ..output.results_io import _finite
     from .options import open_fleet
 
+    if opts.get("hosts_report"):
+        raise ConfigurationError("--hosts-report is for run and exec: ab --every-host prints "
+                                 "one verdict per host")
     if settings.duet:
         raise ConfigurationError("--duet with --cluster: a duet pins two cores of one machine; "
                                  "run it on the host itself")

@@ -26,16 +26,27 @@ if TYPE_CHECKING:
     from distributed import Client
 
 #: option names this module adds, for commands that pass ``**opts`` on
-OPTION_NAMES = ("cluster", "every_host", "cluster_wait")
+OPTION_NAMES = ("cluster", "every_host", "cluster_wait", "hosts_report")
+
+
+def _writable(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    from ..cli.common import writable_path
+
+    return writable_path(ctx, param, value)
 
 
 def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--cluster, --every-host, --cluster-wait."""
+    """--cluster, --every-host, --cluster-wait, --hosts-report."""
     fn = click.option(
         "--cluster-wait", type=click.FloatRange(min=0, max=86400), default=10.0,
         show_default=True, metavar="SECONDS",
         help="With --cluster: how long to wait for the scheduler to answer and for a host "
         "offering the 'benchmark' resource (at the start, and whenever none is left).")(fn)
+    fn = click.option(
+        "--hosts-report", metavar="FILE", type=click.Path(dir_okay=False),
+        callback=_writable,
+        help="With --cluster: write the per-host HTML section (each case across hosts) to "
+        "FILE.")(fn)
     fn = click.option(
         "--every-host", is_flag=True,
         help="With --cluster: run every case once on every host (the host becomes a level "
@@ -52,8 +63,9 @@ def check_cluster_options(opts: dict[str, Any]) -> None:
     """--every-host needs --cluster; --preset belongs to the hosts on a fleet."""
     from ..errors import ConfigurationError
 
-    if opts.get("every_host") and not opts.get("cluster"):
-        raise ConfigurationError("--every-host needs --cluster")
+    for name in ("every_host", "hosts_report"):
+        if opts.get(name) and not opts.get("cluster"):
+            raise ConfigurationError(f"--{name.replace('_', '-')} needs --cluster")
     if opts.get("cluster") and opts.get("preset"):
         raise ConfigurationError("--preset with --cluster: a fleet host applies its own preset "
                                  "for its lifetime (steadybench worker --preset NAME)")
@@ -92,11 +104,7 @@ def run_manager(manager: Any, opts: dict[str, Any]) -> Any:
     with open_fleet(opts["cluster"], wait) as client:
         results = run_manager_on_fleet(manager, client, every_host=bool(opts.get("every_host")),
                                        wait=wait)
-    from .hosts import print_host_section, record_hosts
-
-    record_hosts(results)
-    if not opts.get("quiet"):
-        print_host_section(results)
+    finish_hosts(results, opts)
     return results
 
 
@@ -106,13 +114,24 @@ def exec_on_cluster(commands: Any, param_sets: Any, runner: Any, settings: Any,
     set, every command interleaved on its host); the per-host section is printed unless
     ``quiet``."""
     from .exec import exec_on_fleet
-    from .hosts import print_host_section, record_hosts
 
     wait = float(opts.get("cluster_wait") or 10.0)
     with open_fleet(opts["cluster"], wait) as client:
         results = exec_on_fleet(client, list(commands), list(param_sets), runner, settings,
                                 every_host=bool(opts.get("every_host")), wait=wait)
+    finish_hosts(results, opts)
+    return results
+
+
+def finish_hosts(results: Any, opts: dict[str, Any]) -> None:
+    """After a fleet run: the per-host breakdown into the results' context, the per-host
+    section on the console (unless ``quiet``) and in ``--hosts-report``."""
+    from .hosts import print_host_section, record_hosts
+
     record_hosts(results)
     if not opts.get("quiet"):
         print_host_section(results)
-    return results
+    if opts.get("hosts_report"):
+        from .report import write_hosts_page
+
+        write_hosts_page(results, opts["hosts_report"])
