@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .connect import Host
 
 #: seconds between two looks at whether a round's host is still there
-POLL_S = 0.5
+POLL_S = 2.0
 
 
 class HostLost(KeyboardInterrupt):
@@ -102,8 +102,8 @@ class FleetABSession(ABSession):
                     raise KeyboardInterrupt
                 if time.monotonic() - looked > POLL_S:
                     looked = time.monotonic()
-                    if self.host.address not in {h.address for h in
-                                                 benchmark_hosts(self.client)}:
+                    hosts = benchmark_hosts(self.client, describe=False)
+                    if self.host.address not in {h.address for h in hosts}:
                         self.lost = f"host {self.host.host} left the fleet"
                         raise HostLost(self.lost)
                 time.sleep(0.01)

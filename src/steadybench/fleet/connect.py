@@ -78,13 +78,16 @@ def connect(target: str, timeout: float = CONNECT_TIMEOUT_S) -> Client:
                          f"({reason})") from None
 
 
-def benchmark_hosts(client: Client) -> list[Host]:
-    """The workers that offer the ``benchmark`` resource, with what each reported."""
+def benchmark_hosts(client: Client, describe: bool = True) -> list[Host]:
+    """The workers that offer the ``benchmark`` resource, with what each reported
+    (``describe=False``: without, for the frequent checks while a run waits)."""
     info = client.scheduler_info(n_workers=-1)
-    try:
-        described = client.get_metadata(list(METADATA_KEY), default={}) or {}
-    except Exception:  # an old scheduler without metadata: hosts are still usable
-        described = {}
+    described: dict[str, Any] = {}
+    if describe:
+        try:
+            described = client.get_metadata(list(METADATA_KEY), default={}) or {}
+        except Exception:  # an old scheduler without metadata: hosts are still usable
+            described = {}
     hosts = []
     for address, worker in sorted(info.get("workers", {}).items()):
         slots = float((worker.get("resources") or {}).get(RESOURCE, 0))
@@ -102,7 +105,7 @@ def require_hosts(client: Client, wait: float = WORKER_WAIT_S) -> list[Host]:
     what the scheduler has when there is none (never an endless wait)."""
     deadline = time.monotonic() + wait
     while True:
-        hosts = benchmark_hosts(client)
+        hosts = benchmark_hosts(client, describe=False)
         if hosts or time.monotonic() >= deadline:
             break
         time.sleep(0.2)
@@ -113,4 +116,4 @@ def require_hosts(client: Client, wait: float = WORKER_WAIT_S) -> list[Host]:
                 if workers else "it has no workers")
         raise FleetError(f"no host can take a benchmark at {address}: {have} (start one per "
                          f"host with: steadybench worker {address})")
-    return hosts
+    return benchmark_hosts(client)

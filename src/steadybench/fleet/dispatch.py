@@ -41,7 +41,9 @@ if TYPE_CHECKING:
 RETRIES = 2
 #: seconds the running cases get to send their partial results after Ctrl-C
 INTERRUPT_GRACE_S = 10.0
-#: seconds between two looks at the fleet while waiting
+#: seconds between two looks at the fleet's hosts while waiting (each look lists the workers)
+HOST_CHECK_S = 2.0
+#: seconds between two looks for partial results after Ctrl-C
 POLL_S = 0.5
 #: seconds between two looks for finished futures
 WAKE_S = 0.01
@@ -118,11 +120,11 @@ def dispatch(client: Client, jobs: Sequence[Job], run_id: str,
             if batch:
                 take(set(batch))
                 continue
-            if time.monotonic() - looked < POLL_S:
+            if time.monotonic() - looked < HOST_CHECK_S:
                 time.sleep(WAKE_S)
                 continue
             looked = time.monotonic()
-            addresses = {h.address for h in benchmark_hosts(client)}
+            addresses = {h.address for h in benchmark_hosts(client, describe=False)}
             for key, address in pinned.items():
                 future = futures[key]
                 if future in pending and address not in addresses:
