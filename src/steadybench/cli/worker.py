@@ -73,15 +73,21 @@ async def serve(address: str, host_id: str, root: str, preset: dict[str, Any] | 
     await asyncio.wait({finished, stopping}, return_when=asyncio.FIRST_COMPLETED)
     if stop.is_set():
         # The case running here is abandoned (the scheduler re-runs it on another host; the
-        # executions that ended are on the scheduler already): its processes end with us.
-        for pid in core_worker_processes():
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                import os
-
-                os.killpg(pid, signal.SIGKILL)
+        # executions that ended are on the scheduler already): its processes end with us,
+        # before the close and after it (the task's thread may have started another).
+        _kill_core_workers(core_worker_processes())
         await worker.close(timeout=5, executor_wait=False, reason="steadybench worker stopped")
+        _kill_core_workers(core_worker_processes())
     stopping.cancel()
     return received[0] if received else None
+
+
+def _kill_core_workers(pids: list[int]) -> None:
+    import os
+
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 @click.command("worker")
