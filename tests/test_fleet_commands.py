@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fleet_cluster import child_env, local_fleet, wait_until
+from fleet_cluster import child_env, local_fleet, run_events, wait_until
 
 pytest.importorskip("distributed")
 
@@ -111,3 +111,28 @@ def test_commands_on_a_two_host_fleet(tmp_path: Path) -> None:
             assert len(comparison["rounds"]) == 6
             assert {r["host"] for r in comparison["rounds"]} == {comparison["host"]}
         assert "host left:" in done.stdout and "host right:" in done.stdout
+
+        # every host leaves mid-run: the cases not run fail with one reason, the rest is kept
+        (tmp_path / "slow.py").write_text(
+            "import time\nfrom steadybench import benchmark\n\n\n"
+            '@benchmark(params={"i": list(range(8))})\ndef nap(i):\n'
+            "    return lambda: time.sleep(0.05)\n")
+        seen = len(run_events(fleet.client))
+        leaving = subprocess.Popen(
+            [sys.executable, "-m", "steadybench", "run", "slow.py", "--cluster", cluster,
+             "--cluster-wait", "1", "-p", "3", "--runs", "3", "--json", "slow.json", "-q"],
+            cwd=tmp_path, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+        wait_until(lambda: sum(m["kind"] == "execution"
+                               for _t, m in run_events(fleet.client)[seen:]) >= 1,
+                   "the first execution of the suite")
+        for host in ("left", "right"):
+            assert fleet.stop_worker(host) == 143  # SIGTERM: the worker leaves at once
+        _out, err = leaving.communicate(timeout=300)
+        assert leaving.returncode == 1, err
+        assert err.splitlines()[-1].startswith("error: ") and "benchmark(s) failed" in err
+        cases = json.loads((tmp_path / "slow.json").read_text())["benchmarks"]
+        assert len(cases) == 8
+        failed = [c for c in cases if c["errors"]]
+        assert failed and all("no host offering the 'benchmark' resource is left"
+                              in c["errors"][0] for c in failed)

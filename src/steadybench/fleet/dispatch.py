@@ -5,9 +5,10 @@ needing one unit of the ``benchmark`` resource (optionally pinned to one host), 
 retries for a task that raised. While waiting, :func:`dispatch`
 
 * hands each finished outcome to the caller as soon as it arrives;
-* fails with one line (:class:`~steadybench.fleet.connect.FleetError`) when no host offering
-  the resource is left for longer than the wait, or when a job pinned to a host has lost it
-  (Dask would otherwise wait for ever);
+* gives up on the jobs not run, each with an error of its own (the caller records them as
+  failed cases, and the outputs keep everything that came back), when no host offering the
+  resource is left for longer than the wait, or when a job pinned to a host has lost it (Dask
+  would otherwise wait for ever);
 * on Ctrl-C cancels every future, waits a few seconds for the running cases' partial results
   (sent by the hosts as ``partial`` events, :mod:`steadybench.fleet.task`), hands them over,
   and re-raises;
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import RESOURCE
 from .attempts import LostAttempt, lost_attempts
-from .connect import WORKER_WAIT_S, FleetError, benchmark_hosts
+from .connect import WORKER_WAIT_S, benchmark_hosts
 from .task import topic
 
 if TYPE_CHECKING:
@@ -138,11 +139,13 @@ def dispatch(client: Client, jobs: Sequence[Job], run_id: str,
             elif hostless_since is None:
                 hostless_since = now
             elif now - hostless_since > wait:
+                # every case not run is an error of its own; what came back is kept
+                message = (f"no host offering the {RESOURCE!r} resource is left at "
+                           f"{client.scheduler.address} (waited {wait:g} s)")
                 client.cancel(list(pending))
-                raise FleetError(
-                    f"no host offering the {RESOURCE!r} resource is left at "
-                    f"{client.scheduler.address} ({len(pending)} case(s) not run; waited "
-                    f"{wait:g} s)")
+                for future in pending:
+                    report.errors[by_future[future.key]] = message
+                pending.clear()
     except KeyboardInterrupt:
         report.interrupted = True
         running = list(pending)
