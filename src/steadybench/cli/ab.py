@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ..errors import ConfigurationError
+from ..fleet.options import check_cluster_options, cluster_options
 from .common import writable_path
 
 
@@ -147,6 +148,7 @@ def _check_outputs(va: Any, vb: Any) -> str | None:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Write every round and the verdict as JSON ('-' for stdout).")
 @click.option("--quiet", "-q", is_flag=True, help="Print the verdict line only.")
+@cluster_options
 def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     """Compare A and B live: rounds of fresh executions in random order, until the verdict is
     decided at the stated confidence or the budget is spent.
@@ -161,6 +163,7 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     from ..fileio import atomic_write_text
     from .compare import parse_fraction
 
+    check_cluster_options(opts)
     confidence = parse_fraction(opts["confidence"], "--confidence")
     assert confidence is not None
     opts["confidence"] = confidence
@@ -199,6 +202,10 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
             if differs:
                 warnings.append(differs)
                 click.echo(f"warning: {differs}", err=True)
+        if opts.get("cluster"):  # rounds as tasks on fleet hosts (docs/fleet.md)
+            from ..fleet.ab import ab_command_on_cluster
+
+            return ab_command_on_cluster(va, vb, settings, opts, progress, warnings)
         session = ABSession(va, vb, settings, progress=progress)
         for label, variant in (("A", va), ("B", vb)):
             if getattr(variant, "revision", None):

@@ -112,6 +112,9 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
               show_default=True,
               help="Exit with status 1 when any benchmark is significantly slower (or changed).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the table.")
+@click.option("--by-host", is_flag=True,
+              help="Pair each case with the same case on the same host (results of a fleet: "
+                   "run --cluster --every-host; docs/fleet.md).")
 def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confidence: str,
                 small_sample: str, threshold: str | None, equivalence: bool, verdict_by: str,
                 show_min: bool,
@@ -119,7 +122,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
                 metric: str | None, resamples: int, seed: int, json_path: str | None,
                 markdown_path: str | None,
                 csv_path: str | None, report_path: str | None, fail_on: str,
-                quiet: bool) -> int:
+                quiet: bool, by_host: bool = False) -> int:
     """Compare BASE and NEW with a stated confidence (the Speedup-Test protocol).
 
     BASE and NEW are steadybench results files, plain sample files (one time per line), CSV
@@ -147,8 +150,17 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
     else:
         if not base or not new:
             raise ConfigurationError("compare needs BASE and NEW (or --suite FILE)")
-        doc, base_set, new_set = compare_files(base, new, opts, column=column, weights=weights,
-                                               precision=r, metric=metric)
+        if by_host:
+            from ..compare.core import compare_sets
+            from ..compare.readers import read_samples
+            from ..fleet.pairing import with_hosts
+
+            base_set = with_hosts(read_samples(base, column))
+            new_set = with_hosts(read_samples(new, column))
+            doc = compare_sets(base_set, new_set, opts, weights, r)
+        else:
+            doc, base_set, new_set = compare_files(base, new, opts, column=column,
+                                                   weights=weights, precision=r, metric=metric)
     for path, render in ((json_path, to_json), (markdown_path, to_markdown),
                          (csv_path, to_csv)):
         if path:

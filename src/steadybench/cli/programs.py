@@ -17,6 +17,7 @@ import click
 
 from ..environment import capture_environment
 from ..errors import BenchmarkFailed, ConfigurationError
+from ..fleet.options import check_cluster_options, cluster_options, exec_on_cluster
 from ..model.results import CaseResult, Results
 from ..output.deferral import signals_held_from_session_end
 from ..output.format import (
@@ -355,6 +356,7 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
                    "smallest mean (labelled as such; favours lucky runs).")
 @stop_options
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@cluster_options
 @output_options
 @pass_root
 def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
@@ -367,6 +369,7 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
 
     from ..programs.exec import ExecOptions, ExecSession
 
+    check_cluster_options(opts)
     commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
                          opts["commands_file"])
     param_sets = _param_sets(opts, commands)
@@ -391,13 +394,18 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     results = None
     with signals_held_from_session_end() as held:
         try:
-            with machine_control(opts, root, context) as machine:
-                if machine is not None:
-                    session.before_run = machine.before_run
-                results = session.run()
-        except KeyboardInterrupt:
+            if opts.get("cluster"):  # one task per parameter set on a fleet host (docs/fleet.md)
+                results = exec_on_cluster(commands, param_sets, runner,
+                                          settings, opts)
+            else:
+                with machine_control(opts, root, context) as machine:
+                    if machine is not None:
+                        session.before_run = machine.before_run
+                    results = session.run()
+        except KeyboardInterrupt as exc:
             held.start()
             interrupted = True
+            results = getattr(exc, "results", None)  # the fleet's partial results
         held.start()
         if results is None:  # results() finalizes the cases: only once, or warnings repeat
             results = session.results(interrupted=interrupted)

@@ -9,6 +9,7 @@ import click
 
 from .. import defaults
 from ..errors import BenchmarkFailed, ConfigurationError, SystemControlError
+from ..fleet.options import check_cluster_options, cluster_options, run_manager
 from ..registry import methods
 from . import Interrupted
 from .common import output_options, stop_condition_from, stop_options, write_outputs
@@ -174,7 +175,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     # from the end of the session until the outputs are written, signals wait (issue 12, item 8)
     with outputs_before_signals(manager) as keeper:
         try:
-            results = manager.run()
+            results = run_manager(manager, opts)
         except KeyboardInterrupt as exc:  # PartialResults, or a signal in the last loggers
             results = keeper.partial(exc)
             write_outputs(results, opts)
@@ -266,11 +267,13 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     "refusing.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@cluster_options
 @output_options
 def run_cmd(file: str, **opts: Any) -> None:
     """Run the benchmarks defined in FILE (a Python file)."""
     if opts.get("in_process") and opts.get("processes"):
         raise ConfigurationError("--in-process and --processes exclude each other")
+    check_cluster_options(opts)
     ctx = click.get_current_context()
     opts["command_line"] = ctx.command_path + " " + file
     opts["root"] = (ctx.obj or {}).get("root", "/")

@@ -38,7 +38,7 @@ import subprocess
 import sys
 import time
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -272,14 +272,20 @@ def _take_result(execution: Execution, worker: _Worker) -> None:
 def run_in_workers(runner: Runner, implementation: Implementation, params: Parameters,
                    meters: Sequence[Meter] = (), benchmark: str | None = None,
                    progress: ProgressCallback | None = None,
-                   merged: CaseResult | None = None) -> CaseResult:
+                   merged: CaseResult | None = None, *, task: WorkerTask | None = None,
+                   on_execution: Callable[[Execution], bool | None] | None = None
+                   ) -> CaseResult:
     """Run one case as ``runner.processes`` spawned workers in turn and merge their results.
 
     The case's hard time limit (``runner.time_limit``) covers all its workers together; each
-    worker is told the time left, and killed :data:`KILL_GRACE_S` after it.
+    worker is told the time left, and killed :data:`KILL_GRACE_S` after it. ``task`` is a
+    ready-made task (a fleet host receives it from the client, :mod:`steadybench.fleet.task`);
+    ``on_execution`` sees each execution as soon as it ended (the fleet streams it off the
+    host, so a host that dies later does not take it along); returning False stops the case.
     """
     count = int(runner.processes)
-    task = make_task(runner, implementation, params, meters, benchmark)
+    if task is None:
+        task = make_task(runner, implementation, params, meters, benchmark)
     if merged is None:
         merged = runner.new_case(implementation, params, benchmark)
     runner.last_case = merged
@@ -297,6 +303,9 @@ def run_in_workers(runner: Runner, implementation: Implementation, params: Param
         execution = run_execution(task, index, deadline + KILL_GRACE_S, progress, merged,
                                   runs_before)
         executions.append(execution)
+        if on_execution is not None and on_execution(execution) is False:
+            merged.interrupted = True  # the caller stopped the case (a fleet task cancelled)
+            break
         if execution.interrupt is not None:
             merge_executions(runner, merged, executions, count)
             merged.interrupted = True
