@@ -9,6 +9,7 @@ import click
 
 from .. import defaults
 from ..errors import BenchmarkFailed, ConfigurationError, SystemControlError
+from ..output.tables import style_option
 from ..registry import methods
 from . import Interrupted
 from .common import output_options, stop_condition_from, stop_options, write_outputs
@@ -130,6 +131,17 @@ def unrestored(results: Results) -> list[str]:
     return [f"{', '.join(labels)}: {message}" for message, labels in cases_by_message.items()]
 
 
+def case_budget(opts: dict[str, Any]) -> float | None:
+    """Expected seconds per case, for the ETA: the time budget of one execution times the
+    executions (None when the stop rule has no time budget)."""
+    processes = 1 if opts.get("in_process") else (opts.get("processes") or defaults.PROCESSES)
+    if opts.get("max_time"):
+        return float(opts["max_time"]) * processes
+    if processes > 1 and not any(opts.get(k) for k in ("runs", "target_cov", "target_ci")):
+        return defaults.EXECUTION_TIME * processes
+    return None
+
+
 def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -> Results:
     """Load ``file``, run its benchmarks with the options, write the outputs, return Results."""
     from ..definitions import build_benchmarks, load_file, mark_origin, matches
@@ -154,7 +166,8 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         title or Path(file).stem,
         benchmarks=benchmarks,
         processors=[TukeyOutlierFilter(action=action), MachineStateFlagger()],
-        loggers=[] if opts.get("quiet") else [ConsoleLogger()],
+        loggers=[] if opts.get("quiet") else [ConsoleLogger(
+            style=opts.get("style") or "table", case_budget=case_budget(opts))],
         confidence=opts.get("confidence", 0.95),
     )
     manager.context["command"] = opts.get("command_line")
@@ -256,6 +269,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     "refusing.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@style_option
 @output_options
 def run_cmd(file: str, **opts: Any) -> None:
     """Run the benchmarks defined in FILE (a Python file)."""
