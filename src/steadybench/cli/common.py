@@ -11,6 +11,7 @@ import click
 
 from ..errors import ConfigurationError, SteadybenchError
 from ..fileio import check_writable
+from .validate import PROBABILITY
 
 if TYPE_CHECKING:
     from ..model.results import Results
@@ -70,10 +71,10 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--confidence",
-            type=float,
+            type=PROBABILITY,
             default=0.95,
             show_default=True,
-            help="Confidence level of intervals and of --target-ci.",
+            help="Confidence level of intervals and of --target-ci (0.95 or 95%).",
         ),
         click.option(
             "--time-limit",

@@ -24,6 +24,7 @@ from ..output.format import (
     estimate_value_text,
     format_seconds,
 )
+from ..output.tables import style_option
 from ..programs.choices import ORDERS
 from ..programs.commands import (
     Command,
@@ -38,10 +39,9 @@ from . import Interrupted
 from .common import (
     output_options,
     pass_root,
-    stop_condition_from,
-    stop_options,
     write_outputs,
 )
+from .hyperfine_options import exec_stop_options, hyperfine_options
 from .validate import (
     NON_NEGATIVE_SECONDS,
     POSITIVE,
@@ -144,7 +144,7 @@ def _finish(results: Results, opts: dict[str, Any], console: Console | None,
     results.interrupted = results.interrupted or interrupted
     write_outputs(results, opts)
     if console is not None:
-        _print_summary(results, console)
+        _print_summary(results, console, opts.get("style") or "table")
     if interrupted:
         raise Interrupted()
     failed = results.failed
@@ -153,22 +153,30 @@ def _finish(results: Results, opts: dict[str, Any], console: Console | None,
                               f"{len(failed)} benchmarks failed; first: {failed[0].errors[0]}")
 
 
-def _print_summary(results: Results, console: Console) -> None:
+def _print_summary(results: Results, console: Console, style: str = "table") -> None:
+    """The results table and the relative summary on standard output (``style``); the notes
+    and warnings on ``console`` (standard error)."""
     from rich.markup import escape
-    from rich.table import Table
 
+    from ..output.console import make_console
+    from ..output.groups import comparison_text
     from ..output.loggers import status_markup
+    from ..output.tables import Column, TableSpec, render
 
-    table = Table(header_style="bold", title_justify="left")
+    out = make_console()
     iters_mode = any(c.method.startswith("iters") for c in results.cases)
-    table.add_column("command", overflow="fold", ratio=1)
     if iters_mode:
-        for name in ("points", "slope (per iter)", "CI", "intercept", "R²", "power"):
-            table.add_column(name, justify="right", no_wrap=True)
+        spec = TableSpec([Column("command", justify="left"), Column("points"),
+                          Column("slope (per iter)"), Column("CI"),
+                          Column("intercept", drop=2), Column("R²", drop=3),
+                          Column("power", drop=1),
+                          Column("status", justify="left", wrap=True)])
     else:
-        for name in ("n", "estimate", "CI", "stdev", "raw mean", "user", "sys", "max RSS"):
-            table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("status", overflow="fold")
+        spec = TableSpec([Column("command", justify="left"), Column("runs"),
+                          Column("estimate"), Column("CI"), Column("stdev", drop=1),
+                          Column("raw mean", drop=2), Column("user", drop=4),
+                          Column("sys", drop=5), Column("max RSS", drop=3),
+                          Column("status", justify="left", wrap=True)])
     for case in results.cases:
         status = status_markup(case)
         est = case_estimate(case)
@@ -177,14 +185,14 @@ def _print_summary(results: Results, console: Console) -> None:
             loglog = fit.get("loglog") or {}
             r2 = fit.get("r2")
             power = loglog.get("power")
-            table.add_row(escape(case.label), str(case.runs_recorded),
-                          estimate_value_text(est), estimate_ci_text(est),
-                          format_seconds(est.figure("intercept") if est else None),
-                          "—" if r2 is None else f"{r2:.4f}",
-                          "—" if power is None else f"{power:.3f}", status)
+            spec.add_row(escape(case.label), str(case.runs_recorded),
+                         estimate_value_text(est), estimate_ci_text(est),
+                         format_seconds(est.figure("intercept") if est else None),
+                         "—" if r2 is None else f"{r2:.4f}",
+                         "—" if power is None else f"{power:.3f}", status)
         else:
             rss = case.stream.get("max_rss")
-            table.add_row(
+            spec.add_row(
                 escape(case.label), str(case.n), estimate_value_text(est),
                 estimate_ci_text(est), format_seconds(case.stats.get("stdev")),
                 format_seconds(est.figure("raw_mean") if est else None),
@@ -193,16 +201,20 @@ def _print_summary(results: Results, console: Console) -> None:
                 format_seconds(case.stream["sys_time"].mean if "sys_time" in case.stream
                                else None),
                 f"{rss.max / 2**20:.1f} MiB" if rss and rss.n else "—", status)
-    console.print(table)
+    render(spec, out, style)
+    confidence = next((float(e.confidence) for c in results.cases
+                       if (e := case_estimate(c)) is not None and e.confidence), 0.95)
+    for line in comparison_text(results.cases, confidence, commands=True):
+        out.print(escape(line), highlight=False)
     cal = (results.context.get("programs") or {}).get("calibration") or []
     if cal and cal[0]:
         console.print(f"start-up cost subtracted: {format_seconds(cal[0]['mean'])} "
                       f"(mean of {cal[0]['runs']} runs of {' '.join(cal[0]['command'])}); "
-                      "'estimate' is corrected, 'raw mean' is not")
+                      "'estimate' is corrected, 'raw mean' is not", highlight=False)
     sweep = results.context.get("sweep")
     if sweep and sweep.get("complexity"):
         cx = sweep["complexity"]
-        console.print(f"growth: best fit {cx['best']}, coefficient {cx['coefficient']:.4g} s")
+        out.print(f"growth: best fit {cx['best']}, coefficient {cx['coefficient']:.4g} s")
     for case in results.cases:
         for warning in case.warnings:
             console.print(f"[yellow]warning[/yellow] {escape(case.label)}: {escape(warning)}")
@@ -345,52 +357,115 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
 @click.option("--best-of", type=count(min=1, max=MAX_PROCESSES), default=None,
               help="Repeat the whole measurement K times and report the execution with the "
                    "smallest mean (labelled as such; favours lucky runs).")
-@stop_options
+@exec_stop_options
+@hyperfine_options
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@style_option
 @output_options
 @pass_root
 def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     """Benchmark external commands: steadybench exec [OPTIONS] -- CMD ARG...
 
     Each run is a fresh process (no shell unless --shell); several commands (--cmd, repeated)
-    are interleaved run by run.
+    are interleaved run by run. As hyperfine: at least 10 runs and 3 s per command, -r/-w/-m/-M,
+    -n, --prepare/--setup/--cleanup/--conclude, --export-json/-csv/-markdown.
     """
-    from rich.markup import escape
-
     from ..programs.exec import ExecOptions, ExecSession
+    from ..programs.hooks import Hook
+    from .hyperfine_options import exec_stop_condition, few_runs_warning
 
-    commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
-                         opts["commands_file"])
+    if opts["no_shell"] and opts["shell"]:
+        raise ConfigurationError("-N (no shell) and --shell exclude each other")
+    commands = _commands(args, opts["cmds"], opts["names"] + opts["command_names"],
+                         opts["shell"], opts["commands_file"])
     param_sets = _param_sets(opts, commands)
     if opts["processes"] and opts["best_of"] and opts["processes"] != opts["best_of"]:
         raise ConfigurationError("--processes and --best-of disagree; give one of them")
     executions = opts["best_of"] or opts["processes"] or 1
+    names = [c.name for c in commands]
+    show = opts["show_output"]
+    prepare = Hook.build("--prepare", opts["prepare"], names, show)
+    conclude = Hook.build("--conclude", opts["conclude"], names, show)
+    setup = Hook.build("--setup", [opts["setup"] or ""], names, show)
+    cleanup = Hook.build("--cleanup", [opts["cleanup"] or ""], names, show)
+    stop = exec_stop_condition(opts)
     settings = ExecOptions(
-        stop=stop_condition_from(opts), warmup=opts.get("warmup") or 0,
+        stop=stop, warmup=opts.get("warmup") or 0,
         time_limit=opts["time_limit"], ignore_failure=opts["ignore_failure"],
         correct=not opts["no_correction"], order=opts["order"], seed=opts["seed"],
         processes=executions, best_of=bool(opts["best_of"]), confidence=opts["confidence"],
         max_time=opts.get("max_time"),
     )
-    session = ExecSession(commands, param_sets, _runner(opts, capture=False), settings)
+    if show and not opts.get("output_path"):
+        opts["output_path"] = "/dev/stdout"
     console = None if opts["quiet"] else _console()
+    progress = None
+    if console is not None:
+        from ..output.progress import Budget, JobsProgress
+
+        budget = (Budget(runs=opts["runs"]) if opts.get("runs") else
+                  Budget(runs=opts["min_runs"],
+                         seconds=0.0 if opts.get("target_cov") or opts.get("target_ci")
+                         else opts["min_time"]))
+        progress = JobsProgress(console, len(commands) * len(param_sets) * executions, budget,
+                                _running_estimate)
+    session = ExecSession(commands, param_sets, _runner(opts, capture=False), settings,
+                          progress=progress)
+    if prepare is not None:
+        session.before_run_actions.append(prepare.action())
+    if conclude is not None:
+        session.after_run_actions.append(conclude.action())
     context: dict[str, Any] = {}
     if console is not None:
-        console.print(f"[bold]exec[/bold]: {len(commands) * len(param_sets)} case(s), "
-                      f"stop when {escape(settings.stop.describe())}")
+        from rich.markup import escape
+
+        console.print(f"exec: {len(commands) * len(param_sets)} case(s), stop when "
+                      f"{escape(stop.describe())}", highlight=False)
     interrupted = False
     results = None
     try:
         with machine_control(opts, root, context) as machine:
             if machine is not None:
                 session.before_run = machine.before_run
-            results = session.run()
+            if setup is not None:
+                for c in commands:
+                    for ps in param_sets:
+                        setup.run(c.name, ps)
+            try:
+                results = session.run()
+            finally:
+                if progress is not None:
+                    progress.stop()
+                if cleanup is not None:
+                    for c in commands:
+                        for ps in param_sets:
+                            cleanup.run(c.name, ps)
     except KeyboardInterrupt:
         interrupted = True
     if results is None:  # results() finalizes the cases: only once, or warnings repeat
         results = session.results(interrupted=interrupted)
+    for case in results.cases:
+        warning = few_runs_warning(case.n, opts)
+        if warning and warning not in case.warnings:
+            case.warnings.append(warning)
     results.context.update(context, command_line=_command_line())
+    _export_hyperfine(results, opts)
     _finish(results, opts, console, interrupted)
+
+
+def _running_estimate(case: CaseResult) -> str:
+    """The mean of the raw run times so far (the start-up correction comes at the end)."""
+    raw = case.values("wall_time_raw")
+    return f"mean {format_seconds(sum(raw) / len(raw))} so far" if raw else ""
+
+
+def _export_hyperfine(results: Results, opts: dict[str, Any]) -> None:
+    from ..programs.hyperfine import write_export
+
+    for fmt in ("json", "csv", "markdown"):
+        path = opts.get(f"export_{fmt}")
+        if path:
+            write_export(results, fmt, path)
 
 
 # ---------------------------------------------------------------------------- iters

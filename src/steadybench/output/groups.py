@@ -44,13 +44,18 @@ def _variant(case: CaseResult, name: str) -> Variant | None:
     return Variant(name, est, _executions(case))
 
 
-def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95) -> list[Comparison]:
+def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95,
+                commands: bool = False) -> list[Comparison]:
     """The comparisons :mod:`this module's <steadybench.output.groups>` rule finds in
-    ``cases``, in the order the cases ran; failed cases are left out."""
+    ``cases``, in the order the cases ran; failed cases are left out.
+
+    With ``commands`` (``exec``, ``iters``: every case is a command, its own benchmark) all
+    commands at one parameter set are the variants of one question."""
     ok = [c for c in cases if not c.errors]
     by_question: dict[tuple[str, str], list[CaseResult]] = {}
     for case in ok:
-        by_question.setdefault((case.benchmark, case.param_name), []).append(case)
+        key = ("commands" if commands else case.benchmark, case.param_name)
+        by_question.setdefault(key, []).append(case)
     out: list[Comparison] = []
     scanned: set[str] = set()
     for (benchmark, param_name), group in by_question.items():
@@ -59,9 +64,11 @@ def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95) -> list[C
             variants = [v for c in group if (v := _variant(c, c.implementation)) is not None]
             lines = summary_lines(variants, confidence)
             if lines:
-                heading = benchmark + (f" [{param_name}]" if param_name else "")
+                heading = "" if commands else benchmark
+                heading += f" [{param_name}]" if param_name else ""
                 out.append(Comparison(heading, lines))
-        elif benchmark not in scanned:
+        elif group[0].benchmark not in scanned:
+            benchmark = group[0].benchmark
             scanned.add(benchmark)
             scan = [c for c in ok if c.benchmark == benchmark and c.params]
             if len({c.implementation for c in scan}) == 1 and len(scan) >= 2:
@@ -73,10 +80,15 @@ def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95) -> list[C
     return out
 
 
-def comparison_text(cases: Sequence[CaseResult], confidence: float = 0.95) -> list[str]:
-    """The comparisons as console lines: a heading per comparison, then its lines indented."""
+def comparison_text(cases: Sequence[CaseResult], confidence: float = 0.95,
+                    commands: bool = False) -> list[str]:
+    """The comparisons as console lines: a heading per comparison (none for a comparison of
+    commands without parameters), then its lines indented."""
     lines = []
-    for comp in comparisons(cases, confidence):
-        lines.append(f"{comp.heading}:")
-        lines.extend(f"  {line}" for line in comp.lines)
+    for comp in comparisons(cases, confidence, commands):
+        if comp.heading.strip():
+            lines.append(f"{comp.heading.strip()}:")
+            lines.extend(f"  {line}" for line in comp.lines)
+        else:
+            lines.extend(comp.lines)
     return lines
