@@ -39,6 +39,7 @@ from . import Interrupted
 from .common import (
     output_options,
     pass_root,
+    stdout_taken,
     write_outputs,
 )
 from .hyperfine_options import exec_stop_options, hyperfine_options
@@ -144,7 +145,9 @@ def _finish(results: Results, opts: dict[str, Any], console: Console | None,
     results.interrupted = results.interrupted or interrupted
     write_outputs(results, opts)
     if console is not None:
-        _print_summary(results, console, opts.get("style") or "table")
+        _print_summary(results, console, opts.get("style") or "table",
+                       stdout_taken(opts) or any(opts.get(f"export_{f}") == "-"
+                                                 for f in ("json", "csv", "markdown")))
     if interrupted:
         raise Interrupted()
     failed = results.failed
@@ -153,7 +156,8 @@ def _finish(results: Results, opts: dict[str, Any], console: Console | None,
                               f"{len(failed)} benchmarks failed; first: {failed[0].errors[0]}")
 
 
-def _print_summary(results: Results, console: Console, style: str = "table") -> None:
+def _print_summary(results: Results, console: Console, style: str = "table",
+                   stdout_taken: bool = False) -> None:
     """The results table and the relative summary on standard output (``style``); the notes
     and warnings on ``console`` (standard error)."""
     from rich.markup import escape
@@ -163,7 +167,7 @@ def _print_summary(results: Results, console: Console, style: str = "table") -> 
     from ..output.loggers import status_markup
     from ..output.tables import Column, TableSpec, render
 
-    out = make_console()
+    out = make_console(stderr=stdout_taken)
     iters_mode = any(c.method.startswith("iters") for c in results.cases)
     if iters_mode:
         spec = TableSpec([Column("command", justify="left"), Column("points"),

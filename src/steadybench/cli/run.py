@@ -12,7 +12,13 @@ from ..errors import BenchmarkFailed, ConfigurationError, SystemControlError
 from ..output.tables import style_option
 from ..registry import methods
 from . import Interrupted
-from .common import output_options, stop_condition_from, stop_options, write_outputs
+from .common import (
+    output_options,
+    stdout_taken,
+    stop_condition_from,
+    stop_options,
+    write_outputs,
+)
 from .validate import count, harden, not_empty
 
 #: most independent executions per benchmark (-p)
@@ -146,6 +152,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     """Load ``file``, run its benchmarks with the options, write the outputs, return Results."""
     from ..definitions import build_benchmarks, load_file, mark_origin, matches
     from ..manager import Manager
+    from ..output.console import make_console
     from ..output.loggers import ConsoleLogger
     from ..output.writing import outputs_before_signals
     from ..processors.base import TukeyOutlierFilter
@@ -167,7 +174,8 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         benchmarks=benchmarks,
         processors=[TukeyOutlierFilter(action=action), MachineStateFlagger()],
         loggers=[] if opts.get("quiet") else [ConsoleLogger(
-            style=opts.get("style") or "table", case_budget=case_budget(opts))],
+            style=opts.get("style") or "table", case_budget=case_budget(opts),
+            out=make_console(stderr=True) if stdout_taken(opts) else None)],
         confidence=opts.get("confidence", 0.95),
     )
     manager.context["command"] = opts.get("command_line")
