@@ -174,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     except SteadybenchError as exc:
         if debug:
             traceback.print_exc()
+            for text in getattr(exc, "user_tracebacks", ()):  # the user's code, where it failed
+                print(text, file=sys.stderr)
         print(f"error: {one_line(str(exc)) or type(exc).__name__}", file=sys.stderr)
         code = exc.exit_code
     except BrokenPipeError:
