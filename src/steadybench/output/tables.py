@@ -68,34 +68,55 @@ def _cell_width(cell: str) -> int:
                default=0)
 
 
-def fitted_columns(spec: TableSpec, width: int) -> list[int]:
-    """Indices of the columns kept so the ``table`` style fits ``width`` cells.
+def _words(cells: list[str]) -> int:
+    return max((len(w) for c in cells for w in _plain_cell(c).split()), default=1)
 
-    A rich table with heavy borders takes 3 cells per column plus 1; the name column counts
-    with its minimum width, a wrapping column with the longest word of its cells (at least 6),
-    the others with their widest cell or header.
+
+def column_widths(spec: TableSpec, width: int) -> dict[int, int]:
+    """The columns kept so the ``table`` style fits ``width`` cells, with the width of each.
+
+    A rich table with heavy borders takes 3 cells per column plus 1. Each column needs: the
+    name column its minimum (:data:`MIN_NAME_WIDTH`, or less when every name is shorter, or
+    its longest word up to :data:`MAX_WORD_WIDTH`), a wrapping column its longest word (at
+    least 6), the others their widest cell or header. Optional columns are left out, highest
+    ``drop`` first, until the needs fit; the space left then goes to the wrapping columns, then
+    to the name column, up to their natural widths. When even the columns that are never left
+    out do not fit (a very narrow terminal), the name column gives up space down to 8 cells
+    and the figures may wrap (:func:`_render_rich`), but nothing is cut.
     """
+    cells = [[col.header] + [row[i] for row in spec.rows] for i, col in enumerate(spec.columns)]
+    natural = [max(_cell_width(c) for c in column) for column in cells]
+
     def need(i: int) -> int:
-        col = spec.columns[i]
-        cells = [col.header] + [row[i] for row in spec.rows]
         if i == 0:
-            longest_word = max((len(w) for c in cells for w in _plain_cell(c).split()),
-                               default=1)
-            natural = max(_cell_width(c) for c in cells)
-            return min(natural, max(MIN_NAME_WIDTH, min(longest_word, MAX_WORD_WIDTH)))
-        if col.wrap:
-            return max(6, len(col.header), min(
-                max((len(w) for c in cells for w in _plain_cell(c).split()), default=1), 16))
-        return max(_cell_width(c) for c in cells)
+            return min(natural[0], max(MIN_NAME_WIDTH, min(_words(cells[0]), MAX_WORD_WIDTH)))
+        if spec.columns[i].wrap:
+            return min(natural[i], max(6, min(_words(cells[i]), 16)))
+        return natural[i]
 
     kept = list(range(len(spec.columns)))
     while True:
         total = sum(need(i) + 3 for i in kept) + 1
         droppable = [i for i in kept if spec.columns[i].drop > 0]
         if total <= width or not droppable:
-            return kept
-        worst = max(droppable, key=lambda i: (spec.columns[i].drop, i))
-        kept.remove(worst)
+            break
+        kept.remove(max(droppable, key=lambda i: (spec.columns[i].drop, i)))
+    widths = {i: need(i) for i in kept}
+    over = sum(widths.values()) + 3 * len(kept) + 1 - width
+    if over > 0 and 0 in widths:
+        widths[0] = max(8, widths[0] - over)
+    spare = width - (sum(widths.values()) + 3 * len(kept) + 1)
+    for i in [i for i in kept if spec.columns[i].wrap] + [0]:
+        if i in widths and spare > 0:
+            extra = min(spare, natural[i] - widths[i])
+            widths[i] += extra
+            spare -= extra
+    return widths
+
+
+def fitted_columns(spec: TableSpec, width: int) -> list[int]:
+    """Indices of the columns :func:`column_widths` keeps."""
+    return sorted(column_widths(spec, width))
 
 
 def render(spec: TableSpec, console, style: str = "table") -> None:  # noqa: ANN001 - rich Console
@@ -112,19 +133,16 @@ def render(spec: TableSpec, console, style: str = "table") -> None:  # noqa: ANN
 def _render_rich(spec: TableSpec, console) -> None:  # noqa: ANN001
     from rich.table import Table
 
-    kept = fitted_columns(spec, console.width)
+    widths = column_widths(spec, console.width)
+    kept = sorted(widths)
+    fits = sum(widths.values()) + 3 * len(kept) + 1 <= console.width
     table = Table(title=spec.title, header_style="bold", title_justify="left")
     for i in kept:
         col = spec.columns[i]
-        if i == 0:
-            table.add_column(col.header, justify="left", overflow="fold", ratio=1,
-                             min_width=min(MIN_NAME_WIDTH, max(_cell_width(r[0])
-                                                               for r in spec.rows)
-                                           if spec.rows else MIN_NAME_WIDTH))
-        elif col.wrap:
-            table.add_column(col.header, justify=col.justify, overflow="fold", min_width=6)
-        else:
-            table.add_column(col.header, justify=col.justify, no_wrap=True)
+        fold = i == 0 or col.wrap or not fits
+        table.add_column(col.header, justify="left" if i == 0 else col.justify,  # type: ignore[arg-type]
+                         overflow="fold", no_wrap=not fold,
+                         width=widths[i] if fits else None)
     for row in spec.rows:
         table.add_row(*(row[i] for i in kept))
     console.print(table)
