@@ -488,6 +488,7 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     """
     from rich.markup import escape
 
+    from ..output.loggers import eta_text
     from ..programs.iters import finish_iters_case, sweep_iters
 
     commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
@@ -502,6 +503,7 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     cases: list[CaseResult] = []
     context: dict[str, Any] = {}
     interrupted = False
+    total = len(commands) * len(param_sets)
     try:
         with machine_control(opts, root, context) as machine:
             before_run = machine.before_run if machine is not None else None
@@ -511,9 +513,18 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
                                       params=dict(ps), method="iters")
                     cases.append(case)
                     if console is not None:
-                        console.print(f"  {escape(case.label)} ...")
+                        done = len(cases) - 1
+                        eta = eta_text((total - done) * settings.max_time)
+                        console.print(f"  case {done + 1} of {total}: {escape(case.label)} "
+                                      f"(budget {settings.max_time:g} s; ETA {eta})",
+                                      highlight=False)
                     sweep_iters(command, runner, settings, ps, case, before_run=before_run)
                     finish_iters_case(case, settings)
+                    if console is not None:
+                        est = case_estimate(case)
+                        console.print(f"    {estimate_value_text(est)} per iteration "
+                                      f"{estimate_ci_text(est)} ({case.runs_recorded} points)",
+                                      highlight=False)
                     if case.errors:
                         break
                 else:
@@ -553,6 +564,7 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     Runs the ITERS protocol at every size, tabulates mean, stddev, geomean, geostdev and R²,
     and names the growth class (O(1) ... O(n^3)) that fits the means best.
     """
+    from ..output.loggers import eta_text
     from ..programs.sweep import parse_sizes, run_size_sweep, sweep_table, write_table
 
     sizes = parse_sizes(opts["sizes"], opts["per_octave"])
@@ -572,11 +584,17 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     runner.resolve(command.render({**param_sets[0], "iters": 1, "size": sizes[0]}))
     console = None if opts["quiet"] else _console()
 
+    shown: list[int] = []
+
     def show(case: CaseResult) -> None:
         if console is not None:
-            console.print(f"  size {case.params.get('size')}: "
+            shown.append(1)
+            left = len(sizes) - len(shown)
+            console.print(f"  size {case.params.get('size')} ({len(shown)} of {len(sizes)}): "
                           f"{estimate_value_text(case_estimate(case))} per iteration "
-                          f"({case.runs_recorded} points)")
+                          f"{estimate_ci_text(case_estimate(case))} ({case.runs_recorded} "
+                          f"points)" + (f"; ETA {eta_text(left * settings.max_time)}"
+                                        if left else ""), highlight=False)
 
     cases: list[CaseResult] = []
     context: dict[str, Any] = {}
