@@ -401,7 +401,7 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         max_time=opts.get("max_time"),
     )
     if show and not opts.get("output_path"):
-        opts["output_path"] = "/dev/stdout"
+        opts["output_path"] = "-"  # the commands write to our standard output
     console = None if opts["quiet"] else _console()
     progress = None
     if console is not None:

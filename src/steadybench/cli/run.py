@@ -212,11 +212,12 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         raise SystemControlError(f"machine settings not restored (the results were written): "
                                  f"{'; '.join(lost)}{also}")
     if failed:
-        from ..output.tracebacks import debug_text, error_with_location
+        from ..output.tracebacks import debug_text, error_location
 
         names = ", ".join(c.label for c in failed)
-        first = error_with_location(failed[0], failed[0].errors[0])
-        error = BenchmarkFailed(f"{len(failed)} benchmark(s) failed: {names} — {first}")
+        where = error_location(failed[0], failed[0].errors[0])
+        error = BenchmarkFailed(f"{len(failed)} benchmark(s) failed: {names} "
+                                f"({failed[0].errors[0]})" + (f" {where}" if where else ""))
         error.user_tracebacks = [t for c in failed if (t := debug_text(c))]  # type: ignore[attr-defined]
         raise error
     return results

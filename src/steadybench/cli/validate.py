@@ -127,6 +127,11 @@ class Fraction(FiniteFloat):
             return super().convert(number, param, ctx)
         return super().convert(value, param, ctx)
 
+    def describe(self) -> str:
+        if (self.min, self.max) == (0.0, 1.0):
+            return "between 0 and 1, like 0.95 or 95%"
+        return super().describe()
+
 
 #: a probability strictly between 0 and 1 (a confidence level): ``0.95`` or ``95%``
 PROBABILITY = Fraction(min=0.0, max=1.0, min_open=True, max_open=True)

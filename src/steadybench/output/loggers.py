@@ -241,7 +241,8 @@ class ConsoleLogger(Logger):
             self._progress.remove_task(self._task)
             self._task = None
         self._done += 1
-        self.console.print(f"  [dim]{self._done}/{self._total}[/dim]" + case_line(case)[1:])
+        position = f" [dim]· case {self._done} of {self._total}[/dim]" if self._total else ""
+        self.console.print(case_line(case) + position)
 
     def finish(self, results: Results) -> None:
         from .groups import comparison_text

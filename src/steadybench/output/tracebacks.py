@@ -51,14 +51,14 @@ def case_tracebacks(case: Any) -> list[dict[str, Any]]:
     return [t for t in kept if isinstance(t, dict) and t.get("frames")]
 
 
-def error_with_location(case: Any, message: str) -> str:
-    """``message`` followed by where the user's code raised it, when known."""
+def error_location(case: Any, message: str) -> str | None:
+    """Where the user's code raised ``message`` (:func:`short_location`), when known."""
     for entry in case_tracebacks(case):
         if entry.get("error") and str(entry["error"]) in message:
             where = short_location(entry["frames"])
             if where:
-                return f"{message} ({where})"
-    return message
+                return where
+    return None
 
 
 def debug_text(case: Any) -> str:
