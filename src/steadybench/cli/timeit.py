@@ -54,11 +54,13 @@ def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
             click.echo(f"timeit: statement {k} of {len(names)} against statement 1, up to "
                        f"{settings.max_rounds} rounds or {settings.max_time:g} s", err=True)
 
-        def progress(res: Any, k: int = k) -> None:
+        def progress(res: Any, name: str = name) -> None:
             if opts["quiet"] or res.look is None:
                 return
             lk = res.look
-            click.echo(f"  round {lk.rounds}: {ratio_phrase(lk.estimate, lk.low, lk.high)} so "
+            phrase = ratio_phrase(lk.estimate, lk.low, lk.high, subject=name, other=names[0],
+                                  fastest_first=True)
+            click.echo(f"  round {lk.rounds}: {phrase} so "
                        f"far, {res.elapsed:.1f} s", err=True)
 
         res = ABSession(first, other, settings, progress=progress).run()
@@ -73,7 +75,8 @@ def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
                     verdicts.append(f"  {names[0] if label == 'A' else name}: {failure}")
         elif res.look is not None:
             lk = res.look
-            phrase = ratio_phrase(lk.estimate, lk.low, lk.high, subject=name, other=names[0])
+            phrase = ratio_phrase(lk.estimate, lk.low, lk.high, subject=name, other=names[0],
+                                  fastest_first=True)
             verdicts.append(f"{phrase} at {confidence:.0%}: {res.verdict} "
                             f"({len(res.paired)} rounds, {res.reason})")
         if res.interim:
