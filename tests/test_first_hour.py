@@ -471,3 +471,22 @@ def test_console_logger_eta_and_case_position():
     assert logger.eta(0.0) == pytest.approx(6.0)
     assert logger.eta(1.0) == pytest.approx(0.5 + 4.5)
     assert eta_text(75) == "1 min 15 s" and eta_text(None) == "—"
+
+
+def test_ab_progress_says_how_long_is_left():
+    from steadybench.ab.report import budget_left, progress_line
+    from steadybench.ab.session import ABResult, ABSettings, Round
+    from steadybench.ab.variants import Outcome
+    from steadybench.stats.sequential import Look
+
+    res = ABResult(ABSettings(max_rounds=40, max_time=8.0), {})
+    res.rounds = [Round(i, ("A", "B"), {"A": Outcome(2.0), "B": Outcome(1.0)})
+                  for i in range(12)]
+    res.elapsed = 3.0
+    assert budget_left(res) == pytest.approx(5.0)  # the time budget binds first
+    res.elapsed = 0.6
+    assert budget_left(res) == pytest.approx(28 * 0.05)  # the rounds left bind first
+    res.look = Look(rounds=12, estimate=0.5, low=0.45, high=0.55, level=0.99,
+                    decision="slower", interim=True, method="m")
+    assert progress_line(res) == ("  round 12 of at most 40: A is 2.000× faster than B "
+                                  "[1.818, 2.222] so far, 0.6 s; at most 1 s left")

@@ -26,6 +26,29 @@ def ratio_phrase(ratio: float, low: float | None, high: float | None, subject: s
     return f"{subject} is {factor} than {other}" + (f" [{interval}" if interval else "")
 
 
+def budget_left(res: ABResult) -> float | None:
+    """Seconds the comparison can still take at most: the time budget left, or the rounds
+    left at the mean time of a round so far, whichever is smaller (a decided look ends it
+    sooner)."""
+    s = res.settings
+    rounds = len(res.rounds)
+    by_rounds = ((s.max_rounds - rounds) * res.elapsed / rounds) if rounds else None
+    by_time = max(s.max_time - res.elapsed, 0.0) if s.max_time is not None else None
+    known = [v for v in (by_rounds, by_time) if v is not None]
+    return min(known) if known else None
+
+
+def progress_line(res: ABResult, subject: str = "B", other: str = "A") -> str:
+    """The line shown at each look: the answer so far and how long the rest can take."""
+    from ..output.loggers import eta_text
+
+    lk = res.look
+    phrase = ratio_phrase(lk.estimate, lk.low, lk.high, subject=subject, other=other,
+                          fastest_first=True)
+    return (f"  round {lk.rounds} of at most {res.settings.max_rounds}: {phrase} so far, "
+            f"{res.elapsed:.1f} s; at most {eta_text(budget_left(res))} left")
+
+
 def summary_lines(res: ABResult) -> list[str]:
     """What the console shows: the answer, then how it was reached."""
     s = res.settings

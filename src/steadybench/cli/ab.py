@@ -183,13 +183,10 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     def progress(res: Any) -> None:
         if quiet or res.look is None or res.look.rounds in shown:
             return
-        from ..ab.report import ratio_phrase
+        from ..ab.report import progress_line
 
-        lk = res.look
-        shown.append(lk.rounds)
-        phrase = ratio_phrase(lk.estimate, lk.low, lk.high, fastest_first=True)
-        click.echo(f"  round {lk.rounds}: {phrase} so far, "
-                   f"{res.elapsed:.1f} s", err=True)
+        shown.append(res.look.rounds)
+        click.echo(progress_line(res), err=True)
 
     with _variants(a, b, opts) as (va, vb):
         va.check()

@@ -31,7 +31,7 @@ def _measure_one(path: str, opts: dict[str, Any]) -> None:
 
 
 def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
-    from ..ab.report import ratio_phrase
+    from ..ab.report import progress_line, ratio_phrase
     from ..ab.session import FAILED, ABSession, ABSettings
     from ..ab.variants import PythonVariant
     from ..model.estimate import Estimate
@@ -55,13 +55,8 @@ def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
                        f"{settings.max_rounds} rounds or {settings.max_time:g} s", err=True)
 
         def progress(res: Any, name: str = name) -> None:
-            if opts["quiet"] or res.look is None:
-                return
-            lk = res.look
-            phrase = ratio_phrase(lk.estimate, lk.low, lk.high, subject=name, other=names[0],
-                                  fastest_first=True)
-            click.echo(f"  round {lk.rounds}: {phrase} so "
-                       f"far, {res.elapsed:.1f} s", err=True)
+            if not opts["quiet"] and res.look is not None:
+                click.echo(progress_line(res, subject=name, other=names[0]), err=True)
 
         res = ABSession(first, other, settings, progress=progress).run()
         for rnd in res.paired:
