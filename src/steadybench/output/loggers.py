@@ -287,10 +287,13 @@ def eta_text(seconds: float | None) -> str:
 
 
 def running_estimate(case: CaseResult, state: Any) -> str:
-    """The current estimate of a running case: the median of the executions finished so far
-    (worker processes), else the mean of the runs so far (in-process)."""
+    """The current estimate of a running case: the runner's value so far (worker processes:
+    the median of the finished executions), else the mean of the runs so far (in-process)."""
     import statistics
 
+    so_far = getattr(state, "estimate", None)
+    if so_far is not None:
+        return f"≈ {format_value(so_far, estimate_unit(case))}"
     values = [p.get("value") for p in case.processes if isinstance(p, dict)]
     values = [v for v in values if isinstance(v, int | float)]
     if values:
