@@ -490,3 +490,10 @@ def test_ab_progress_says_how_long_is_left():
                     decision="slower", interim=True, method="m")
     assert progress_line(res) == ("  round 12 of at most 40: A is 2.000× faster than B "
                                   "[1.818, 2.222] so far, 0.6 s; at most 1 s left")
+
+
+def test_timeit_error_points_at_the_statement(capsys):
+    code, _, err = cli(["timeit", "-q", "y = 2\n1/0"], capsys)  # line 2 of the statement
+    assert code == 1
+    assert err.strip().endswith("(ZeroDivisionError: division by zero) at <statement 1>:2 in "
+                                "_statement")

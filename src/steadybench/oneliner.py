@@ -14,6 +14,7 @@ points at the statement, not at this module.
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,8 +26,14 @@ from .errors import DefinitionError
 GROUP = "timeit"
 
 
-def _compile(source: str, filename: str) -> Any:
+def _compile(source: str, filename: str, shift: int = 0) -> Any:
+    """Compile ``source``; ``shift`` moves its line numbers (the statement's first line is
+    line 1 of ``<statement K>``, not the ``def`` line put above it)."""
     try:
+        if shift:
+            tree = ast.parse(source, filename)
+            ast.increment_lineno(tree, shift)
+            return compile(tree, filename, "exec")
         return compile(source, filename, "exec")
     except SyntaxError as exc:
         where = filename.strip("<>")
@@ -37,7 +44,7 @@ def check_syntax(setup: str, statements: Sequence[str]) -> None:
     """Fail with one line, before anything runs, when a piece does not compile."""
     _compile(setup, "<setup>")
     for i, stmt in enumerate(statements, 1):
-        _compile(_function_source(stmt), f"<statement {i}>")
+        _compile(_function_source(stmt), f"<statement {i}>", -1)
 
 
 def _function_source(stmt: str) -> str:
@@ -49,7 +56,7 @@ def statement_callable(setup: str, stmt: str, index: int) -> Callable[[], Any]:
     """The callable measuring ``stmt`` after ``setup`` (see the module's docstring)."""
     namespace: dict[str, Any] = {"__name__": "__timeit__", "__builtins__": __builtins__}
     exec(_compile(setup, "<setup>"), namespace)  # noqa: S102 - the user's own set-up code
-    exec(_compile(_function_source(stmt), f"<statement {index}>"), namespace)  # noqa: S102
+    exec(_compile(_function_source(stmt), f"<statement {index}>", -1), namespace)  # noqa: S102
     return namespace["_statement"]
 
 
