@@ -497,3 +497,11 @@ def test_timeit_error_points_at_the_statement(capsys):
     assert code == 1
     assert err.strip().endswith("(ZeroDivisionError: division by zero) at <statement 1>:2 in "
                                 "_statement")
+
+
+def test_timeit_display_names():
+    from steadybench.oneliner import display_names
+
+    assert display_names(['s = ""\nfor p in parts: s += p', "x" * 50, "y", "y"], []) == \
+        ['s = ""; for p in parts: s += p', "x" * 39 + "…", "y #1", "y #2"]
+    assert display_names(["a", "b"], ["first"]) == ["first", "b"]

@@ -61,18 +61,19 @@ def statement_callable(setup: str, stmt: str, index: int) -> Callable[[], Any]:
 
 
 def display_names(statements: Sequence[str], names: Sequence[str]) -> list[str]:
-    """``names`` where given, else the statement itself on one line (shortened to 40
-    characters with an ellipsis); two equal names get ``#K``."""
+    """``names`` where given, else the statement itself on one line (its lines joined with
+    ``"; "``, shortened to 40 characters with an ellipsis); two equal names get ``#K``."""
     out = []
     for i, stmt in enumerate(statements):
         if i < len(names):
             out.append(names[i])
             continue
-        flat = " ".join(line.strip() for line in stmt.strip().splitlines())
+        flat = "; ".join(line.strip() for line in stmt.strip().splitlines() if line.strip())
         out.append(flat if len(flat) <= 40 else flat[:39] + "…")
     seen: dict[str, int] = {}
-    for i, name in enumerate(out):
-        if out.count(name) > 1:
+    given = list(out)
+    for i, name in enumerate(given):
+        if given.count(name) > 1:
             seen[name] = seen.get(name, 0) + 1
             out[i] = f"{name} #{seen[name]}"
     return out
