@@ -505,3 +505,17 @@ def test_timeit_display_names():
     assert display_names(['s = ""\nfor p in parts: s += p', "x" * 50, "y", "y"], []) == \
         ['s = ""; for p in parts: s += p', "x" * 39 + "…", "y #1", "y #2"]
     assert display_names(["a", "b"], ["first"]) == ["first", "b"]
+
+
+def test_dash_is_stdout_for_blocks_and_system_show(tmp_path, capsys, monkeypatch):
+    """Measured: "`system show --json` is a flag, but `--json FILE` everywhere else"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "counts.csv").write_text("a,b,total\n1,0,1.0\n0,1,2.0\n1,1,3.0\n2,1,4.0\n")
+    code, out, err = cli(["blocks", "counts.csv", "--json", "-"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["unit"] == "ns" and not (tmp_path / "-").exists()
+    for args in (["--json"], ["--json", "-"], ["--json", "state.json"]):
+        code, out, err = cli(["system", "show", "--interval", "0", *args], capsys)
+        assert code == 0, err
+        text = (tmp_path / "state.json").read_text() if "state.json" in args else out
+        assert set(json.loads(text)) == {"state", "findings"}
