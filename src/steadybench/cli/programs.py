@@ -382,6 +382,10 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         raise ConfigurationError("-N (no shell) and --shell exclude each other")
     commands = _commands(args, opts["cmds"], opts["names"] + opts["command_names"],
                          opts["shell"], opts["commands_file"])
+    for name in opts["command_names"]:
+        if name.isdigit() and not opts["quiet"]:
+            click.echo(f"note: -n {name} names a command (hyperfine's meaning); for a number "
+                       f"of runs give -r {name}", err=True)
     param_sets = _param_sets(opts, commands)
     if opts["processes"] and opts["best_of"] and opts["processes"] != opts["best_of"]:
         raise ConfigurationError("--processes and --best-of disagree; give one of them")
@@ -477,6 +481,7 @@ def _export_hyperfine(results: Results, opts: dict[str, Any]) -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @command_options
 @iters_options(default_time=3.0)
+@style_option
 @output_options
 @pass_root
 def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
@@ -556,6 +561,7 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
 @click.option("--table", "table_path", type=click.Path(dir_okay=False),
               help="Write the size table here (.tsv, .csv or .json by extension).")
 @iters_options(default_time=1.0)
+@style_option
 @output_options
 @pass_root
 def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
