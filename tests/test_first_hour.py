@@ -304,11 +304,13 @@ def test_exec_hook_failure_is_one_line(capfd):
     assert err.strip() == "error: --prepare 'exit 7' failed with exit status 7"
 
 
-def test_exec_show_output(capfd):
+def test_exec_show_output(capfd, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     code = main(["exec", "-r", "2", "--show-output", "--no-correction", "--", "echo",
                  "hello-from-the-command"])
     out, _ = capfd.readouterr()
     assert code == 0 and out.splitlines().count("hello-from-the-command") == 2
+    assert not (tmp_path / "-").exists()  # '-' is standard output, never a file
 
 
 # ------------------------------------------------------------------------- 80 columns

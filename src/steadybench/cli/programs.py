@@ -343,7 +343,8 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @command_options
 @click.option("--output", "output_path", type=click.Path(dir_okay=False),
-              help="Append the commands' standard output to this file (default: discarded).")
+              help="Append the commands' standard output to this file ('-': to ours, as "
+                   "--show-output; default: discarded).")
 @click.option("--timeout", type=POSITIVE_SECONDS,
               help="Seconds before one run is killed, with its whole process group (without "
                    "it, a run is killed at the hard --time-limit).")

@@ -141,7 +141,7 @@ class CommandRunner:
                                      f"got {self.timeout}")
         if self.input_path is not None:
             check_input(self.input_path)
-        if self.output_path is not None:  # fail now, not after the first run
+        if self.output_path not in (None, "-"):  # fail now, not after the first run
             try:
                 open(self.output_path, "ab").close()  # noqa: SIM115
             except OSError as exc:
