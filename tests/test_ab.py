@@ -70,7 +70,9 @@ def test_a_clear_slowdown_is_found_early():
     assert len(res.paired) < 60  # stopped at a look, not at the budget
     assert res.look.high < 1.0  # ratio time(A)/time(B) < 1: B is slower
     text = "\n".join(summary_lines(res))
-    assert "B is 1.1" in text and "× slower than A" in text and "at 95%" in text
+    # fastest first (issue 13): the slower B is said as "A is N× faster than B"
+    assert "A is 1.1" in text and "× faster than B" in text and "at 95%" in text
+    assert "slower than" not in text
 
 
 def test_rounds_are_interleaved_in_random_order():
@@ -130,6 +132,8 @@ def test_interrupt_gives_an_interim_verdict():
 def test_ratio_phrase_reads_the_way_people_speak():
     assert ratio_phrase(1.052, 1.041, 1.063) == "B is 1.052× faster than A [1.041, 1.063]"
     assert ratio_phrase(0.625, 0.6, 0.65) == "B is 1.600× slower than A [1.538, 1.667]"
+    assert ratio_phrase(0.625, 0.6, 0.65, fastest_first=True) == \
+        "A is 1.600× faster than B [1.538, 1.667]"
 
 
 def test_a_plan_that_cannot_decide_is_refused_in_one_line(capsys):
@@ -165,7 +169,8 @@ def test_python_variants_run_in_fresh_workers(tmp_path, capsys):
     assert doc["kind"] == "steadybench-ab" and len(doc["rounds"]) >= 8
     assert all(r["A"] > 0 and r["B"] > 0 for r in doc["rounds"])
     assert doc["verdict"] in ("no difference", "faster", "slower")
-    assert "B is " in capsys.readouterr().out
+    out = capsys.readouterr().out  # the faster variant first, whichever it is
+    assert out.startswith(("A is ", "B is ")) and "× faster than " in out
 
 
 def test_a_crashing_variant_is_reported_in_one_line(tmp_path, capsys):

@@ -214,7 +214,7 @@ def test_sweep_cli_linear_program(busy, tmp_path, capsys):
     # the work per iteration is {size} microseconds: time grows as O(n)
     code = main(["sweep", "--sizes", "2^2..2^6", "--max-time", "0.15", "--json", str(out),
                  "--table", str(tsv), "--", busy, "{size}", "0", "cpu"])
-    err = capsys.readouterr().err
+    stdout, err = capsys.readouterr()
     assert code == 0, err
     results = load_results(out)
     table = results.context["sweep"]
@@ -222,7 +222,7 @@ def test_sweep_cli_linear_program(busy, tmp_path, capsys):
     assert table["mean"] == pytest.approx([n * 1e-6 for n in table["sizes"]], rel=0.05)
     assert table["complexity"]["best"] == "O(n)"
     assert table["complexity"]["coefficient"] == pytest.approx(1e-6, rel=0.05)
-    assert "growth: best fit O(n)" in err
+    assert "growth: best fit O(n)" in stdout  # a result: on standard output
     lines = tsv.read_text().splitlines()
     assert lines[0].startswith("size\tmean") and len(lines) == 6
     assert len(results.cases) == 5 and results.cases[0].extra["fit"]["kind"] == "iters"

@@ -148,10 +148,13 @@ def load_file(path: str | os.PathLike[str]) -> Definitions:
 
 
 def matches(pattern: str | None, *names: str) -> bool:
-    """``-k`` selection: a substring or a shell-style pattern of any of the names."""
+    """``-k`` selection: a substring or a shell-style pattern of any of the names, or of the
+    name as the tables display it (``"group implementation"``, e.g. ``-k "concat join"``
+    would not, ``-k "build string join"`` does)."""
     if not pattern:
         return True
-    return any(pattern in n or fnmatch.fnmatchcase(n, pattern) for n in names)
+    shown = " ".join(dict.fromkeys(n for n in names if n))
+    return any(pattern in n or fnmatch.fnmatchcase(n, pattern) for n in (*names, shown))
 
 
 def build_benchmarks(
@@ -214,6 +217,9 @@ def find_single_case(path: str | os.PathLike[str],
     found += [b for b in definitions.benchmarks if matches(selector, b.title)]
     cases = [(config.implementation, params, bench.title)
              for bench in found for config, params in bench.cases()]
+    exact = [c for c in cases if selector in (c[0].name, f"{c[2]}::{c[0].name}")]
+    if len(cases) > 1 and len(exact) == 1:  # "x" names x, not also "x + 1"
+        cases = exact
     if len(cases) == 1:
         return cases[0]
     names = ", ".join(dict.fromkeys(

@@ -12,13 +12,41 @@ from .session import FAILED, ABResult
 
 
 def ratio_phrase(ratio: float, low: float | None, high: float | None, subject: str = "B",
-                 other: str = "A") -> str:
+                 other: str = "A", fastest_first: bool = False) -> str:
     """``ratio`` = time(other)/time(subject): "B is 1.052× faster than A [1.041, 1.063]", or
-    slower with the factor and interval inverted, so the factor is always ≥ 1."""
+    slower with the factor and interval inverted, so the factor is always ≥ 1. With
+    ``fastest_first`` a slower subject is turned around: "A is 1.600× faster than B [...]"
+    (the way every relative summary is said, fastest first)."""
     from ..output.format import factor_text
 
+    if fastest_first and ratio is not None and 0 < ratio < 1:
+        return ratio_phrase(1 / ratio, 1 / high if high else None, 1 / low if low else None,
+                            subject=other, other=subject)
     factor, _, interval = factor_text(ratio, low, high).partition(" [")
     return f"{subject} is {factor} than {other}" + (f" [{interval}" if interval else "")
+
+
+def budget_left(res: ABResult) -> float | None:
+    """Seconds the comparison can still take at most: the time budget left, or the rounds
+    left at the mean time of a round so far, whichever is smaller (a decided look ends it
+    sooner)."""
+    s = res.settings
+    rounds = len(res.rounds)
+    by_rounds = ((s.max_rounds - rounds) * res.elapsed / rounds) if rounds else None
+    by_time = max(s.max_time - res.elapsed, 0.0) if s.max_time is not None else None
+    known = [v for v in (by_rounds, by_time) if v is not None]
+    return min(known) if known else None
+
+
+def progress_line(res: ABResult, subject: str = "B", other: str = "A") -> str:
+    """The line shown at each look: the answer so far and how long the rest can take."""
+    from ..output.loggers import eta_text
+
+    lk = res.look
+    phrase = ratio_phrase(lk.estimate, lk.low, lk.high, subject=subject, other=other,
+                          fastest_first=True)
+    return (f"  round {lk.rounds} of at most {res.settings.max_rounds}: {phrase} so far, "
+            f"{res.elapsed:.1f} s; at most {eta_text(budget_left(res))} left")
 
 
 def summary_lines(res: ABResult) -> list[str]:
@@ -30,7 +58,7 @@ def summary_lines(res: ABResult) -> list[str]:
     if res.verdict == FAILED:
         lines.append(f"verdict: failed — {res.reason}")
     elif look is not None:
-        phrase = ratio_phrase(look.estimate, look.low, look.high)
+        phrase = ratio_phrase(look.estimate, look.low, look.high, fastest_first=True)
         band = (f", threshold ±{s.threshold:.1%}" if s.threshold > 0 else "")
         label = {"faster": "B is faster", "slower": "B is slower",
                  "equivalent": f"unchanged within ±{s.threshold:.1%}",

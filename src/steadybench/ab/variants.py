@@ -156,7 +156,9 @@ class PythonVariant:
         value = entry.get("value")
         error = execution.error
         if value is None and error is None:
-            error = "the execution gave no value"
+            # the worker ran, the benchmark's code did not: say what it raised
+            error = (execution.case.errors[0] if execution.case is not None
+                     and execution.case.errors else "the execution gave no value")
         return Outcome(value if error is None else None, error, execution.interrupted,
                        int(entry.get("n") or 0), record=dict(entry))
 

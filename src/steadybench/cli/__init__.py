@@ -27,7 +27,20 @@ from ..errors import SteadybenchError
 
 #: modules of this package that define sub-commands, in the order ``--help`` lists them
 COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "ab", "report", "system",
-                   "edges", "worker")
+                   "edges", "timeit", "worker")
+
+#: what bare ``steadybench`` prints: the commands a new user starts with
+SHORT_USAGE = """usage: steadybench COMMAND [OPTIONS] [ARGS]...
+
+  steadybench timeit [-s SETUP] STMT [STMT ...]   time Python statements, compare several
+  steadybench run FILE.py                         run the benchmarks a Python file defines
+  steadybench exec -- CMD ARG...                  benchmark commands (hyperfine's options)
+  steadybench compare BASE.json NEW.json          faster, slower or unchanged, at a confidence
+  steadybench ab A B                              live A/B comparison in fresh processes
+
+'steadybench --help' lists every command, 'steadybench COMMAND --help' its options;
+docs/tutorial.md walks through the first hour.
+"""
 
 #: exit status after Ctrl-C (128 + SIGINT), SIGTERM (128 + SIGTERM) and SIGHUP (128 + SIGHUP),
 #: as shells use
@@ -80,7 +93,8 @@ class LazyGroup(click.Group):
 
 @click.group(
     cls=LazyGroup,
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100,
+                      "show_default": True},
 )
 @click.version_option(__version__, "--version", prog_name="steadybench")
 @click.option("--debug", is_flag=True, help="Show tracebacks of errors.")
@@ -174,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
         print(word, file=sys.stderr)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
+    except click.exceptions.NoArgsIsHelpError:  # bare ``steadybench``: short usage, no error
+        print(SHORT_USAGE, end="")
+        code = 0
     except click.ClickException as exc:
         if debug:
             traceback.print_exc()
@@ -182,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     except SteadybenchError as exc:
         if debug:
             traceback.print_exc()
+            for text in getattr(exc, "user_tracebacks", ()):  # the user's code, where it failed
+                print(text, file=sys.stderr)
         print(f"error: {one_line(str(exc)) or type(exc).__name__}", file=sys.stderr)
         code = exc.exit_code
     except BrokenPipeError:

@@ -155,8 +155,8 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
 
     A and B are benchmark files (FILE or FILE::NAME; B defaults to A, for --python-a/-b or
     --rev-a/-b), or command lines with --command. The answer reads "B is 1.052× faster than A
-    [1.041, 1.063] at 95%". Stopping early never raises the chance of calling identical
-    variants different above 1 − confidence (docs/comparison.md).
+    [1.041, 1.063] at 95%", the faster variant first. Stopping early never raises the chance
+    of calling identical variants different above 1 − confidence (docs/comparison.md).
     """
     from ..ab.report import summary_lines, to_json
     from ..ab.session import FAILED, ABSession, ABSettings
@@ -186,12 +186,10 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     def progress(res: Any) -> None:
         if quiet or res.look is None or res.look.rounds in shown:
             return
-        from ..ab.report import ratio_phrase
+        from ..ab.report import progress_line
 
-        lk = res.look
-        shown.append(lk.rounds)
-        click.echo(f"  round {lk.rounds}: {ratio_phrase(lk.estimate, lk.low, lk.high)} so far, "
-                   f"{res.elapsed:.1f} s", err=True)
+        shown.append(res.look.rounds)
+        click.echo(progress_line(res), err=True)
 
     with _variants(a, b, opts) as (va, vb):
         va.check()

@@ -95,7 +95,8 @@ def render(solution: BlockSolution, unit: str, console: Console) -> None:
 @click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
               help="Confidence level of the intervals.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the solution as JSON to this file.")
+              help="Also write the solution as JSON to this file ('-': standard output, "
+                   "instead of the table).")
 def blocks_cmd(counts_csv: Path, total_column: str, unit: str, confidence: float,
                json_path: Path | None) -> None:
     """Solve per-block execution times from per-round block counts and measured totals.
@@ -110,10 +111,16 @@ def blocks_cmd(counts_csv: Path, total_column: str, unit: str, confidence: float
 
     names, counts, totals = read_counts(counts_csv, total_column)
     solution = solve_blocks(counts, totals, names=names, confidence=confidence)
-    render(solution, unit, Console())
+    to_stdout = json_path is not None and str(json_path) == "-"
+    if not to_stdout:
+        render(solution, unit, Console())
     if json_path is not None:
         data = {"unit": unit, "source": str(counts_csv), **solution.to_dict()}
-        atomic_write_text(json_path, json.dumps(data, indent=2) + "\n")
+        text = json.dumps(data, indent=2) + "\n"
+        if to_stdout:
+            click.echo(text, nl=False)
+        else:
+            atomic_write_text(json_path, text)
 
 
 commands = [blocks_cmd]

@@ -11,6 +11,7 @@ import click
 
 from ..errors import ConfigurationError, SteadybenchError
 from ..fileio import check_writable
+from .validate import PROBABILITY
 
 if TYPE_CHECKING:
     from ..model.results import Results
@@ -70,10 +71,10 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--confidence",
-            type=float,
+            type=PROBABILITY,
             default=0.95,
             show_default=True,
-            help="Confidence level of intervals and of --target-ci.",
+            help="Confidence level of intervals and of --target-ci (0.95 or 95%).",
         ),
         click.option(
             "--stop-condition",
@@ -145,9 +146,29 @@ def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Path(dir_okay=False),
             callback=writable_path,
             help=f"Write the results as {fmt.upper() if fmt != 'markdown' else 'Markdown'}"
-            " to this file.",
+            " to this file ('-': standard output).",
         )(fn)
     return fn
+
+
+def stdout_taken(opts: dict[str, Any]) -> bool:
+    """True when a results file goes to standard output (``--json -``): the table then goes
+    to standard error, so the file stays parseable."""
+    return any(opts.get(f"{fmt}_path") == "-" for fmt in ("json", "xml", "csv", "markdown"))
+
+
+def _to_stdout(writer: Callable[..., Any], results: Results) -> Path:
+    """Run a file writer into a temporary file and copy what it wrote to standard output
+    (``-`` means standard output for every file option)."""
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="steadybench-out-") as tmp:
+        path = Path(tmp) / "out"
+        writer(results, path)
+        sys.stdout.write(path.read_text(encoding="utf-8"))
+        sys.stdout.flush()
+    return Path("-")
 
 
 def output_list(results: Results, opts: dict[str, Any]) -> list[Output]:
@@ -158,7 +179,10 @@ def output_list(results: Results, opts: dict[str, Any]) -> list[Output]:
     outputs = []
     for fmt, writer in WRITERS.items():
         path = opts.get(f"{fmt}_path")
-        if path:
+        if path == "-":
+            outputs.append(Output(f"--{fmt}", "standard output",
+                                  functools.partial(_to_stdout, writer, results)))
+        elif path:
             outputs.append(Output(f"--{fmt}", path, functools.partial(writer, results, path)))
     if opts.get("report_path"):
         from ..output.report import write_report

@@ -10,6 +10,7 @@ import click
 from ..compare.choices import SMALL_SAMPLE_MODES, WEIGHTS
 from ..errors import ConfigurationError
 from ..fileio import atomic_write_text
+from ..output.tables import style_option
 from ..stats.multiple import CORRECTIONS
 from .common import writable_path
 
@@ -115,6 +116,7 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
 @click.option("--by-host", is_flag=True,
               help="Pair each case with the same case on the same host (results of a fleet: "
                    "run --cluster --every-host; docs/fleet.md).")
+@style_option
 def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confidence: str,
                 small_sample: str, threshold: str | None, equivalence: bool, verdict_by: str,
                 show_min: bool,
@@ -122,7 +124,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
                 metric: str | None, resamples: int, seed: int, json_path: str | None,
                 markdown_path: str | None,
                 csv_path: str | None, report_path: str | None, fail_on: str,
-                quiet: bool, by_host: bool = False) -> int:
+                quiet: bool, by_host: bool = False, style: str = "table") -> int:
     """Compare BASE and NEW with a stated confidence (the Speedup-Test protocol).
 
     BASE and NEW are steadybench results files, plain sample files (one time per line), CSV
@@ -171,7 +173,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         write_report(_results_for_report(base_set, new_set), report_path, comparison=doc)
     stdout_used = "-" in (json_path, markdown_path, csv_path)
     if not quiet and not stdout_used:
-        print_table(doc)
+        print_table(doc, style=style)
     verdicts = [row["verdict"] for row in doc["benchmarks"]]
     if fail_on == "slower" and SLOWER in verdicts:
         return 1

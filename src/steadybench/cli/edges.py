@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .common import output_options, write_outputs
-from .validate import FiniteFloat, count
+from .validate import PROBABILITY, FiniteFloat, count
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -112,8 +112,8 @@ def _print(console: Console, capture: Capture, edges: Edges, pulses: Pulses,
               help="Times at the start to leave out (a preamble).")
 @click.option("--trim", type=FiniteFloat(min=0.0, max=0.49), default=0.1, show_default=True,
               help="differential: share cut from each end for the trimmed mean.")
-@click.option("--confidence", type=FiniteFloat(min=0.0, max=1.0, min_open=True, max_open=True),
-              default=0.95, show_default=True, help="Confidence level of the interval.")
+@click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
+              help="Confidence level of the interval (0.95 or 95%).")
 @click.option("--name", help="Name of the result (default: the capture's file name).")
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @output_options

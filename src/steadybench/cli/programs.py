@@ -26,6 +26,7 @@ from ..output.format import (
     estimate_value_text,
     format_seconds,
 )
+from ..output.tables import style_option
 from ..programs.choices import ORDERS
 from ..programs.commands import (
     Command,
@@ -47,10 +48,10 @@ from . import Interrupted
 from .common import (
     output_options,
     pass_root,
-    stop_condition_from,
-    stop_options,
+    stdout_taken,
     write_outputs,
 )
+from .hyperfine_options import exec_stop_options, hyperfine_options
 from .validate import (
     NON_NEGATIVE_SECONDS,
     POSITIVE,
@@ -153,7 +154,9 @@ def _finish(results: Results, opts: dict[str, Any], console: Console | None,
     results.interrupted = results.interrupted or interrupted
     write_outputs(results, opts)
     if console is not None:
-        _print_summary(results, console)
+        _print_summary(results, console, opts.get("style") or "table",
+                       stdout_taken(opts) or any(opts.get(f"export_{f}") == "-"
+                                                 for f in ("json", "csv", "markdown")))
     if interrupted:
         raise Interrupted()
     failed = results.failed
@@ -162,22 +165,31 @@ def _finish(results: Results, opts: dict[str, Any], console: Console | None,
                               f"{len(failed)} benchmarks failed; first: {failed[0].errors[0]}")
 
 
-def _print_summary(results: Results, console: Console) -> None:
+def _print_summary(results: Results, console: Console, style: str = "table",
+                   stdout_taken: bool = False) -> None:
+    """The results table and the relative summary on standard output (``style``); the notes
+    and warnings on ``console`` (standard error)."""
     from rich.markup import escape
-    from rich.table import Table
 
+    from ..output.console import make_console
+    from ..output.groups import comparison_text
     from ..output.loggers import status_markup
+    from ..output.tables import Column, TableSpec, render
 
-    table = Table(header_style="bold", title_justify="left")
+    out = make_console(stderr=stdout_taken)
     iters_mode = any(c.method.startswith("iters") for c in results.cases)
-    table.add_column("command", overflow="fold", ratio=1)
     if iters_mode:
-        for name in ("points", "slope (per iter)", "CI", "intercept", "R²", "power"):
-            table.add_column(name, justify="right", no_wrap=True)
+        spec = TableSpec([Column("command", justify="left"), Column("points"),
+                          Column("slope (per iter)"), Column("CI"),
+                          Column("intercept", drop=2), Column("R²", drop=3),
+                          Column("power", drop=1),
+                          Column("status", justify="left", wrap=True)])
     else:
-        for name in ("n", "estimate", "CI", "stdev", "raw mean", "user", "sys", "max RSS"):
-            table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("status", overflow="fold")
+        spec = TableSpec([Column("command", justify="left"), Column("runs"),
+                          Column("estimate"), Column("CI"), Column("stdev", drop=1),
+                          Column("raw mean", drop=2), Column("user", drop=4),
+                          Column("sys", drop=5), Column("max RSS", drop=3),
+                          Column("status", justify="left", wrap=True)])
     for case in results.cases:
         status = status_markup(case)
         est = case_estimate(case)
@@ -186,14 +198,14 @@ def _print_summary(results: Results, console: Console) -> None:
             loglog = fit.get("loglog") or {}
             r2 = fit.get("r2")
             power = loglog.get("power")
-            table.add_row(escape(case.label), str(case.runs_recorded),
-                          estimate_value_text(est), estimate_ci_text(est),
-                          format_seconds(est.figure("intercept") if est else None),
-                          "—" if r2 is None else f"{r2:.4f}",
-                          "—" if power is None else f"{power:.3f}", status)
+            spec.add_row(escape(case.label), str(case.runs_recorded),
+                         estimate_value_text(est), estimate_ci_text(est),
+                         format_seconds(est.figure("intercept") if est else None),
+                         "—" if r2 is None else f"{r2:.4f}",
+                         "—" if power is None else f"{power:.3f}", status)
         else:
             rss = case.stream.get("max_rss")
-            table.add_row(
+            spec.add_row(
                 escape(case.label), str(case.n), estimate_value_text(est),
                 estimate_ci_text(est), format_seconds(case.stats.get("stdev")),
                 format_seconds(est.figure("raw_mean") if est else None),
@@ -202,16 +214,20 @@ def _print_summary(results: Results, console: Console) -> None:
                 format_seconds(case.stream["sys_time"].mean if "sys_time" in case.stream
                                else None),
                 f"{rss.max / 2**20:.1f} MiB" if rss and rss.n else "—", status)
-    console.print(table)
+    render(spec, out, style)
+    confidence = next((float(e.confidence) for c in results.cases
+                       if (e := case_estimate(c)) is not None and e.confidence), 0.95)
+    for line in comparison_text(results.cases, confidence, commands=True):
+        out.print(escape(line), highlight=False)
     cal = (results.context.get("programs") or {}).get("calibration") or []
     if cal and cal[0]:
         console.print(f"start-up cost subtracted: {format_seconds(cal[0]['mean'])} "
                       f"(mean of {cal[0]['runs']} runs of {' '.join(cal[0]['command'])}); "
-                      "'estimate' is corrected, 'raw mean' is not")
+                      "'estimate' is corrected, 'raw mean' is not", highlight=False)
     sweep = results.context.get("sweep")
     if sweep and sweep.get("complexity"):
         cx = sweep["complexity"]
-        console.print(f"growth: best fit {cx['best']}, coefficient {cx['coefficient']:.4g} s")
+        out.print(f"growth: best fit {cx['best']}, coefficient {cx['coefficient']:.4g} s")
     for case in results.cases:
         for warning in case.warnings:
             console.print(f"[yellow]warning[/yellow] {escape(case.label)}: {escape(warning)}")
@@ -336,7 +352,8 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @command_options
 @click.option("--output", "output_path", type=click.Path(dir_okay=False),
-              help="Append the commands' standard output to this file (default: discarded).")
+              help="Append the commands' standard output to this file ('-': to ours, as "
+                   "--show-output; default: discarded).")
 @click.option("--timeout", type=POSITIVE_SECONDS,
               help="Seconds before one run is killed, with its whole process group (without "
                    "it, a run is killed at the hard --time-limit).")
@@ -354,54 +371,100 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
 @click.option("--best-of", type=count(min=1, max=MAX_PROCESSES), default=None,
               help="Repeat the whole measurement K times and report the execution with the "
                    "smallest mean (labelled as such; favours lucky runs).")
-@stop_options
+@exec_stop_options
+@hyperfine_options
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @cluster_options
+@style_option
 @output_options
 @pass_root
 def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     """Benchmark external commands: steadybench exec [OPTIONS] -- CMD ARG...
 
     Each run is a fresh process (no shell unless --shell); several commands (--cmd, repeated)
-    are interleaved run by run.
+    are interleaved run by run. As hyperfine: at least 10 runs and 3 s per command, -r/-w/-m/-M,
+    -n, --prepare/--setup/--cleanup/--conclude, --export-json/-csv/-markdown.
     """
-    from rich.markup import escape
-
     from ..programs.exec import ExecOptions, ExecSession
+    from ..programs.hooks import Hook
+    from .hyperfine_options import exec_stop_condition, few_runs_warning
 
     check_cluster_options(opts)
-    commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
-                         opts["commands_file"])
+    if opts["no_shell"] and opts["shell"]:
+        raise ConfigurationError("-N (no shell) and --shell exclude each other")
+    commands = _commands(args, opts["cmds"], opts["names"] + opts["command_names"],
+                         opts["shell"], opts["commands_file"])
+    for name in opts["command_names"]:
+        if name.isdigit() and not opts["quiet"]:
+            click.echo(f"note: -n {name} names a command (hyperfine's meaning); for a number "
+                       f"of runs give -r {name}", err=True)
     param_sets = _param_sets(opts, commands)
     if opts["processes"] and opts["best_of"] and opts["processes"] != opts["best_of"]:
         raise ConfigurationError("--processes and --best-of disagree; give one of them")
     executions = opts["best_of"] or opts["processes"] or 1
+    names = [c.name for c in commands]
+    show = opts["show_output"]
+    prepare = Hook.build("--prepare", opts["prepare"], names, show)
+    conclude = Hook.build("--conclude", opts["conclude"], names, show)
+    setup = Hook.build("--setup", [opts["setup"] or ""], names, show)
+    cleanup = Hook.build("--cleanup", [opts["cleanup"] or ""], names, show)
+    stop = exec_stop_condition(opts)
     settings = ExecOptions(
-        stop=stop_condition_from(opts), warmup=opts.get("warmup") or 0,
+        stop=stop, warmup=opts.get("warmup") or 0,
         time_limit=opts["time_limit"], ignore_failure=opts["ignore_failure"],
         correct=not opts["no_correction"], order=opts["order"], seed=opts["seed"],
         processes=executions, best_of=bool(opts["best_of"]), confidence=opts["confidence"],
         max_time=opts.get("max_time"),
     )
     runner = _runner(opts, capture=False)
-    session = ExecSession(commands, param_sets, runner, settings, **calibration_for(runner))
+    if show and not opts.get("output_path"):
+        opts["output_path"] = "-"  # the commands write to our standard output
     console = None if opts["quiet"] else _console()
+    progress = None
+    if console is not None:
+        from ..output.progress import Budget, JobsProgress
+
+        budget = (Budget(runs=opts["runs"]) if opts.get("runs") else
+                  Budget(runs=opts["min_runs"],
+                         seconds=0.0 if opts.get("target_cov") or opts.get("target_ci")
+                         else opts["min_time"]))
+        progress = JobsProgress(console, len(commands) * len(param_sets) * executions, budget,
+                                _running_estimate)
+    session = ExecSession(commands, param_sets, runner, settings, progress=progress,
+                          **calibration_for(runner))
+    if prepare is not None:
+        session.before_run_actions.append(prepare.action())
+    if conclude is not None:
+        session.after_run_actions.append(conclude.action())
     context: dict[str, Any] = {}
     if console is not None:
-        console.print(f"[bold]exec[/bold]: {len(commands) * len(param_sets)} case(s), "
-                      f"stop when {escape(settings.stop.describe())}")
+        from rich.markup import escape
+
+        console.print(f"exec: {len(commands) * len(param_sets)} case(s), stop when "
+                      f"{escape(stop.describe())}", highlight=False)
     interrupted = False
     results = None
     with signals_held_from_session_end() as held:
         try:
             if opts.get("cluster"):  # one task per parameter set on a fleet host (docs/fleet.md)
-                results = exec_on_cluster(commands, param_sets, runner,
-                                          settings, opts)
+                results = exec_on_cluster(commands, param_sets, runner, settings, opts)
             else:
                 with machine_control(opts, root, context) as machine:
                     if machine is not None:
                         session.before_run = machine.before_run
-                    results = session.run()
+                    if setup is not None:
+                        for c in commands:
+                            for ps in param_sets:
+                                setup.run(c.name, ps)
+                    try:
+                        results = session.run()
+                    finally:
+                        if progress is not None:
+                            progress.stop()
+                        if cleanup is not None:
+                            for c in commands:
+                                for ps in param_sets:
+                                    cleanup.run(c.name, ps)
         except KeyboardInterrupt as exc:
             held.start()
             interrupted = True
@@ -409,8 +472,28 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         held.start()
         if results is None:  # results() finalizes the cases: only once, or warnings repeat
             results = session.results(interrupted=interrupted)
+        for case in results.cases:
+            warning = few_runs_warning(case.n, opts)
+            if warning and warning not in case.warnings:
+                case.warnings.append(warning)
         results.context.update(context, command_line=_command_line(), **target_context(runner))
+        _export_hyperfine(results, opts)
         _finish(results, opts, console, interrupted)
+
+
+def _running_estimate(case: CaseResult) -> str:
+    """The mean of the raw run times so far (the start-up correction comes at the end)."""
+    raw = case.values("wall_time_raw")
+    return f"mean {format_seconds(sum(raw) / len(raw))} so far" if raw else ""
+
+
+def _export_hyperfine(results: Results, opts: dict[str, Any]) -> None:
+    from ..programs.hyperfine import write_export
+
+    for fmt in ("json", "csv", "markdown"):
+        path = opts.get(f"export_{fmt}")
+        if path:
+            write_export(results, fmt, path)
 
 
 # ---------------------------------------------------------------------------- iters
@@ -418,6 +501,7 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @command_options
 @iters_options(default_time=3.0)
+@style_option
 @output_options
 @pass_root
 def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
@@ -429,6 +513,7 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     """
     from rich.markup import escape
 
+    from ..output.loggers import eta_text
     from ..programs.iters import finish_iters_case, sweep_iters
 
     commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
@@ -443,6 +528,7 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     cases: list[CaseResult] = []
     context: dict[str, Any] = {}
     interrupted = False
+    total = len(commands) * len(param_sets)
     with signals_held_from_session_end() as held:
         try:
             with machine_control(opts, root, context) as machine:
@@ -453,9 +539,18 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
                                           params=dict(ps), method="iters")
                         cases.append(case)
                         if console is not None:
-                            console.print(f"  {escape(case.label)} ...")
+                            done = len(cases) - 1
+                            eta = eta_text((total - done) * settings.max_time)
+                            console.print(f"  case {done + 1} of {total}: {escape(case.label)} "
+                                          f"(budget {settings.max_time:g} s; ETA {eta})",
+                                          highlight=False)
                         sweep_iters(command, runner, settings, ps, case, before_run=before_run)
                         finish_iters_case(case, settings)
+                        if console is not None:
+                            est = case_estimate(case)
+                            console.print(f"    {estimate_value_text(est)} per iteration "
+                                          f"{estimate_ci_text(est)} ({case.runs_recorded} "
+                                          "points)", highlight=False)
                         if case.errors:
                             break
                     else:
@@ -490,6 +585,7 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
 @click.option("--table", "table_path", type=click.Path(dir_okay=False),
               help="Write the size table here (.tsv, .csv or .json by extension).")
 @iters_options(default_time=1.0)
+@style_option
 @output_options
 @pass_root
 def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
@@ -498,6 +594,7 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     Runs the ITERS protocol at every size, tabulates mean, stddev, geomean, geostdev and R²,
     and names the growth class (O(1) ... O(n^3)) that fits the means best.
     """
+    from ..output.loggers import eta_text
     from ..programs.sweep import parse_sizes, run_size_sweep, sweep_table, write_table
 
     sizes = parse_sizes(opts["sizes"], opts["per_octave"])
@@ -517,11 +614,17 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     runner.resolve(command.render({**param_sets[0], "iters": 1, "size": sizes[0]}))
     console = None if opts["quiet"] else _console()
 
+    shown: list[int] = []
+
     def show(case: CaseResult) -> None:
         if console is not None:
-            console.print(f"  size {case.params.get('size')}: "
+            shown.append(1)
+            left = len(sizes) - len(shown)
+            console.print(f"  size {case.params.get('size')} ({len(shown)} of {len(sizes)}): "
                           f"{estimate_value_text(case_estimate(case))} per iteration "
-                          f"({case.runs_recorded} points)")
+                          f"{estimate_ci_text(case_estimate(case))} ({case.runs_recorded} "
+                          f"points)" + (f"; ETA {eta_text(left * settings.max_time)}"
+                                        if left else ""), highlight=False)
 
     cases: list[CaseResult] = []
     context: dict[str, Any] = {}

@@ -10,9 +10,16 @@ import click
 from .. import defaults
 from ..errors import BenchmarkFailed, ConfigurationError, SystemControlError
 from ..fleet.options import check_cluster_options, cluster_options, run_manager
+from ..output.tables import style_option
 from ..registry import methods
 from . import Interrupted
-from .common import output_options, stop_condition_from, stop_options, write_outputs
+from .common import (
+    output_options,
+    stdout_taken,
+    stop_condition_from,
+    stop_options,
+    write_outputs,
+)
 from .validate import count, harden, not_empty
 
 #: most independent executions per benchmark (-p)
@@ -132,10 +139,22 @@ def unrestored(results: Results) -> list[str]:
     return [f"{', '.join(labels)}: {message}" for message, labels in cases_by_message.items()]
 
 
+def case_budget(opts: dict[str, Any]) -> float | None:
+    """Expected seconds per case, for the ETA: the time budget of one execution times the
+    executions (None when the stop rule has no time budget)."""
+    processes = 1 if opts.get("in_process") else (opts.get("processes") or defaults.PROCESSES)
+    if opts.get("max_time"):
+        return float(opts["max_time"]) * processes
+    if processes > 1 and not any(opts.get(k) for k in ("runs", "target_cov", "target_ci")):
+        return defaults.EXECUTION_TIME * processes
+    return None
+
+
 def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -> Results:
     """Load ``file``, run its benchmarks with the options, write the outputs, return Results."""
     from ..definitions import build_benchmarks, load_file, mark_origin, matches
     from ..manager import Manager
+    from ..output.console import make_console
     from ..output.loggers import ConsoleLogger
     from ..output.writing import outputs_before_signals
     from ..processors.base import TukeyOutlierFilter
@@ -156,7 +175,9 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         title or Path(file).stem,
         benchmarks=benchmarks,
         processors=[TukeyOutlierFilter(action=action), MachineStateFlagger()],
-        loggers=[] if opts.get("quiet") else [ConsoleLogger()],
+        loggers=[] if opts.get("quiet") else [ConsoleLogger(
+            style=opts.get("style") or "table", case_budget=case_budget(opts),
+            out=make_console(stderr=True) if stdout_taken(opts) else None)],
         confidence=opts.get("confidence", 0.95),
     )
     manager.context["command"] = opts.get("command_line")
@@ -193,8 +214,14 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         raise SystemControlError(f"machine settings not restored (the results were written): "
                                  f"{'; '.join(lost)}{also}")
     if failed:
+        from ..output.tracebacks import debug_text, error_location
+
         names = ", ".join(c.label for c in failed)
-        raise BenchmarkFailed(f"{len(failed)} benchmark(s) failed: {names} ({failed[0].errors[0]})")
+        where = error_location(failed[0], failed[0].errors[0])
+        error = BenchmarkFailed(f"{len(failed)} benchmark(s) failed: {names} "
+                                f"({failed[0].errors[0]})" + (f" {where}" if where else ""))
+        error.user_tracebacks = [t for c in failed if (t := debug_text(c))]  # type: ignore[attr-defined]
+        raise error
     return results
 
 
@@ -268,6 +295,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
 )
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @cluster_options
+@style_option
 @output_options
 def run_cmd(file: str, **opts: Any) -> None:
     """Run the benchmarks defined in FILE (a Python file)."""

@@ -89,12 +89,15 @@ def _print_state(console: Console, state: dict[str, Any], findings: list[dict[st
 
 
 @click.command("show")
-@click.option("--json", "as_json", is_flag=True, help="Print the state and findings as JSON.")
+@click.option("--json", "as_json", is_flag=False, flag_value="-", default=None,
+              metavar="[FILE]",
+              help="Write the state and findings as JSON to FILE ('-' or no FILE: standard "
+                   "output), like --json FILE of every other command.")
 @click.option("--interval", type=click.FloatRange(min=0), default=0.5, show_default=True,
               help="Seconds over which the busiest processes are measured (0: skip).")
 @target_option
 @pass_root
-def show_cmd(root: str, as_json: bool, interval: float, target: str | None) -> None:
+def show_cmd(root: str, as_json: str | None, interval: float, target: str | None) -> None:
     """Show frequency, temperature, load, power and Python state, with advice."""
     from rich.console import Console
 
@@ -105,7 +108,13 @@ def show_cmd(root: str, as_json: bool, interval: float, target: str | None) -> N
     state = machine_state(sysroot, top_interval=interval)
     findings = assess(state)
     if as_json:
-        click.echo(json.dumps({"state": state, "findings": findings}, indent=2))
+        text = json.dumps({"state": state, "findings": findings}, indent=2)
+        if as_json == "-":
+            click.echo(text)
+        else:
+            from ..fileio import atomic_write_text
+
+            atomic_write_text(as_json, text + "\n")
         return
     _print_state(Console(highlight=False, soft_wrap=True), state, findings)
 

@@ -114,7 +114,27 @@ POSITIVE = FiniteFloat(min=0.0, min_open=True)
 #: a finite number, zero or more
 NON_NEGATIVE = FiniteFloat(min=0.0)
 #: a confidence level: strictly between 0 and 1
-PROBABILITY = FiniteFloat(min=0.0, max=1.0, min_open=True, max_open=True)
+class Fraction(FiniteFloat):
+    """A fraction written either way: ``0.95`` or ``95%`` (one syntax for every confidence
+    option of every command)."""
+
+    name = "fraction"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.strip().endswith("%"):
+            number = click.FLOAT.convert(value.strip()[:-1], param, ctx) / 100.0
+            return super().convert(number, param, ctx)
+        return super().convert(value, param, ctx)
+
+    def describe(self) -> str:
+        if (self.min, self.max) == (0.0, 1.0):
+            return "between 0 and 1, like 0.95 or 95%"
+        return super().describe()
+
+
+#: a probability strictly between 0 and 1 (a confidence level): ``0.95`` or ``95%``
+PROBABILITY = Fraction(min=0.0, max=1.0, min_open=True, max_open=True)
 #: a random seed: a non-negative 64-bit integer
 SEED = click.IntRange(min=0, max=MAX_SEED)
 

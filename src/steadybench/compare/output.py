@@ -14,7 +14,6 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from ..output.console import make_console
 from ..output.format import factor_text, markdown_text
@@ -80,7 +79,8 @@ def _suite_lines(suite: dict[str, Any]) -> list[str]:
             acc = entry.get("accelerated")
             extra = (f"; accelerated benchmarks only ({acc['benchmarks']}): "
                      f"G = {acc['gain']:.2%}") if acc else ""
-            sp = f", overall speedup {allg['speedup']:.3f}×" if allg["speedup"] else ""
+            sp = (f", overall NEW is {factor_text(allg['speedup'])} than BASE"
+                  if allg["speedup"] else "")
             lines.append(f"Overall gain on {stat}s ({suite['weights']} weights): "
                          f"G = {allg['gain']:.2%}{sp}{extra}")
     prop = suite.get("proportion")
@@ -132,27 +132,56 @@ def _legend(doc: dict[str, Any]) -> str:
     return text
 
 
-def print_table(doc: dict[str, Any], console: Console | None = None) -> None:
+def summary_sentences(doc: dict[str, Any]) -> list[str]:
+    """NEW against BASE in plain words: how many benchmarks moved each way, and for each one
+    that moved, "NEW is 1.645× slower than BASE [1.52, 1.78] on NAME"."""
+    rows = doc["benchmarks"]
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    parts = [f"{counts[v]} {v}" for v in ("faster", "slower") if counts.get(v)]
+    rest = len(rows) - sum(counts.get(v, 0) for v in ("faster", "slower"))
+    if rest:
+        parts.append(f"{rest} without a significant difference")
+    lines = [f"NEW against BASE on {len(rows)} benchmark(s): {', '.join(parts) or 'none'}"]
+    for r in rows:
+        if r["verdict"] in ("faster", "slower"):
+            words, _, interval = speedup_text(r).partition(" [")
+            lines.append(f"  {r['name']}: NEW is {words} than BASE"
+                         + (f" [{interval}" if interval else ""))
+    return lines
+
+
+def print_table(doc: dict[str, Any], console: Console | None = None,
+                style: str = "table") -> None:
+    """The comparison table (fitted to the terminal, or in ``style``), then the legend, the
+    plain-words summary and the suite figures."""
+    from ..output.tables import Column, TableSpec, render
+
     console = console or make_console()
-    table = Table(title="steadybench compare: BASE → NEW")
-    for col in ("Benchmark", "NEW vs BASE [CI]", "Verdict", "Test (unit)", "p", "Conf."):
-        table.add_column(escape(col), no_wrap=col in ("p", "Conf."))
     show_min = doc["options"]["show_min"]
+    columns = [Column("Benchmark", justify="left"), Column("NEW vs BASE [CI]", justify="left"),
+               Column("Verdict", justify="left", wrap=True), Column("Test (unit)", drop=3),
+               Column("p", drop=1), Column("Conf.", drop=2)]
     if show_min:
-        table.add_column("Min speedup*")
-    table.add_column("Warnings", overflow="fold")
+        columns.append(Column("Min speedup*", drop=4))
+    columns.append(Column("Warnings", justify="left", wrap=True, drop=5))
+    spec = TableSpec(columns, title="steadybench compare: BASE → NEW")
     styles = {"faster": "green", "slower": "red"}
     for r in doc["benchmarks"]:
-        style = styles.get(r["verdict"], "")
-        cells = [escape(r["name"]), escape(speedup_text(r)), f"[{style}]{r['verdict']}[/]" if style
-                 else r["verdict"], f"{r['test']} ({r['test_unit']})", _p(r["p_adjusted"]),
+        style_ = styles.get(r["verdict"], "")
+        cells = [escape(r["name"]), escape(speedup_text(r)),
+                 f"[{style_}]{r['verdict']}[/]" if style_ else r["verdict"],
+                 f"{r['test']} ({r['test_unit']})", _p(r["p_adjusted"]),
                  _pct(r["confidence"])]
         if show_min:
             cells.append(_num(r.get("speedup_min")) + "×")
         cells.append(escape("; ".join(r["warnings"])))
-        table.add_row(*cells)
-    console.print(table)
+        spec.add_row(*cells)
+    render(spec, console, style)
     console.print(_legend(doc), highlight=False)
+    for line in summary_sentences(doc):
+        console.print(escape(line), highlight=False)
     if show_min:
         console.print("* min(BASE)/min(NEW): not statistically meaningful (003 §1.3).",
                       highlight=False)

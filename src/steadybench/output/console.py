@@ -2,7 +2,7 @@
 
 On a terminal rich uses the terminal's width. When the output goes to a file or a CI log, rich
 would assume 80 columns and wrap the tables into unreadable strips, so these consoles use at
-least 120 columns there.
+least 120 columns there, unless ``COLUMNS`` is set: an explicit width is always obeyed.
 
 Their text cannot drive the terminal: control characters inside printed text (an escape
 sequence in a benchmark name or an exception message) are shown escaped (``\\x1b``) when the
@@ -13,6 +13,7 @@ are laid out with the width of what is shown.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -45,10 +46,17 @@ class SafeConsole(Console):
         return super()._render_buffer(_visible_segments(buffer))
 
 
+def _columns_set() -> bool:
+    try:
+        return int(os.environ.get("COLUMNS", "")) > 0
+    except ValueError:
+        return False
+
+
 def make_console(stderr: bool = False, **kwargs: Any) -> Console:
     """A rich Console on stdout (or stderr) that is wide enough when not on a terminal and
     shows control characters in the text escaped."""
     console = SafeConsole(stderr=stderr, **kwargs)
-    if not console.is_terminal and "width" not in kwargs:
+    if not console.is_terminal and "width" not in kwargs and not _columns_set():
         console.width = max(console.width, MIN_WIDTH_OFF_TERMINAL)
     return console

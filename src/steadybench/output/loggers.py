@@ -9,16 +9,15 @@ JSON, XML, CSV or Markdown at the end (atomically, and also after Ctrl-C, with w
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.progress import (
-    BarColumn,
     Progress,
     SpinnerColumn,
     TextColumn,
-    TimeElapsedColumn,
 )
 from rich.table import Table
 
@@ -35,6 +34,7 @@ from .format import (
     format_percent,
     format_value,
 )
+from .tables import Column, TableSpec
 
 
 class Logger:
@@ -104,20 +104,26 @@ def status_markup(case: CaseResult) -> str:
     return "ok"
 
 
-def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Table:
+#: columns of a statistic that a parameter of the same name must not be confused with
+STATISTIC_COLUMNS = ("n", "estimate", "CI", "conf.", "median", "CoV", "min", "status")
+
+
+def summary_spec(cases: Sequence[CaseResult], title: str | None = None) -> TableSpec:
     """The human-readable summary: one row per case. ``estimate`` and ``CI`` are the case's
     :class:`~steadybench.model.estimate.Estimate` (the figure every output shows); ``median``,
-    ``CoV`` and ``min`` describe the samples."""
-    table = Table(title=title, header_style="bold", title_justify="left")
-    table.add_column("benchmark", overflow="fold", ratio=1)
-    for name in ("n", "estimate", "CI", "conf.", "median", "CoV", "min"):
-        table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("status", overflow="fold")
+    ``CoV`` and ``min`` describe the samples. ``n`` is the column of measured runs; a parameter
+    called ``n`` stays inside the name's brackets (``[n=100]``), never in that column. At 80
+    columns, ``conf.``, ``min`` and ``CoV`` are left out first."""
+    spec = TableSpec([Column("benchmark", justify="left"), Column("runs"),
+                      Column("estimate"), Column("CI"), Column("conf.", drop=4),
+                      Column("median", drop=1), Column("CoV", drop=2),
+                      Column("min", drop=3), Column("status", justify="left", wrap=True)],
+                     title=title)
     for case in cases:
         stats = case.stats
         est = case_estimate(case)
         unit = estimate_unit(case)
-        table.add_row(
+        spec.add_row(
             console_text(case.label),
             str(case.n),
             estimate_value_text(est),
@@ -128,6 +134,18 @@ def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Tabl
             format_value(stats.get("min"), unit),
             status_markup(case),
         )
+    return spec
+
+
+def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Table:
+    """:func:`summary_spec` as a rich Table with every column (for callers that lay it out
+    themselves)."""
+    spec = summary_spec(cases, title)
+    table = Table(title=title, header_style="bold", title_justify="left")
+    for col in spec.columns:
+        table.add_column(col.header, justify=col.justify, overflow="fold")
+    for row in spec.rows:
+        table.add_row(*row)
     return table
 
 
@@ -144,53 +162,99 @@ def case_line(case: CaseResult) -> str:
 
 
 class ConsoleLogger(Logger):
-    """Live view: a progress bar per case, then a summary table and the warnings."""
+    """Live view on the log console (stderr): case k of N, the current estimate and an ETA,
+    then one line per finished case. The results go to the output console (stdout): the
+    summary table in ``style`` and the relative summary of every group of variants.
 
-    def __init__(self, console: Console | None = None, live: bool = True) -> None:
+    Off a terminal the live bar is replaced by the plain per-case lines. With ``console`` alone
+    (tests, embedding) everything goes to that console.
+
+    ``case_budget`` is the expected seconds per case (the stop rule's time budget, times the
+    executions); the ETA uses it until cases have finished, then the mean time of the finished
+    cases.
+    """
+
+    def __init__(self, console: Console | None = None, live: bool = True,
+                 out: Console | None = None, style: str = "table",
+                 case_budget: float | None = None) -> None:
         self.console = console or make_console(stderr=True)
+        self.out = out or (console if console is not None else make_console())
+        self.style = style
         self.live = live and self.console.is_terminal
+        self.case_budget = case_budget
         self._progress: Progress | None = None
         self._task: Any = None
+        self._total = 0
+        self._done = 0
+        self._started = 0.0
+        self._case_started = 0.0
+        self._confidence = 0.95
 
     def start(self, results: Results, total_cases: int) -> None:
+        self._total = total_cases
+        self._started = time.monotonic()
         self.console.print(f"[bold]{console_text(results.suite)}[/bold]: {total_cases} case(s)")
         if self.live:
             self._progress = Progress(
                 SpinnerColumn(),
                 TextColumn("{task.description}"),
-                BarColumn(),
                 TextColumn("{task.fields[runs]} runs"),
-                TimeElapsedColumn(),
+                TextColumn("{task.fields[estimate]}"),
+                TextColumn("[dim]{task.fields[eta]}[/dim]"),
                 console=self.console,
                 transient=True,
             )
             self._progress.start()
 
+    def eta(self, case_elapsed: float) -> float | None:
+        """Seconds left for the whole session: the cases still to run at the mean time of the
+        finished ones (or the budget before any finished), plus what is left of this one."""
+        per_case = ((time.monotonic() - self._started - case_elapsed) / self._done
+                    if self._done else self.case_budget)
+        if per_case is None:
+            return None
+        after = max(self._total - self._done - 1, 0)
+        return max(per_case - case_elapsed, 0.0) + after * per_case
+
     def case_start(self, benchmark: str, implementation: str, params: dict[str, Any]) -> None:
-        label = benchmark if implementation == benchmark else f"{benchmark} / {implementation}"
+        label = benchmark if implementation == benchmark else f"{benchmark} {implementation}"
         if params:
             label += f" [{format_params(params)}]"
+        self._case_started = time.monotonic()
+        position = f"case {self._done + 1} of {self._total}"
         if self._progress is not None:
-            self._task = self._progress.add_task(console_text(label), total=None, runs=0)
-        else:
-            self._label = label
+            eta = self.eta(0.0)
+            self._task = self._progress.add_task(
+                f"{position}: {console_text(label)}", total=None, runs=0, estimate="",
+                eta=f"ETA {eta_text(eta)}" if eta is not None else "")
+        self._label = f"{position}: {label}"
 
     def progress(self, case: CaseResult, state: Any) -> None:
         if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, runs=state.runs)
+            eta = self.eta(time.monotonic() - self._case_started)
+            self._progress.update(self._task, runs=state.runs, estimate=running_estimate(case,
+                                                                                       state),
+                                  eta=f"ETA {eta_text(eta)}" if eta is not None else "")
 
     def case_end(self, case: CaseResult) -> None:
         if self._progress is not None and self._task is not None:
             self._progress.remove_task(self._task)
             self._task = None
-        self.console.print(case_line(case))
+        self._done += 1
+        position = f" [dim]· case {self._done} of {self._total}[/dim]" if self._total else ""
+        self.console.print(case_line(case) + position)
 
     def finish(self, results: Results) -> None:
+        from .groups import comparison_text
+        from .tables import render
+
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
         if results.cases:
-            self.console.print(summary_table(results.cases))
+            render(summary_spec(results.cases), self.out, self.style)
+            for line in comparison_text(results.cases, self._confidence_of(results)):
+                self.out.print(console_text(line), highlight=False)
         for case in results.cases:
             for warning in case.warnings:
                 self.console.print(
@@ -198,3 +262,43 @@ class ConsoleLogger(Logger):
                 )
         if results.interrupted:
             self.console.print("[yellow]interrupted: partial results[/yellow]")
+
+    @staticmethod
+    def _confidence_of(results: Results) -> float:
+        for case in results.cases:
+            est = case_estimate(case)
+            if est is not None and est.confidence:
+                return float(est.confidence)
+        return 0.95
+
+
+def eta_text(seconds: float | None) -> str:
+    """``75`` → ``"1 min 15 s"``; the dash when unknown."""
+    if seconds is None:
+        return UNDEFINED
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, sec = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {sec:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def running_estimate(case: CaseResult, state: Any) -> str:
+    """The current estimate of a running case: the runner's value so far (worker processes:
+    the median of the finished executions), else the mean of the runs so far (in-process)."""
+    import statistics
+
+    so_far = getattr(state, "estimate", None)
+    if so_far is not None:
+        return f"≈ {format_value(so_far, estimate_unit(case))}"
+    values = [p.get("value") for p in case.processes if isinstance(p, dict)]
+    values = [v for v in values if isinstance(v, int | float)]
+    if values:
+        return f"≈ {format_value(statistics.median(values), estimate_unit(case))}"
+    stream = getattr(state, "stream", None)
+    if stream is not None and getattr(stream, "n", 0):
+        return f"≈ {format_value(stream.mean, estimate_unit(case))}"
+    return ""

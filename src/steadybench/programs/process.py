@@ -31,6 +31,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -140,7 +141,7 @@ class CommandRunner:
                                      f"got {self.timeout}")
         if self.input_path is not None:
             check_input(self.input_path)
-        if self.output_path is not None:  # fail now, not after the first run
+        if self.output_path not in (None, "-"):  # fail now, not after the first run
             try:
                 open(self.output_path, "ab").close()  # noqa: SIM115
             except OSError as exc:
@@ -182,6 +183,9 @@ class CommandRunner:
         out_file = None
         if self.capture_stdout:
             out_file = tempfile.TemporaryFile()  # noqa: SIM115
+        elif self.output_path == "-":  # shown (--show-output): the command writes to ours
+            sys.stdout.flush()
+            out_file = sys.stdout.fileno()
         elif self.output_path:
             out_file = open(self.output_path, "ab")  # noqa: SIM115
         err_file = tempfile.TemporaryFile()  # noqa: SIM115
@@ -190,7 +194,7 @@ class CommandRunner:
         finally:
             if stdin is not subprocess.DEVNULL:
                 stdin.close()
-            if out_file is not None:
+            if out_file is not None and not isinstance(out_file, int):
                 out_file.close()
             err_file.close()
 

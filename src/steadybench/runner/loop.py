@@ -186,7 +186,8 @@ def user_frames(exc: BaseException) -> list[str]:
     the user's own code."""
     frames = traceback.extract_tb(exc.__traceback__)
     mine = [f for f in frames
-            if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR + os.sep)]
+            if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR + os.sep)
+            and not f.filename.startswith("<steadybench")]  # code steadybench generated
     return traceback.format_list(mine)
 
 

@@ -30,6 +30,9 @@ class RunState:
     stream: StreamingStats = field(default_factory=StreamingStats)  # primary metric, ok runs
     window: deque[float] = field(default_factory=lambda: deque(maxlen=1))
     last_error: str | None = None
+    #: the case's value so far, when the runner knows one (worker processes: the median of
+    #: the finished executions' medians); for progress displays only
+    estimate: float | None = None
 
     @property
     def elapsed(self) -> float:

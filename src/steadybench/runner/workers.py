@@ -203,8 +203,9 @@ def _exit_description(proc: subprocess.Popen[bytes]) -> str:
 
 def run_execution(task: WorkerTask, index: int, deadline: float,
                   progress: ProgressCallback | None, base_case: CaseResult,
-                  runs_before: int) -> Execution:
-    """Run one worker until it returns its result, dies, or passes ``deadline`` (monotonic)."""
+                  runs_before: int, estimate: float | None = None) -> Execution:
+    """Run one worker until it returns its result, dies, or passes ``deadline`` (monotonic).
+    ``estimate`` (the value so far, from earlier executions) is handed to ``progress``."""
     from .stop import RunState
 
     worker = _Worker(task, index)
@@ -228,7 +229,8 @@ def run_execution(task: WorkerTask, index: int, deadline: float,
                         execution.runs_seen = int(message[1])
                         if progress is not None:
                             state = RunState(runs=runs_before + execution.runs_seen,
-                                             elapsed_ns=int((time.monotonic() - started) * 1e9))
+                                             elapsed_ns=int((time.monotonic() - started) * 1e9),
+                                             estimate=estimate)
                             progress(base_case, state)
                     elif kind == "result":
                         worker.result = message[1]
@@ -301,7 +303,7 @@ def run_in_workers(runner: Runner, implementation: Implementation, params: Param
         task.runner = pickle.dumps(runner.worker_runner(time_limit=left))
         runs_before = sum(e.case.n for e in executions if e.case is not None)
         execution = run_execution(task, index, deadline + KILL_GRACE_S, progress, merged,
-                                  runs_before)
+                                  runs_before, _value_so_far(executions))
         executions.append(execution)
         if on_execution is not None and on_execution(execution) is False:
             merged.interrupted = True  # the caller stopped the case (a fleet task cancelled)
@@ -318,6 +320,19 @@ def run_in_workers(runner: Runner, implementation: Implementation, params: Param
             break
     merge_executions(runner, merged, executions, count)
     return merged
+
+
+def _value_so_far(executions: Sequence[Execution]) -> float | None:
+    """The median of the finished executions' sample medians: a progress display's "current
+    estimate" (the headline itself is made by the method when the case ends)."""
+    import statistics
+
+    medians = []
+    for execution in executions:
+        values = execution.case.values() if execution.case is not None else []
+        if values:
+            medians.append(statistics.median(values))
+    return statistics.median(medians) if medians else None
 
 
 def merge_executions(runner: Runner, merged: CaseResult, executions: Sequence[Execution],

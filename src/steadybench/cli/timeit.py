@@ -1,0 +1,175 @@
+"""``steadybench timeit [-s SETUP] STMT [STMT ...]``: the one-liner, as ``python -m timeit``
+users expect it, without a benchmark file.
+
+One statement is measured as ``run`` measures a benchmark (independent worker processes, the
+estimate with its interval, the table). Several statements are compared as ``ab`` compares two
+variants: each statement after the first against the first, in rounds of fresh executions in
+random order until the verdict is decided at the stated confidence or the budget is spent
+(:mod:`steadybench.ab`); then every statement's executions together give the plain-words
+summary, fastest first (:mod:`steadybench.output.relative`).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import textwrap
+from typing import Any
+
+import click
+
+from ..errors import ConfigurationError
+from .validate import PROBABILITY, count, harden
+
+
+def _measure_one(path: str, opts: dict[str, Any]) -> None:
+    from .run import run_definitions
+
+    run_opts = {"time_limit": opts["time_limit"], "confidence": opts["confidence"],
+                "quiet": opts["quiet"], "style": opts["style"], "json_path": opts["json_path"],
+                "window": 20}
+    run_definitions(path, run_opts, title="timeit")
+
+
+def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
+    from ..ab.report import progress_line, ratio_phrase
+    from ..ab.session import FAILED, ABSession, ABSettings
+    from ..ab.variants import PythonVariant
+    from ..model.estimate import Estimate
+    from ..output.relative import Variant, summary_lines
+
+    confidence = opts["confidence"]
+    common = {"execution_time": opts["execution_time"], "warmup": 1,
+              "time_limit": opts["time_limit"], "confidence": confidence}
+    values: dict[str, list[float]] = {name: [] for name in names}
+    verdicts: list[str] = []
+    first = PythonVariant("A", path, names[0], **common)
+    first.check()
+    failed = False
+    for k, name in enumerate(names[1:], 2):
+        other = PythonVariant("B", path, name, **common)
+        other.check()
+        settings = ABSettings(confidence=confidence, max_rounds=opts["max_rounds"],
+                              max_time=opts["max_time"], seed=opts["seed"])
+        if not opts["quiet"]:
+            click.echo(f"timeit: statement {k} of {len(names)} against statement 1, up to "
+                       f"{settings.max_rounds} rounds or {settings.max_time:g} s", err=True)
+
+        def progress(res: Any, name: str = name) -> None:
+            if not opts["quiet"] and res.look is not None:
+                click.echo(progress_line(res, subject=name, other=names[0]), err=True)
+
+        res = ABSession(first, other, settings, progress=progress).run()
+        for rnd in res.paired:
+            values[names[0]].append(rnd.outcomes["A"].value)  # type: ignore[arg-type]
+            values[name].append(rnd.outcomes["B"].value)  # type: ignore[arg-type]
+        if res.verdict == FAILED:
+            failed = True
+            verdicts.append(f"{name}: failed — {res.reason}")
+            for label in ("A", "B"):
+                for failure in res.failures[label][:1]:
+                    verdicts.append(f"  {names[0] if label == 'A' else name}: {failure}")
+        elif res.look is not None:
+            lk = res.look
+            phrase = ratio_phrase(lk.estimate, lk.low, lk.high, subject=name, other=names[0],
+                                  fastest_first=True)
+            verdicts.append(f"{phrase} at {confidence:.0%}: {res.verdict} "
+                            f"({len(res.paired)} rounds, {res.reason})")
+        if res.interim:
+            from . import Interrupted
+
+            raise Interrupted()
+    _print_statement_table(names, values, opts)
+    variants = []
+    for name in names:
+        xs = sorted(values[name])
+        if len(xs) >= 2:
+            median = xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1]
+                                                           + xs[len(xs) // 2]) / 2
+            variants.append(Variant(name, Estimate(value=median, unit="s"), xs))
+    for line in summary_lines(variants, confidence):
+        click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False))
+    for line in verdicts:
+        click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False),
+                   err=opts["quiet"])
+    return 1 if failed else 0
+
+
+def _print_statement_table(names: list[str], values: dict[str, list[float]],
+                           opts: dict[str, Any]) -> None:
+    import statistics
+
+    from ..output.console import console_text, make_console
+    from ..output.format import format_seconds
+    from ..output.tables import Column, TableSpec, render
+
+    spec = TableSpec([Column("statement", justify="left"), Column("executions"),
+                      Column("median"), Column("min", drop=1), Column("max", drop=2)])
+    for name in names:
+        xs = values[name]
+        spec.add_row(console_text(name), str(len(xs)),
+                     format_seconds(statistics.median(xs)) if xs else "—",
+                     format_seconds(min(xs)) if xs else "—",
+                     format_seconds(max(xs)) if xs else "—")
+    render(spec, make_console(), opts["style"])
+
+
+@click.command("timeit")
+@click.argument("statements", nargs=-1, required=True, metavar="STMT [STMT ...]")
+@click.option("-s", "--setup", multiple=True, metavar="SETUP",
+              help="Set-up code, run once before the measurement and not timed (repeatable: "
+                   "one line each, as in python -m timeit).")
+@click.option("--name", "names", multiple=True,
+              help="Display name of each statement, in order (default: the statement).")
+@click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
+              help="Confidence level of the intervals and of the verdicts (0.95 or 95%).")
+@click.option("--max-time", type=float, default=8.0, show_default=True,
+              help="Several statements: seconds of rounds per comparison.")
+@click.option("--max-rounds", type=click.IntRange(min=2), default=40, show_default=True,
+              help="Several statements: rounds per comparison at most.")
+@click.option("--execution-time", type=float, default=0.03, show_default=True,
+              help="Several statements: seconds of sampling in each execution.")
+@click.option("--time-limit", type=float, default=120.0, show_default=True,
+              help="Hard limit in seconds for one execution.")
+@click.option("--seed", type=count(min=0), default=None,
+              help="Seed of the random order of rounds.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+              help="One statement: write the results as JSON ('-' for stdout).")
+@click.option("--style", type=click.Choice(("table", "plain", "markdown")), default="table",
+              show_default=True, help="How the results table is printed.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the results only.")
+def timeit_cmd(statements: tuple[str, ...], **opts: Any) -> int:
+    """Time Python statements: steadybench timeit [-s SETUP] STMT [STMT ...]
+
+    One statement: its time per call with an interval (independent worker processes). Several:
+    each compared with the first as 'steadybench ab' does, then "B is 1.52× faster than A
+    [1.49, 1.55]", fastest first. Example:
+
+      steadybench timeit -s "parts = [str(i) for i in range(1000)]" '"".join(parts)'
+      's = ""' 'for p in parts: s += p'
+    """
+    from ..oneliner import check_syntax, display_names, write_statements_file
+
+    for name in ("max_time", "execution_time", "time_limit"):
+        if not 0 < opts[name] < float("inf"):
+            raise ConfigurationError(f"--{name.replace('_', '-')} must be positive, got "
+                                     f"{opts[name]}")
+    if len(opts["names"]) > len(statements):
+        raise ConfigurationError(f"{len(opts['names'])} --name options for {len(statements)} "
+                                 "statements")
+    setup = "\n".join(opts["setup"])
+    check_syntax(setup, statements)
+    names = display_names(statements, opts["names"])
+    if len(set(names)) != len(names):
+        raise ConfigurationError("two statements have the same --name")
+    with tempfile.TemporaryDirectory(prefix="steadybench-timeit-") as tmp:
+        path = str(write_statements_file(tmp, setup, statements, names))
+        if len(statements) == 1:
+            _measure_one(path, opts)
+            return 0
+        if opts["json_path"]:
+            raise ConfigurationError("--json applies to one statement (several are compared "
+                                     "as 'ab' compares; use 'steadybench ab --json')")
+        return _compare(path, names, opts)
+
+
+commands = [harden(timeit_cmd)]

@@ -1,0 +1,94 @@
+"""Which cases of a result are compared with each other, and the plain-words lines that say so.
+
+The rule, one for every command (``run``, ``exec``, ``iters``, ``timeit``):
+
+* cases with the same benchmark and the same parameters but different implementations (a
+  ``run`` group, several ``exec`` commands at one ``--param`` value) are variants of one
+  question: "which implementation is fastest here?";
+* when a benchmark has a single implementation but several parameter sets (a parameter scan),
+  its parameter sets are the variants: "n=100 is 9.8× faster than n=1000".
+
+Each comparison is said by :func:`steadybench.output.relative.summary_lines` (fastest first,
+the ratio's interval from the independent executions when there are at least two on each side,
+else from the estimates' intervals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..model.results import CaseResult
+from .format import case_estimate, format_params
+from .relative import Variant, summary_lines
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One set of variants compared: a heading ("build string [n=100]") and its lines."""
+
+    heading: str
+    lines: list[str]
+
+
+def _executions(case: CaseResult) -> list[float] | None:
+    values = [p.get("value") for p in case.processes if isinstance(p, dict)]
+    values = [float(v) for v in values if isinstance(v, int | float)]
+    return values if len(values) >= 2 else None
+
+
+def _variant(case: CaseResult, name: str) -> Variant | None:
+    est = case_estimate(case)
+    if est is None:
+        return None
+    return Variant(name, est, _executions(case))
+
+
+def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95,
+                commands: bool = False) -> list[Comparison]:
+    """The comparisons :mod:`this module's <steadybench.output.groups>` rule finds in
+    ``cases``, in the order the cases ran; failed cases are left out.
+
+    With ``commands`` (``exec``, ``iters``: every case is a command, its own benchmark) all
+    commands at one parameter set are the variants of one question."""
+    ok = [c for c in cases if not c.errors]
+    by_question: dict[tuple[str, str], list[CaseResult]] = {}
+    for case in ok:
+        key = ("commands" if commands else case.benchmark, case.param_name)
+        by_question.setdefault(key, []).append(case)
+    out: list[Comparison] = []
+    scanned: set[str] = set()
+    for (benchmark, param_name), group in by_question.items():
+        names = {c.implementation for c in group}
+        if len(names) >= 2:
+            variants = [v for c in group if (v := _variant(c, c.implementation)) is not None]
+            lines = summary_lines(variants, confidence)
+            if lines:
+                heading = "" if commands else benchmark
+                heading += f" [{param_name}]" if param_name else ""
+                out.append(Comparison(heading, lines))
+        elif group[0].benchmark not in scanned:
+            benchmark = group[0].benchmark
+            scanned.add(benchmark)
+            scan = [c for c in ok if c.benchmark == benchmark and c.params]
+            if len({c.implementation for c in scan}) == 1 and len(scan) >= 2:
+                variants = [v for c in scan
+                            if (v := _variant(c, format_params(c.params))) is not None]
+                lines = summary_lines(variants, confidence)
+                if lines:
+                    out.append(Comparison(f"{benchmark} (parameter scan)", lines))
+    return out
+
+
+def comparison_text(cases: Sequence[CaseResult], confidence: float = 0.95,
+                    commands: bool = False) -> list[str]:
+    """The comparisons as console lines: a heading per comparison (none for a comparison of
+    commands without parameters), then its lines indented."""
+    lines = []
+    for comp in comparisons(cases, confidence, commands):
+        if comp.heading.strip():
+            lines.append(f"{comp.heading.strip()}:")
+            lines.extend(f"  {line}" for line in comp.lines)
+        else:
+            lines.extend(comp.lines)
+    return lines
