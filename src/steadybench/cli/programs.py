@@ -416,9 +416,9 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         processes=executions, best_of=bool(opts["best_of"]), confidence=opts["confidence"],
         max_time=opts.get("max_time"),
     )
-    runner = _runner(opts, capture=False)
     if show and not opts.get("output_path"):
         opts["output_path"] = "-"  # the commands write to our standard output
+    runner = _runner(opts, capture=False)
     console = None if opts["quiet"] else _console()
     progress = None
     if console is not None:
