@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import ConfigurationError, SystemControlError
+from ..errors import BenchmarkFailed, ConfigurationError, SystemControlError
 from . import Interrupted
 from .common import output_options, positive, write_outputs
 from .validate import count, not_empty
@@ -168,6 +168,12 @@ def evaluate_cmd(ctx: click.Context, target: tuple[str, ...], cmds: tuple[str, .
     if session.restore_failures:
         raise SystemControlError("machine settings not restored (the results were written): "
                                  + "; ".join(session.restore_failures))
+    failed = [r for r in session.records if r.case.errors]
+    if failed:
+        first = failed[0]
+        raise BenchmarkFailed(f"{len(failed)} of {len(session.records)} executions failed "
+                              f"(the results were written); first: {first.case.label} "
+                              f"{first.preset}: {first.case.errors[0]}")
 
 
 def _report_unrestored(session: EvaluationSession) -> None:

@@ -143,7 +143,10 @@ def analyse(units: Sequence[Unit], records: Sequence[ExecutionRecord],
                             [{"position": r.position, "case": units[r.unit].label,
                               "preset": r.preset, "series": r.series, "launch": r.launch,
                               "started": r.started, "seconds": r.seconds,
-                              "interrupted": r.case.interrupted} for r in records],
+                              "interrupted": r.case.interrupted,
+                              "runs": r.case.n, "errors": list(r.case.errors),
+                              "tuned": list((r.case.extra.get("machine") or {}).get("tuned")
+                                            or [])} for r in records],
                             interrupted=interrupted, executions_planned=len(schedule),
                             executions_done=len(records))
     cases: list[CaseResult] = []

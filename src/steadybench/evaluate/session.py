@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, SteadybenchError
 from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
 
 ORDERS = ("random", "alternate")
@@ -202,6 +202,7 @@ class FileTarget:
         from ..system.presets import build_preset
 
         config, params = unit.payload
+        self.last_case = None
         runner = Runner(build_stop_condition(runs=runs), warmup=options.warmup,
                         method=copy.deepcopy(config.runner.method), processes=1,
                         time_limit=options.time_limit, confidence=options.confidence,
@@ -375,6 +376,16 @@ class EvaluationSession:
         case: CaseResult | None = None
         try:
             case = self.target.execute(unit, item.preset, runs, options)
+        except ConfigurationError:
+            raise
+        except SteadybenchError as exc:
+            # machine control failed around this execution (its settings were restored by
+            # the actions' close): the execution is failed, the session goes on
+            case = getattr(self.target, "last_case", None)
+            if case is None or case.benchmark != unit.benchmark:
+                case = CaseResult(unit.benchmark, unit.implementation, dict(unit.params))
+            case.errors.append(str(exc))
+            case.stop_reason = case.stop_reason or "error"
         finally:
             if case is None:
                 case = getattr(self.target, "last_case", None)

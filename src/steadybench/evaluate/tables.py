@@ -12,8 +12,16 @@ from typing import Any
 
 from ..output.format import format_percent, format_seconds
 
+WIDTH = 80
 LABEL_WIDTH = 26
 COLUMN = 12
+
+
+def _wrap(text: str, indent: str = "  ") -> list[str]:
+    """``text`` in lines of at most :data:`WIDTH` characters (long words broken)."""
+    import textwrap
+
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_on_hyphens=False)
 
 
 def _abs(value: Any) -> str:
@@ -42,7 +50,7 @@ def _row(label: str, row: Mapping[str, Any] | None) -> list[str]:
 
 def _header() -> list[str]:
     return [f"{'':<{LABEL_WIDTH}}{'performance (median)':^{2 * COLUMN}}"
-            f"{'precision (std)':^{2 * COLUMN}}",
+            f"{'precision (std)':^{2 * COLUMN}}".rstrip(),
             f"{'case':<{LABEL_WIDTH}}" + "".join(f"{h:>{COLUMN}}" for h in
                                                  ("absolute", "relative") * 2)]
 
@@ -66,14 +74,14 @@ def table_lines(evaluation: Mapping[str, Any]) -> list[str]:
     out += _header()
     for case in cases:
         out += _row(case["label"], case.get("table3"))
-    out.append("improvement = baseline − managed (positive: managed is faster / steadier); "
-               "* = over")
-    out.append(f"both {format_seconds(options['highlight_abs_s'])} and "
-               f"{format_percent(options['highlight_rel'], 0)}")
+    out += _wrap("improvement = baseline − managed (positive: managed is faster / steadier); "
+                 f"* = over both {format_seconds(options['highlight_abs_s'])} and "
+                 f"{format_percent(options['highlight_rel'], 0)}")
     relations = [(c["label"], c["relation"]) for c in cases if c.get("relation")]
     if relations:
         out.append("")
-        out += [f"{label}: {text}" for label, text in relations]
+        for label, text in relations:
+            out += _wrap(f"{label}: {text}")
     flagged = [(c["label"], f) for c in cases for f in c.get("levels", [])]
     if flagged:
         out.append("")
@@ -81,6 +89,6 @@ def table_lines(evaluation: Mapping[str, Any]) -> list[str]:
         for label, flag in flagged:
             values = ", ".join(format_seconds(lv["value"]) for lv in flag["levels"])
             where = "long" if flag["series"] == "long" else f"launch {flag['launch'] + 1}"
-            out.append(f"  {label} {flag['preset']} {where}: {flag['kind']} between "
-                       f"{values} ({flag['transitions']} changes)")
+            out += _wrap(f"  {label} {flag['preset']} {where}: {flag['kind']} between "
+                         f"{values} ({flag['transitions']} changes)", indent="    ")
     return out
