@@ -296,6 +296,8 @@ class CommandTarget:
                 raise
         case = results.cases[0]
         case.extra["preset"] = _preset_summary(machine.record)
+        # what the session's countermeasures did (the files tuned...), as a runner records it
+        case.extra["machine"] = dict(machine.record.get("session") or {})
         self.last_case = case
         return case
 
