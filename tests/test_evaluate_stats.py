@@ -193,3 +193,39 @@ def test_table_lines_fit_80_columns_and_mark_highlights():
     assert "9.9 ms*" in text and "2.79 ms*" in text
     assert "jumps between 10 ms, 12 ms (9 changes)" in " ".join(text.split())
     assert "not measured for both presets" in text
+
+
+# ------------------------------------------------------------------ the report section
+def test_report_section_escapes_user_text_and_survives_missing_data():
+    from steadybench.evaluate.figures import section_html
+
+    row = table3_row([0.1, 0.2], [0.1, 0.1]).to_dict()
+    evaluation = {
+        "options": {"baseline": "<b>base</b>", "managed": "managed", "launches": 2, "runs": 3,
+                    "long": 0, "order": "random", "seed": None, "highlight_abs_s": 1e-3,
+                    "highlight_rel": 0.01},
+        "presets": {}, "executions": {"planned": 4, "done": 3}, "interrupted": True,
+        "cases": [
+            {"label": "<script>alert(1)</script>", "table2": {**row,
+                                                              "source": "pooled launches"},
+             "table3": row, "fig15": {"baseline": box_stats([1.0, 2.0, 3.0]).to_dict(),
+                                      "managed": None},
+             "fig16": {"reference": 2.0, "baseline": error_evolution([1.0, 2.0], 2.0).to_dict(),
+                       "managed": {"n": [], "error": [], "iqr": []}},
+             "levels": [], "relation": None},
+            {"label": "$x$ nothing", "table2": None, "table3": None, "fig15": {},
+             "fig16": {}, "levels": []},
+        ],
+    }
+    names = []
+
+    def image(fig, name):
+        fig.canvas.draw()  # the figure renders
+        names.append(name)
+        return {"src": "data:image/png;base64,", "name": name}
+
+    html = section_html(evaluation, image)
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "&lt;b&gt;base&lt;/b&gt;" in html
+    assert "interrupted" in html and "3 of 4 executions ran" in html
+    assert names == ["evaluate-fig15-1", "evaluate-fig16-001", "evaluate-fig16-002"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 #: at most this many cases per Fig. 15 figure
@@ -127,29 +128,8 @@ def fig16_figure(case: Mapping[str, Any], names: Mapping[str, str] | None = None
     return fig
 
 
-_SECTION = """
-<p class="meta">{{ ev.options.launches }} launches × {{ ev.options.runs }} runs of each preset,
-interleaved ({{ ev.options.order }} order{% if ev.options.seed is not none %}, seed {{ ev.options.seed }}{% endif %}){% if ev.options.long %}, then one long execution of {{ ev.options.long }} runs each{% endif %}.
-Baseline: <strong>{{ ev.options.baseline }}</strong>; managed: <strong>{{ ev.options.managed }}</strong>.
-{{ ev.executions.done }} of {{ ev.executions.planned }} executions ran{% if ev.interrupted %} (<span class="bad">interrupted</span>){% endif %}.
-Improvement = baseline − managed; highlighted (<strong>bold</strong>) when over both {{ abs_text }} and {{ rel_text }}.</p>
-{% for p in presets %}<p>{{ p.role }} preset <strong>{{ p.name }}</strong>: applied {{ p.applied or "none" }}{% if p.skipped %}; skipped {{ p.skipped }}{% endif %}</p>{% endfor %}
-{% for t in tables %}
-<h4>{{ t.title }}</h4>
-<table class="summary evaluate">
-<thead><tr><th rowspan="2">case</th><th colspan="2">baseline</th><th colspan="2">managed</th><th colspan="2">performance improvement</th><th colspan="2">precision improvement</th></tr>
-<tr><th>median</th><th>std</th><th>median</th><th>std</th><th>absolute</th><th>relative</th><th>absolute</th><th>relative</th></tr></thead>
-<tbody>{% for r in t.rows %}<tr><td>{{ r.label }}</td>{% for cell in r.cells %}<td class="num">{% if cell.bold %}<strong>{{ cell.text }}</strong>{% else %}{{ cell.text }}{% endif %}</td>{% endfor %}</tr>{% endfor %}</tbody>
-</table>{% if t.note %}<p class="note">{{ t.note }}</p>{% endif %}
-{% endfor %}
-{% if relations %}<ul>{% for r in relations %}<li>{{ r }}</li>{% endfor %}</ul>{% endif %}
-<h4>Executions with discrete levels (§VI-D)</h4>
-{% if levels %}<table class="kv"><thead><tr><th>case</th><th>preset</th><th>execution</th><th>kind</th><th>levels</th><th>changes</th></tr></thead><tbody>
-{% for f in levels %}<tr><td>{{ f.label }}</td><td>{{ f.preset }}</td><td>{{ f.where }}</td><td>{{ f.kind }}</td><td>{{ f.level_values }}</td><td class="num">{{ f.transitions }}</td></tr>{% endfor %}
-</tbody></table>{% else %}<p>None: every execution's runs are one level (rule: docs/evaluate.md).</p>{% endif %}
-{% for img in fig15 %}<figure><img src="{{ img.src }}" alt="{{ img.name }}"></figure>{% endfor %}
-<div class="figures">{% for img in fig16 %}<figure><img src="{{ img.src }}" alt="{{ img.name }}"></figure>{% endfor %}</div>
-"""
+#: the section's template, beside the report's own (package data of output/templates)
+SECTION_TEMPLATE = "evaluate-section.html.j2"
 
 
 def _cells(row: Mapping[str, Any] | None) -> list[dict[str, Any]]:
@@ -215,8 +195,10 @@ def section_html(evaluation: Mapping[str, Any],
              for n, i in enumerate(range(0, len(cases), FIG15_CHUNK), start=1)]
     fig16 = [image(fig16_figure(c, names), f"evaluate-fig16-{i:03d}")
              for i, c in enumerate(cases, start=1)]
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.ChainableUndefined)
-    return env.from_string(_SECTION).render(
+    templates = Path(__file__).resolve().parent.parent / "output" / "templates"
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(templates), autoescape=True,
+                             undefined=jinja2.ChainableUndefined)
+    return env.get_template(SECTION_TEMPLATE).render(
         ev=evaluation, presets=presets, tables=tables, levels=levels, fig15=fig15,
         fig16=fig16, relations=[f"{c['label']}: {c['relation']}" for c in cases
                                 if c.get("relation")],
