@@ -165,8 +165,9 @@ def section_html(evaluation: Mapping[str, Any],
              "managed": str(options.get("managed", "managed"))}
     sources = sorted({(c.get("table2") or {}).get("source") for c in cases} - {None})
     tables = [
-        {"title": f"Table 2: baseline vs managed, one {', '.join(sources) or 'long execution'} "
-                  "each (median and std of the runs)",
+        {"title": "Table 2: baseline vs managed, "
+                  + ("the launches' runs pooled (no --long)" if "pooled launches" in sources
+                     else "one long execution each") + " (median and std of the runs)",
          "rows": [{"label": c.get("label"), "cells": _cells(c.get("table2"))} for c in cases],
          "note": "Without --long the launches' runs are pooled: their spread then includes "
                  "the spread between launches." if "pooled launches" in sources else ""},

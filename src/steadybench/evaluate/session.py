@@ -254,11 +254,16 @@ class _contained:
 
 class CommandTarget:
     """External commands, each execution one ``exec`` session of ``runs`` runs of the command
-    (one process per run, ``wait4`` accounting, start-up correction), with the preset applied
-    around it through :func:`steadybench.system.presets.machine_session`."""
+    (one process per run, ``wait4`` accounting), with the preset applied around it through
+    :func:`steadybench.system.presets.machine_session`.
+
+    The times are whole-process wall times: ``exec``'s start-up correction is off by default
+    (``correct``), because its estimate, made anew in every execution, would add its own noise
+    to the spread across executions that Table 3 measures.
+    """
 
     def __init__(self, commands: Sequence[Any], *, shell: bool = False,
-                 timeout: float | None = None, correct: bool = True) -> None:
+                 timeout: float | None = None, correct: bool = False) -> None:
         if not commands:
             raise ConfigurationError("no command to evaluate")
         self.description = " | ".join(c.name for c in commands)
@@ -269,7 +274,7 @@ class CommandTarget:
         self.last_case: CaseResult | None = None
 
     def units(self) -> list[Unit]:
-        return [Unit(i, c.name, "command", {}, c) for i, c in enumerate(self._commands)]
+        return [Unit(i, c.name, "", {}, c) for i, c in enumerate(self._commands)]
 
     def execute(self, unit: Unit, preset: str, runs: int,
                 options: EvaluateOptions) -> CaseResult:

@@ -61,9 +61,10 @@ def table_lines(evaluation: Mapping[str, Any]) -> list[str]:
     cases = evaluation["cases"]
     out: list[str] = []
     sources = {(c.get("table2") or {}).get("source") for c in cases} - {None}
-    source = ", ".join(sorted(sources)) or "long execution"
-    out.append(f"Table 2. Baseline ({options['baseline']}) vs managed ({options['managed']}), "
-               f"one {source} each")
+    what = ("the launches' runs pooled (no --long)" if "pooled launches" in sources
+            else "one long execution each")
+    out += _wrap(f"Table 2. Baseline ({options['baseline']}) vs managed "
+                 f"({options['managed']}), {what}")
     out += _header()
     for case in cases:
         out += _row(case["label"], case.get("table2"))
