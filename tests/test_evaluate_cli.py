@@ -123,7 +123,7 @@ def test_report_command_redraws_the_section_from_the_json(tmp_path, board, capsy
     html = tmp_path / "again.html"
     assert main(["report", str(out), "-o", str(html)]) == 0
     text = html.read_text()
-    assert "the launches' runs pooled (no --long)" in text and 'alt="evaluate-fig16-002"' in text
+    assert "runs pooled (no --long)" in text and 'alt="evaluate-fig16-002"' in text
 
 
 def test_commands_are_evaluated_too(tmp_path, board, capsys):
