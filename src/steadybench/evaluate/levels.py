@@ -21,7 +21,9 @@ The rule (stated so a reader can check it):
    consecutive runs: k − 1 transitions is a *step* (one change, e.g. a throttle), more are
    *jumps* back and forth.
 
-A standard deviation is floored at 10⁻³ of the series' own, so exactly repeated values (a
+A series longer than 2000 values is fitted on 2000 values evenly spaced through it, and every
+value is then assigned to its most probable level. A standard deviation is floored at 10⁻³ of
+the series' own, so exactly repeated values (a
 clock's resolution) do not make the likelihood infinite. Fewer than ``min_series`` values (20),
 or values that are all equal, are one level: too few runs cannot tell levels from noise.
 """
@@ -41,8 +43,12 @@ MIN_SEPARATION = 2.0
 MIN_SERIES = 20
 #: a component's standard deviation is at least this fraction of the series' own
 SD_FLOOR = 1e-3
-EM_ITERATIONS = 500
-EM_TOLERANCE = 1e-10
+EM_ITERATIONS = 200
+#: EM stops when the log-likelihood per value improves by less than this
+EM_TOLERANCE = 1e-7
+#: longer series are fitted on this many values evenly spaced through the series (all values
+#: are then assigned to the fitted levels)
+FIT_VALUES = 2000
 
 
 @dataclass(frozen=True)
@@ -126,7 +132,6 @@ def _kmeans(x: Any, k: int) -> Any:
 def fit_mixture(x: Any, k: int, sd_floor: float) -> _Fit:
     """A k-component Gaussian mixture fitted to ``x`` by EM (see the module's rule)."""
     import numpy as np
-    from scipy.special import logsumexp
 
     labels = _kmeans(x, k)
     resp = np.zeros((x.size, k))
@@ -135,19 +140,19 @@ def fit_mixture(x: Any, k: int, sd_floor: float) -> _Fit:
     weights = means = sds = None
     for _ in range(EM_ITERATIONS):
         counts = resp.sum(axis=0) + 1e-300
-        weights = counts / x.size
+        weights = np.maximum(counts / x.size, 1e-300)
         means = (resp * x[:, None]).sum(axis=0) / counts
         var = (resp * (x[:, None] - means[None, :]) ** 2).sum(axis=0) / counts
         sds = np.maximum(np.sqrt(var), sd_floor)
-        weights = np.maximum(weights, 1e-300)
         dens = _log_densities(x, weights, means, sds)
-        total = logsumexp(dens, axis=1)
+        top = dens.max(axis=1, keepdims=True)
+        total = top[:, 0] + np.log(np.exp(dens - top).sum(axis=1))  # log-sum-exp
         new = float(total.sum())
         resp = np.exp(dens - total[:, None])
-        if abs(new - loglik) <= EM_TOLERANCE * max(1.0, abs(new)):
-            loglik = new
-            break
+        done = new - loglik <= EM_TOLERANCE * x.size
         loglik = new
+        if done:
+            break
     return _Fit(k, weights, means, sds, loglik, resp)
 
 
@@ -187,18 +192,22 @@ def detect_levels(values: Sequence[float], *, max_levels: int = MAX_LEVELS,
                            {}, [0] * n)
     centre = float(np.median(raw))
     x = (raw - centre) / spread  # fitted in standard units: the same fit for any scale
+    sample = x if n <= FIT_VALUES else x[np.linspace(0, n - 1, FIT_VALUES).round().astype(int)]
+    m = int(sample.size)
     best: tuple[float, _Fit, Any] | None = None
     bic: dict[int, float] = {}
-    for k in range(1, max(1, min(max_levels, n // min_runs)) + 1):
-        fit = fit_mixture(x, k, SD_FLOOR)
+    for k in range(1, max(1, min(max_levels, m // min_runs)) + 1):
+        fit = fit_mixture(sample, k, SD_FLOOR)
         labels = np.argmax(fit.resp, axis=1)
         bic[k] = fit.bic
-        if not _admissible(fit, labels, n, min_weight, min_runs, min_separation):
+        if not _admissible(fit, labels, m, min_weight, min_runs, min_separation):
             continue
         if best is None or fit.bic < best[0]:
             best = (fit.bic, fit, labels)
     assert best is not None  # k = 1 is always admissible
     _, fit, labels = best
+    if m < n:  # every value to its most probable level
+        labels = np.argmax(_log_densities(x, fit.weights, fit.means, fit.sds), axis=1)
     order = list(np.argsort(fit.means))
     rank = {int(j): i for i, j in enumerate(order)}
     assignment = [rank[int(j)] for j in labels]
