@@ -229,3 +229,14 @@ def test_report_section_escapes_user_text_and_survives_missing_data():
     assert "&lt;b&gt;base&lt;/b&gt;" in html
     assert "interrupted" in html and "3 of 4 executions ran" in html
     assert names == ["evaluate-fig15-1", "evaluate-fig16-001", "evaluate-fig16-002"]
+
+
+def test_error_evolution_of_a_long_series_at_spread_points():
+    x = np.random.default_rng(12).lognormal(0, 0.5, 5000)
+    evo = error_evolution(x, 1.1, points=300)
+    assert len(evo.n) <= 300 and evo.n[-1] == 5000
+    for i in range(0, len(evo.n), 37):
+        prefix = x[:evo.n[i]]
+        q1, med, q3 = np.percentile(prefix, [25, 50, 75])
+        assert evo.error[i] == pytest.approx((med - 1.1) / 1.1, rel=1e-9, abs=1e-15)
+        assert evo.iqr[i] == pytest.approx((q3 - q1) / med, rel=1e-9, abs=1e-15)
