@@ -240,3 +240,11 @@ def test_error_evolution_of_a_long_series_at_spread_points():
         q1, med, q3 = np.percentile(prefix, [25, 50, 75])
         assert evo.error[i] == pytest.approx((med - 1.1) / 1.1, rel=1e-9, abs=1e-15)
         assert evo.iqr[i] == pytest.approx((q3 - q1) / med, rel=1e-9, abs=1e-15)
+
+
+def test_malformed_evaluation_data_is_one_line_in_the_report():
+    from steadybench.evaluate.figures import report_section
+
+    section = report_section({"options": {}, "cases": [{"label": "x", "table2": {"no": 1}}]},
+                             lambda fig, name: {"src": "", "name": name})
+    assert "malformed" in str(section["html"])

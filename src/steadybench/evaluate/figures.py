@@ -212,5 +212,11 @@ def report_section(evaluation: Mapping[str, Any],
     """The hook of :mod:`steadybench.output.report`: ``{"title", "html"}`` (markup)."""
     import markupsafe
 
-    return {"title": "Evaluation: baseline vs managed (Rancid §VI)",
-            "html": markupsafe.Markup(section_html(evaluation, image))}
+    title = "Evaluation: baseline vs managed (Rancid §VI)"
+    try:
+        html = section_html(evaluation, image)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        # a hand-edited or truncated results file: the rest of the report still stands
+        text = markupsafe.escape(f"{type(exc).__name__}: {exc}")
+        html = f'<p class="bad">The evaluation data of this file is malformed: {text}</p>'
+    return {"title": title, "html": markupsafe.Markup(html)}
