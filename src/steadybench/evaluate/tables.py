@@ -81,6 +81,7 @@ def table_lines(evaluation: Mapping[str, Any]) -> list[str]:
     relations = [(c["label"], c["relation"]) for c in cases if c.get("relation")]
     if relations:
         out.append("")
+        out.append("Each preset's launches as one estimate, as run reports it:")
         for label, text in relations:
             out += _wrap(f"{label}: {text}")
     flagged = [(c["label"], f) for c in cases for f in c.get("levels", [])]
