@@ -1,6 +1,6 @@
 """``steadybench evaluate`` end to end on a fake big.LITTLE board: Tables 2–3 and Figs. 15–16
 in the JSON and the report, interleaved executions, every setting restored byte for byte after
-a normal exit, SIGTERM, and SIGKILL + ``system reset``."""
+a normal exit, SIGTERM, Ctrl-C, and SIGKILL + ``system reset``."""
 
 from __future__ import annotations
 
@@ -208,22 +208,24 @@ def _start(tmp_path: Path, board: Path, out: Path) -> tuple[subprocess.Popen, Pa
     return proc, mark, err
 
 
-def test_sigterm_restores_and_writes_the_partial_evaluation(tmp_path, board):
+@pytest.mark.parametrize("sig, status, word", [(signal.SIGTERM, 143, "terminated"),
+                                              (signal.SIGINT, 130, "interrupted")])
+def test_signal_restores_and_writes_the_partial_evaluation(tmp_path, board, sig, status, word):
     before = snapshot(board)
     out = tmp_path / "r.json"
     # --order alternate: the baseline launch runs first (20 fast runs), then the managed one
     # holds the machine tuned until the signal
     proc, _mark, err = _start(tmp_path, board, out)
     assert (board / GOV0).read_text() == "performance\n"
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     try:
         proc.wait(60)
     except subprocess.TimeoutExpired:
         proc.kill()
         raise
     text = err.read_text()
-    assert proc.returncode == 143, text
-    assert "terminated" in text and "Traceback" not in text
+    assert proc.returncode == status, text
+    assert word in text and "Traceback" not in text
     assert snapshot(board) == before
     data = json.loads(out.read_text())
     ev = data["context"]["evaluate"]
