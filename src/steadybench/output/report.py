@@ -58,6 +58,9 @@ BOX_CHUNK = 30
 MAX_PAIR_PLOTS = 40
 #: longest text shown for one value of the environment, context or extra fields
 MAX_VALUE_CHARS = 600
+#: sections drawn from a key of a results file's context: key -> "module:function", called
+#: with the context value and ``image(figure, name)``; returns ``{"title", "html"}`` (markup)
+CONTEXT_SECTIONS = {"evaluate": "steadybench.evaluate.figures:report_section"}
 
 
 # ============================================================================ helpers
@@ -288,6 +291,8 @@ def _context_view(context: Mapping[str, Any]) -> dict[str, Any]:
         lk = str(key).lower()
         if lk in ("preset", "applied", "skipped", "countermeasures"):
             special[lk] = value
+        elif key in CONTEXT_SECTIONS:
+            continue  # shown as its own section
         else:
             rest[key] = value
     cm = special.get("countermeasures")
@@ -396,6 +401,18 @@ def _match(cases: Sequence[CaseResult], entry: Mapping[str, Any], name: str) -> 
     return None
 
 
+def _context_sections(results: Results, image: Any) -> list[dict[str, Any]]:
+    import importlib
+
+    sections = []
+    for key, target in CONTEXT_SECTIONS.items():
+        data = results.context.get(key)
+        if isinstance(data, Mapping):
+            module, _, name = target.partition(":")
+            sections.append(getattr(importlib.import_module(module), name)(data, image))
+    return sections
+
+
 # ============================================================================ public
 def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
                  comparison: dict[str, Any] | None = None, plots_dir: str | None = None,
@@ -477,6 +494,9 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
             "sweep_rows": _sweep_rows(results.context.get("sweep")),
             "cases": cases,
             "failed": len(results.failed),
+            "sections": _context_sections(
+                results, lambda fig, name, p=prefix: _image(fig, f"{p}{name}", pdir,
+                                                            plot_format, written)),
         })
 
     html = _environment().get_template("report.html.j2").render(

@@ -1,0 +1,190 @@
+"""``steadybench evaluate``: Rancid's evaluation of the managed method against the baseline
+(Afonso & Almeida §VI), in one command. See ``docs/evaluate.md``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..errors import BenchmarkFailed, ConfigurationError, SystemControlError
+from . import Interrupted
+from .common import output_options, positive, write_outputs
+from .validate import count, not_empty
+
+if TYPE_CHECKING:
+    from ..evaluate.session import EvaluationSession, Target
+
+
+def _target(args: tuple[str, ...], cmds: tuple[str, ...], shell: bool, opts: dict[str, Any]
+            ) -> Target:
+    """A single argument ending in ``.py`` is a benchmark file; anything else is a command."""
+    from ..evaluate.session import CommandTarget, FileTarget
+    from .run import parse_key_values
+
+    if len(args) == 1 and args[0].endswith(".py") and not cmds:
+        return FileTarget(args[0], opts.get("select"), opts.get("method"),
+                          parse_key_values(opts.get("method_option") or (), "--method-option"))
+    if opts.get("select") or opts.get("method") or opts.get("method_option"):
+        raise ConfigurationError("-k, --method and --method-option apply to a benchmark file")
+    from ..programs.commands import Command
+
+    commands = []
+    if args:
+        commands.append(Command.from_line(" ".join(args), shell=True) if shell
+                        else Command.from_args(list(args)))
+    commands += [Command.from_line(c, shell=shell) for c in cmds]
+    if not commands:
+        raise ConfigurationError("nothing to evaluate: give a benchmark file (FILE.py), a "
+                                 "command after --, or --cmd")
+    names = [c.name for c in commands]
+    if len(set(names)) != len(names):
+        raise ConfigurationError("a command is given twice")
+    return CommandTarget(commands, shell=shell, timeout=opts.get("timeout"))
+
+
+def _progress(quiet: bool):
+    def show(record: Any, done: int, total: int) -> None:
+        if quiet:
+            return
+        from ..output.format import format_seconds
+
+        median = record.median()
+        where = "long" if record.series == "long" else f"launch {record.launch + 1}"
+        text = (f"[{done}/{total}] {record.case.label} {record.preset} {where}: "
+                f"median {format_seconds(median)}"
+                + (" (interrupted)" if record.case.interrupted else ""))
+        click.echo(text, err=True)
+
+    return show
+
+
+def _finish(session: EvaluationSession, title: str, opts: dict[str, Any]) -> None:
+    """Analyse what ran, write the outputs and print the tables, signals held back."""
+    from ..evaluate.analysis import analyse, evaluation_results
+    from ..evaluate.tables import table_lines
+
+    options = session.options
+    presets = {}
+    for role, name in (("baseline", options.baseline), ("managed", options.managed)):
+        records = [r for r in session.records if r.role == role]
+        record = records[0].case.extra.get("preset") if records else None
+        presets[role] = record or {"preset": name, "applied": [], "skipped": [],
+                                   "note": "no execution ran"}
+    units = session.target.units()
+    evaluation, cases = analyse(units, session.records, session.schedule, options, presets,
+                                session.interrupted)
+    results = evaluation_results(title, evaluation, cases, opts.get("command_line"))
+    write_outputs(results, opts)
+    if not opts.get("quiet"):
+        for line in table_lines(evaluation.to_dict()):
+            click.echo(line)
+
+
+@click.command("evaluate", context_settings={"ignore_unknown_options": False})
+@click.argument("target", nargs=-1)
+@click.option("--cmd", "cmds", multiple=True, metavar="LINE",
+              help="A command line to evaluate instead of a file (repeatable).")
+@click.option("--shell", is_flag=True, help="Run the command through /bin/sh -c.")
+@click.option("--timeout", type=float, callback=positive,
+              help="Kill one run of a command after this many seconds.")
+@click.option("--baseline-preset", "baseline", default="baseline", show_default=True,
+              callback=not_empty, metavar="NAME|FILE",
+              help="The preset the managed one is compared with.")
+@click.option("--managed-preset", "managed", default="managed", show_default=True,
+              callback=not_empty, metavar="NAME|FILE",
+              help="The preset under evaluation (every countermeasure this machine supports).")
+@click.option("--launches", "-p", type=count(min=2, max=100_000), default=30,
+              show_default=True,
+              help="Independent executions of each preset (the paper's 30 launches).")
+@click.option("--runs", "-n", type=count(min=1, max=10**9), default=50, show_default=True,
+              help="Measured runs in each launch (the paper's 50 iterations).")
+@click.option("--long", "long_runs", type=count(min=0, max=10**9), default=0,
+              show_default=True,
+              help="Also one long execution of each preset with this many runs (Table 2; "
+              "0: none, Table 2 then pools the launches).")
+@click.option("--warmup", type=count(min=0, max=10**9), default=1, show_default=True,
+              help="Warm-up runs at the start of each execution, left out.")
+@click.option("--order", type=click.Choice(["random", "alternate"]), default="random",
+              show_default=True,
+              help="Order inside each block of one execution per preset: random (randomised "
+              "blocks) or alternate (baseline, managed, baseline...).")
+@click.option("--seed", type=int, default=None, help="Seed of the random order.")
+@click.option("--time-limit", type=float, default=600.0, show_default=True,
+              callback=positive, help="Hard limit in seconds of one execution.")
+@click.option("--confidence", type=float, default=0.95, show_default=True,
+              help="Confidence level of the intervals.")
+@click.option("--highlight-abs", type=float, default=1e-3, show_default=True,
+              help="Absolute change (seconds) over which, together with --highlight-rel, "
+              "a table cell is highlighted (the paper's 1 ms).")
+@click.option("--highlight-rel", type=float, default=0.01, show_default=True,
+              help="Relative change over which, together with --highlight-abs, a cell is "
+              "highlighted (the paper's 1%).")
+@click.option("-k", "select", metavar="PATTERN",
+              help="Evaluate only the benchmarks of the file matching PATTERN.")
+@click.option("--method", default=None, help="Measurement method for the file's benchmarks.")
+@click.option("--method-option", multiple=True, metavar="NAME=VALUE",
+              help="Option of the measurement method (repeatable).")
+@click.option("--wait-lock", is_flag=True,
+              help="When another tuned run holds the machine's tuning lock, wait for it.")
+@click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@output_options
+@click.pass_context
+def evaluate_cmd(ctx: click.Context, target: tuple[str, ...], cmds: tuple[str, ...],
+                 shell: bool, **opts: Any) -> None:
+    """Evaluate the managed preset against the baseline (Rancid §VI): K interleaved launches
+    of each, Tables 2 and 3, Figs. 15 and 16, and runs that jump between levels.
+
+    TARGET is a benchmark file (FILE.py) or a command (after --)."""
+    from ..evaluate.session import EvaluateOptions, EvaluationSession
+    from ..output.deferral import DeferredSignals
+
+    options = EvaluateOptions(
+        baseline=opts["baseline"], managed=opts["managed"], launches=opts["launches"],
+        runs=opts["runs"], long_runs=opts["long_runs"], warmup=opts["warmup"],
+        order=opts["order"], seed=opts["seed"], time_limit=opts["time_limit"],
+        confidence=opts["confidence"], highlight_abs=_nonneg(opts["highlight_abs"],
+                                                             "--highlight-abs"),
+        highlight_rel=_nonneg(opts["highlight_rel"], "--highlight-rel"),
+        root=(ctx.obj or {}).get("root", "/"), wait_lock=bool(opts.get("wait_lock")))
+    opts["command_line"] = " ".join(["steadybench", *sys.argv[1:]]) if sys.argv else None
+    tgt = _target(target, cmds, shell, opts)
+    title = Path(target[0]).stem if len(target) == 1 and target[0].endswith(".py") \
+        else "evaluate"
+    session = EvaluationSession(tgt, options, _progress(bool(opts.get("quiet"))))
+    try:
+        session.run()
+    except KeyboardInterrupt:
+        session.interrupted = True
+        if session.records:
+            with DeferredSignals():
+                _finish(session, title, opts)
+        _report_unrestored(session)
+        raise Interrupted() from None
+    with DeferredSignals():
+        _finish(session, title, opts)
+    if session.restore_failures:
+        raise SystemControlError("machine settings not restored (the results were written): "
+                                 + "; ".join(session.restore_failures))
+    failed = [r for r in session.records if r.case.errors]
+    if failed:
+        first = failed[0]
+        raise BenchmarkFailed(f"{len(failed)} of {len(session.records)} executions failed "
+                              f"(the results were written); first: {first.case.label} "
+                              f"{first.preset}: {first.case.errors[0]}")
+
+
+def _report_unrestored(session: EvaluationSession) -> None:
+    for line in session.restore_failures:
+        click.echo(f"error: machine settings not restored: {line}", err=True)
+
+
+def _nonneg(value: float, option: str) -> float:
+    if not value >= 0:
+        raise ConfigurationError(f"{option} must not be negative, got {value}")
+    return value
+
+
+commands = [evaluate_cmd]

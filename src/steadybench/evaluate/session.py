@@ -1,0 +1,433 @@
+"""Running Rancid's evaluation (§VI): two presets, K independent executions each, interleaved.
+
+For every benchmark case, :class:`EvaluationSession` runs K *launches* of each preset (the
+paper: 30 launches of 50 runs, §VI-C), in blocks: block k runs one execution of each preset, in
+a random order (``order="random"``, randomised blocks) or always baseline first
+(``order="alternate"``, ABAB). Drift of the machine over the session then hits both presets
+alike instead of deciding the comparison. Optionally it then runs one long execution of each
+preset (``long_runs``; the paper's two-hour runs, §VI-A), in a random order too.
+
+Each execution is one fresh worker process (:func:`steadybench.runner.workers.run_in_workers`),
+so the launches are independent (own hash seed, memory layout). A preset is built anew for each
+execution (:func:`steadybench.system.presets.build_preset`) and its before-benchmark
+countermeasures (tune, pin, priority, quiet, settle) are applied in this process around that
+execution only, its per-run ones (cool-down, warm-up, GC) in the worker: so every managed
+execution starts from a tuned machine and every baseline one from the untouched machine. Every
+setting goes through the system layer's journal and is restored after each execution on every
+exit path (Ctrl-C and SIGTERM included: the actions' ``close`` runs in ``finally``), and
+``steadybench system reset`` restores from the journal after a ``kill -9``. The machine's tuning
+lock is held for the whole session when a preset tunes, so no other tuned run interleaves.
+
+A target says what one execution runs: :class:`FileTarget` (a benchmark file's cases) or
+:class:`CommandTarget` (an external command, as ``exec`` runs it).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..errors import ConfigurationError, SteadybenchError
+from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
+
+ORDERS = ("random", "alternate")
+#: the paper's reproducibility design: 30 launches of 50 runs (§VI-C)
+LAUNCHES = 30
+RUNS = 50
+
+
+@dataclass
+class EvaluateOptions:
+    """Settings of one evaluation (see ``docs/evaluate.md``)."""
+
+    baseline: str = "baseline"
+    managed: str = "managed"
+    launches: int = LAUNCHES
+    runs: int = RUNS
+    long_runs: int = 0
+    warmup: int = 1
+    order: str = "random"
+    seed: int | None = None
+    #: hard limit of one execution, seconds
+    time_limit: float = 600.0
+    confidence: float = 0.95
+    highlight_abs: float = 1e-3
+    highlight_rel: float = 0.01
+    root: str = "/"
+    wait_lock: bool = False
+
+    def __post_init__(self) -> None:
+        if self.order not in ORDERS:
+            raise ConfigurationError(f"--order must be one of {', '.join(ORDERS)}, "
+                                     f"not {self.order!r}")
+        if self.launches < 2:
+            raise ConfigurationError(f"--launches must be at least 2 (a spread across "
+                                     f"executions needs two), got {self.launches}")
+        if self.runs < 1:
+            raise ConfigurationError(f"--runs must be at least 1, got {self.runs}")
+        if self.long_runs < 0:
+            raise ConfigurationError(f"--long must not be negative, got {self.long_runs}")
+        if self.warmup < 0:
+            raise ConfigurationError(f"--warmup must not be negative, got {self.warmup}")
+        if not self.time_limit > 0:
+            raise ConfigurationError(f"--time-limit must be positive, got {self.time_limit}")
+        if not 0 < self.confidence < 1:
+            raise ConfigurationError(f"--confidence must be between 0 and 1, got "
+                                     f"{self.confidence}")
+        if self.baseline == self.managed:
+            raise ConfigurationError(f"the baseline and managed presets are the same "
+                                     f"({self.baseline!r}): nothing to compare")
+
+    @property
+    def presets(self) -> tuple[str, str]:
+        return self.baseline, self.managed
+
+
+@dataclass
+class Unit:
+    """One benchmark case of a target (a function at one parameter set, or a command)."""
+
+    index: int
+    benchmark: str
+    implementation: str
+    params: dict[str, Any]
+    payload: Any = None
+    #: the measurement method whose estimate the pooled launches get (None: the mean)
+    method: Any = None
+
+    @property
+    def label(self) -> str:
+        inner = ",".join(f"{k}={v}" for k, v in self.params.items())
+        name = self.benchmark if self.implementation in (self.benchmark, "") else \
+            f"{self.benchmark}/{self.implementation}"
+        return f"{name}[{inner}]" if inner else name
+
+
+@dataclass
+class ExecutionRecord:
+    """One execution of the session: which case, preset, series (``launches`` or ``long``),
+    launch index, its place in the schedule, its wall-clock start and length, and its case."""
+
+    unit: int
+    preset: str
+    role: str
+    series: str
+    launch: int
+    position: int
+    started: float
+    seconds: float
+    case: CaseResult
+
+    def values(self) -> list[float]:
+        return self.case.values(PRIMARY_METRIC, RUN_OK)
+
+    def median(self) -> float | None:
+        import statistics
+
+        values = self.values()
+        return statistics.median(values) if values else None
+
+
+class Target(Protocol):
+    """What an evaluation runs: its cases, and one execution of a case under a preset."""
+
+    description: str
+
+    def units(self) -> list[Unit]: ...
+
+    def execute(self, unit: Unit, preset: str, runs: int,
+                options: EvaluateOptions) -> CaseResult:
+        """One independent execution of ``unit`` with ``preset`` applied around it and
+        restored before returning (also when it raises); ``runs`` measured runs. On
+        KeyboardInterrupt, ``last_case`` holds what was measured."""
+        ...
+
+
+def _preset_summary(record: dict[str, Any]) -> dict[str, Any]:
+    return {"preset": record.get("preset"), "source": record.get("source"),
+            "applied": record.get("applied", []), "skipped": record.get("skipped", []),
+            "meters": record.get("meters", [])}
+
+
+class FileTarget:
+    """The cases of a benchmark file (the short form and module-level Benchmark objects),
+    selected with ``pattern`` like ``run -k``; each execution is one worker process."""
+
+    def __init__(self, path: str, pattern: str | None = None, method: str | None = None,
+                 method_options: dict[str, Any] | None = None) -> None:
+        from ..definitions import build_benchmarks, load_file, mark_origin, matches
+        from ..methods import make_method
+        from ..runner.runner import Runner
+
+        definitions = load_file(path)
+        options = dict(method_options or {})
+
+        def runner_for(spec: Any) -> Runner:
+            from .. import defaults
+
+            name = method or (spec.method if spec else None) or defaults.METHOD
+            return Runner(method=make_method(name, **{**(spec.method_options if spec else {}),
+                                                      **options}))
+
+        benchmarks = build_benchmarks(definitions.specs, runner_for, pattern)
+        benchmarks += [b for b in definitions.benchmarks if matches(pattern, b.title)]
+        mark_origin(benchmarks, path)
+        if not benchmarks:
+            raise ConfigurationError(f"-k {pattern!r} selects no benchmark (defined: "
+                                     f"{', '.join(definitions.names())})")
+        self.description = str(path)
+        self._units: list[Unit] = []
+        for bench in benchmarks:
+            for config, params in bench.cases():
+                self._units.append(Unit(len(self._units), bench.title,
+                                        config.implementation.name, params.to_dict(),
+                                        (config, params), config.runner.method))
+        self.last_case: CaseResult | None = None
+
+    def units(self) -> list[Unit]:
+        return list(self._units)
+
+    def execute(self, unit: Unit, preset: str, runs: int,
+                options: EvaluateOptions) -> CaseResult:
+        from ..processors.base import finalize_case
+        from ..runner.actions import RunContext
+        from ..runner.runner import Runner, Stage
+        from ..runner.stop import RunState, build_stop_condition
+        from ..runner.workers import run_in_workers
+        from ..system.presets import build_preset
+
+        config, params = unit.payload
+        self.last_case = None
+        runner = Runner(build_stop_condition(runs=runs), warmup=options.warmup,
+                        method=copy.deepcopy(config.runner.method), processes=1,
+                        time_limit=options.time_limit, confidence=options.confidence,
+                        max_runs=runs)
+        plan = build_preset(preset, options.root)
+        for stage, action in plan.actions:
+            runner.add_action(stage, action)
+        implementation = config.implementation
+        case = runner.new_case(implementation, params, unit.benchmark)
+        self.last_case = case
+        ctx = RunContext(implementation, params, case, RunState(), runner.clock, runner.sleep)
+        staged = runner.actions[Stage.BEFORE_BENCHMARK] + runner.actions[Stage.AFTER_BENCHMARK]
+        try:
+            for action in runner.actions[Stage.BEFORE_BENCHMARK]:
+                action(ctx)
+            run_in_workers(runner, implementation, params, plan.meters, unit.benchmark,
+                           None, case)
+            for action in runner.actions[Stage.AFTER_BENCHMARK]:
+                action(ctx)
+        except KeyboardInterrupt:
+            case.interrupted = True
+            case.stop_reason = "interrupted"
+            raise
+        finally:
+            for action in reversed(staged):
+                action.close(ctx)
+            with _contained(case):
+                finalize_case(case, (), runner.method, options.confidence)
+        case.extra["preset"] = _preset_summary(plan.record)
+        return case
+
+
+class _contained:
+    """Around the estimate of an execution: a failure is an error of the case, not of the
+    session (the raw runs still count)."""
+
+    def __init__(self, case: CaseResult) -> None:
+        self.case = case
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+        if exc is not None and isinstance(exc, Exception):
+            self.case.errors.append(f"estimate: {type(exc).__name__}: {exc}")
+            return True
+        return False
+
+
+class CommandTarget:
+    """External commands, each execution one ``exec`` session of ``runs`` runs of the command
+    (one process per run, ``wait4`` accounting), with the preset applied around it through
+    :func:`steadybench.system.presets.machine_session`.
+
+    The times are whole-process wall times: ``exec``'s start-up correction is off by default
+    (``correct``), because its estimate, made anew in every execution, would add its own noise
+    to the spread across executions that Table 3 measures.
+    """
+
+    def __init__(self, commands: Sequence[Any], *, shell: bool = False,
+                 timeout: float | None = None, correct: bool = False) -> None:
+        if not commands:
+            raise ConfigurationError("no command to evaluate")
+        self.description = " | ".join(c.name for c in commands)
+        self._commands = list(commands)
+        self._shell = shell
+        self._timeout = timeout
+        self._correct = correct
+        self.last_case: CaseResult | None = None
+
+    def units(self) -> list[Unit]:
+        return [Unit(i, c.name, "", {}, c) for i, c in enumerate(self._commands)]
+
+    def execute(self, unit: Unit, preset: str, runs: int,
+                options: EvaluateOptions) -> CaseResult:
+        from ..programs.exec import ExecOptions, ExecSession
+        from ..programs.process import CommandRunner
+        from ..runner.stop import build_stop_condition
+        from ..system.presets import machine_session
+
+        runner = CommandRunner(shell=self._shell, timeout=self._timeout)
+        exec_options = ExecOptions(stop=build_stop_condition(runs=runs), warmup=options.warmup,
+                                   time_limit=options.time_limit, correct=self._correct,
+                                   confidence=options.confidence, max_runs=runs)
+        self.last_case = None
+        with machine_session(preset, options.root) as machine:
+            session = ExecSession([unit.payload], [{}], runner, exec_options)
+            session.before_run = machine.before_run
+            try:
+                results = session.run()
+            except KeyboardInterrupt:
+                partial = session.results(interrupted=True)
+                if partial.cases:
+                    self.last_case = partial.cases[0]
+                    self.last_case.extra["preset"] = _preset_summary(machine.record)
+                raise
+        case = results.cases[0]
+        case.extra["preset"] = _preset_summary(machine.record)
+        # what the session's countermeasures did (the files tuned...), as a runner records it
+        case.extra["machine"] = dict(machine.record.get("session") or {})
+        self.last_case = case
+        return case
+
+
+@dataclass
+class ScheduleItem:
+    unit: int
+    preset: str
+    series: str
+    launch: int
+
+
+def make_schedule(units: Sequence[Unit], options: EvaluateOptions,
+                  rng: random.Random) -> list[ScheduleItem]:
+    """The order of every execution: per case, ``launches`` blocks of one execution of each
+    preset (shuffled per block, or baseline first with ``alternate``), then the long
+    executions (shuffled)."""
+    items: list[ScheduleItem] = []
+    for unit in units:
+        for launch in range(options.launches):
+            order = list(options.presets)
+            if options.order == "random":
+                rng.shuffle(order)
+            items += [ScheduleItem(unit.index, p, "launches", launch) for p in order]
+        if options.long_runs:
+            order = list(options.presets)
+            rng.shuffle(order)
+            items += [ScheduleItem(unit.index, p, "long", 0) for p in order]
+    return items
+
+
+@dataclass
+class EvaluationSession:
+    """Runs the schedule of an evaluation; :attr:`records` holds every execution done (the
+    interrupted one too), so an interrupted session still yields its partial evaluation."""
+
+    target: Target
+    options: EvaluateOptions
+    on_execution: Callable[[ExecutionRecord, int, int], None] | None = None
+    records: list[ExecutionRecord] = field(default_factory=list)
+    schedule: list[ScheduleItem] = field(default_factory=list)
+    interrupted: bool = False
+    restore_failures: list[str] = field(default_factory=list)
+
+    def run(self) -> list[ExecutionRecord]:
+        from ..system.lock import TuningLock
+        from ..system.presets import build_preset
+        from ..system.sysfs import SysRoot
+
+        options = self.options
+        # Check both presets before anything runs: a typo in a preset file fails at once.
+        tunes = False
+        for preset in options.presets:
+            record = build_preset(preset, options.root).record
+            tunes = tunes or any(a["name"] == "tune" for a in record["applied"])
+        units = self.target.units()
+        self.schedule = make_schedule(units, options, random.Random(options.seed))
+        lock = TuningLock(SysRoot(options.root)) if tunes else None
+        if lock is not None:
+            lock.acquire(options.wait_lock)
+        try:
+            for position, item in enumerate(self.schedule):
+                self._one(units[item.unit], item, position)
+        except KeyboardInterrupt:
+            self.interrupted = True
+            raise
+        finally:
+            if lock is not None:
+                lock.release()
+        return self.records
+
+    def _one(self, unit: Unit, item: ScheduleItem, position: int) -> None:
+        options = self.options
+        runs = options.long_runs if item.series == "long" else options.runs
+        role = "baseline" if item.preset == options.baseline else "managed"
+        started = time.time()
+        t0 = time.monotonic()
+        case: CaseResult | None = None
+        try:
+            case = self.target.execute(unit, item.preset, runs, options)
+        except ConfigurationError:
+            raise
+        except SteadybenchError as exc:
+            # machine control failed around this execution (its settings were restored by
+            # the actions' close): the execution is failed, the session goes on
+            case = getattr(self.target, "last_case", None)
+            if case is None or case.benchmark != unit.benchmark:
+                case = CaseResult(unit.benchmark, unit.implementation, dict(unit.params))
+            case.errors.append(str(exc))
+            case.stop_reason = case.stop_reason or "error"
+        finally:
+            if case is None:
+                case = getattr(self.target, "last_case", None)
+            if case is not None:
+                record = ExecutionRecord(unit.index, item.preset, role, item.series,
+                                         item.launch, position, started,
+                                         time.monotonic() - t0, case)
+                self.records.append(record)
+                failed = (case.extra.get("machine") or {}).get("restore_failed")
+                if failed:
+                    self.restore_failures.append(f"{unit.label} ({item.preset}): {failed}")
+                if self.on_execution is not None:
+                    self.on_execution(record, len(self.records), len(self.schedule))
+
+
+def pool_cases(cases: Sequence[CaseResult], params: dict[str, Any]) -> CaseResult:
+    """One case holding the runs of several executions in order (statuses and metrics
+    concatenated), with one ``processes`` entry per execution, for the results file."""
+    first = cases[0]
+    pooled = CaseResult(benchmark=first.benchmark, implementation=first.implementation,
+                        params=params, method=first.method, unit=first.unit)
+    pooled.units = dict(first.units)
+    names = list(dict.fromkeys(n for c in cases for n in c.metrics))
+    for index, c in enumerate(cases):
+        for i, status in enumerate(c.status):
+            values = {n: c.metrics[n][i] if n in c.metrics and not math.isnan(c.metrics[n][i])
+                      else None for n in names}
+            pooled.add_run(status, values)
+            if status == RUN_OK:
+                pooled.accumulate(values)
+        for entry in c.processes:
+            pooled.processes.append({**entry, "index": index})
+        pooled.errors += [e for e in c.errors if e not in pooled.errors]
+        pooled.warnings += [w for w in c.warnings if w not in pooled.warnings]
+        pooled.interrupted = pooled.interrupted or c.interrupted
+    pooled.stop_reason = f"{len(cases)} executions; " + "; ".join(
+        dict.fromkeys(c.stop_reason for c in cases if c.stop_reason))
+    return pooled
