@@ -27,7 +27,7 @@ from ..errors import SteadybenchError
 
 #: modules of this package that define sub-commands, in the order ``--help`` lists them
 COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "ab", "report", "system",
-                   "edges")
+                   "edges", "history")
 
 #: exit status after Ctrl-C (128 + SIGINT) and SIGTERM (128 + SIGTERM), as shells use
 EXIT_INTERRUPTED = 130

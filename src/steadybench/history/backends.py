@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -144,10 +144,8 @@ class SQLiteBackend(Backend):
         try:
             yield
         except BaseException:
-            try:
+            with suppress(self._sqlite3.Error):
                 self.conn.execute("ROLLBACK")
-            except self._sqlite3.Error:
-                pass
             raise
         self.execute("COMMIT")
 
@@ -157,10 +155,8 @@ class SQLiteBackend(Backend):
         return bool(rows)
 
     def close(self) -> None:
-        try:
+        with suppress(self._sqlite3.Error):
             self.conn.close()
-        except self._sqlite3.Error:
-            pass
 
 
 class PostgresBackend(Backend):
@@ -219,10 +215,8 @@ class PostgresBackend(Backend):
         return bool(rows and rows[0][0])
 
     def close(self) -> None:
-        try:
+        with suppress(self._psycopg.Error):
             self.conn.close()
-        except self._psycopg.Error:
-            pass
 
 
 def default_path(cwd: str | os.PathLike[str] | None = None) -> Path:

@@ -105,10 +105,7 @@ def known_noise_protocol(base: Sequence[float], new: Sequence[float], noise: Noi
     lb = [math.log(v) for v in new if v > 0]
     d = sum(la) / len(la) - sum(lb) / len(lb)
     se = noise.sigma * math.sqrt(1.0 / len(la) + 1.0 / len(lb))
-    if se == 0:
-        t = math.inf if d > 0 else (-math.inf if d < 0 else 0.0)
-    else:
-        t = d / se
+    t = (math.inf if d > 0 else -math.inf if d < 0 else 0.0) if se == 0 else d / se
     p_faster = float(stats.t.sf(t, noise.df))  # BASE slower than NEW: NEW faster
     p_slower = float(stats.t.cdf(t, noise.df))
     q = float(stats.t.ppf(0.5 + confidence / 2, noise.df))

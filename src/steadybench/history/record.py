@@ -104,6 +104,8 @@ class Record:
     fingerprint: dict[str, Any] | None = None
     preset: str | None = None
     source: str = "steadybench"
+    #: benchmarks in the record, when read without its results
+    count: int | None = None
 
     @property
     def benchmarks(self) -> list[str]:
@@ -115,7 +117,8 @@ class Record:
                 "command": self.command, "commit": self.git.commit, "branch": self.git.branch,
                 "dirty": self.git.dirty, "git_note": self.git.note, "machine": self.machine,
                 "preset": self.preset, "source": self.source,
-                "benchmarks": len(self.benchmarks)}
+                "benchmarks": len(self.benchmarks) if self.results or self.count is None
+                else self.count}
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.summary(), "fingerprint": self.fingerprint, "results": self.results}

@@ -118,7 +118,8 @@ class HistoryStore:
     def records(self, limit: int | None = None, benchmark: str | None = None,
                 machine: str | None = None) -> list[Record]:
         """Records, newest first, without their results (``get`` reads one whole)."""
-        sql = f"SELECT {_RECORD_COLUMNS} FROM records"
+        sql = (f"SELECT {_RECORD_COLUMNS}, (SELECT COUNT(*) FROM measurements m WHERE "
+               "m.record_id = records.id) FROM records")
         where, params = [], []
         if machine:
             where.append("machine = ?")
@@ -131,7 +132,12 @@ class HistoryStore:
         sql += " ORDER BY id DESC"
         if limit:
             sql += f" LIMIT {int(limit)}"
-        return [self._record(row, None) for row in self.db.execute(sql, params)]
+        out = []
+        for row in self.db.execute(sql, params):
+            rec = self._record(row, None)
+            rec.count = int(row[12])
+            out.append(rec)
+        return out
 
     def get(self, record_id: int) -> Record:
         rows = self.db.execute(f"SELECT {_RECORD_COLUMNS}, results FROM records WHERE id = ?",

@@ -119,3 +119,35 @@ def trend_plot(points: Sequence[Point], path: str | os.PathLike[str],
     fig.savefig(buf, format=fmt)
     plt.close(fig)
     atomic_write_bytes(path, buf.getvalue())
+
+
+def trend_report(points: Sequence[Point], path: str | os.PathLike[str],
+                 changes: Sequence[Change] = ()) -> None:
+    """A self-contained HTML page: the trend plot (inline SVG) above the text view's records
+    and the change points, every user text escaped."""
+    import html
+    import tempfile
+    from pathlib import Path
+
+    from ..fileio import atomic_write_text
+
+    with tempfile.TemporaryDirectory() as tmp:
+        svg_path = Path(tmp) / "trend.svg"
+        trend_plot(points, svg_path, changes)
+        svg = svg_path.read_text(encoding="utf-8")
+    svg = svg[svg.find("<svg"):]
+    label = html.escape(points[0].label if points else "")
+    rows = "\n".join(f"<li>{html.escape(line.strip())}</li>"
+                     for line in trend_lines(points, changes, width=len(points))[2:])
+    found = "\n".join(
+        f"<li><b>{html.escape(c.direction)}</b> {c.magnitude:+.1%} in "
+        f"<code>{html.escape(c.commit_range)}</code>, confidence {c.confidence:.1%}</li>"
+        for c in changes) or "<li>no change point at 95% confidence</li>"
+    page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>steadybench trend: {label}</title>"
+            "<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;"
+            "padding:0 1rem}li{font-family:ui-monospace,monospace;font-size:.85rem}"
+            "svg{max-width:100%;height:auto}</style></head><body>"
+            f"<h1>{label}</h1><h2>Changes</h2><ul>{found}</ul>{svg}"
+            f"<h2>Records</h2><ul>{rows}</ul></body></html>\n")
+    atomic_write_text(path, page)

@@ -110,9 +110,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if bench.worker:
         return
     out = bench.finish()
-    if out.errors or (out.regressions and bench.fail_on != "never"):
-        if session.exitstatus == 0:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    failed = out.errors or (out.regressions and bench.fail_on != "never")
+    if failed and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

@@ -70,7 +70,7 @@ class BenchmarkFixture:
             return result
         from .measure import CallImplementation
 
-        impl = CallImplementation(fn, args, kwargs, name=self.name)
+        impl = CallImplementation(fn, args, kwargs, name=self.fullname)
         self._measure(impl)
         return result
 
@@ -99,7 +99,7 @@ class BenchmarkFixture:
             return result
         from .measure import CallImplementation
 
-        impl = CallImplementation(target, args, kwargs, setup=setup, name=self.name)
+        impl = CallImplementation(target, args, kwargs, setup=setup, name=self.fullname)
         self._measure(impl, rounds=rounds, warmup=warmup_rounds, calls_per_sample=iterations)
         return result
 

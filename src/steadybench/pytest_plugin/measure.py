@@ -133,8 +133,5 @@ def measure_call(impl: CallImplementation, name: str, *, processes: int, time_pe
                     confidence=confidence, time_limit=time_limit)
     case = runner.execute(impl, Parameters(), benchmark=name)
     finalize_case(case, (), method, confidence)
-    if use_workers:
-        isolation = f"{processes} worker processes"
-    else:
-        isolation = "in the pytest process"
+    isolation = f"{processes} worker processes" if use_workers else "in the pytest process"
     return Measured(case, isolation, None if use_workers else (reason or "asked for"))
