@@ -103,6 +103,7 @@ class SQLiteBackend(Backend):
 
         self.path = path
         self.where = str(path)
+        self.timeout = timeout
         self._sqlite3 = sqlite3
         if path.exists() and not path.is_file():
             raise HistoryError(f"history {path}: not a regular file")
@@ -121,8 +122,8 @@ class SQLiteBackend(Backend):
         text = str(exc)
         if "locked" in text or "busy" in text:
             return HistoryError(f"history {self.where} is locked by another process (waited "
-                                f"{default_timeout():g} s; STEADYBENCH_HISTORY_TIMEOUT sets "
-                                "how long)")
+                                f"{self.timeout:g} s; STEADYBENCH_HISTORY_TIMEOUT sets how "
+                                "long)")
         if "not a database" in text or "malformed" in text or "corrupt" in text:
             return HistoryError(f"history {self.where} is not a SQLite database or is corrupt "
                                 f"({text}); move it aside to start a new history")
