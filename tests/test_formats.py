@@ -16,8 +16,11 @@ from steadybench.formats import render
 from steadybench.formats.asv import read_asv
 from steadybench.formats.bmf import to_bmf
 from steadybench.formats.gab import to_gab
-from steadybench.formats.pytest_benchmark import read_pytest_benchmark, stats_of, \
-    to_pytest_benchmark
+from steadybench.formats.pytest_benchmark import (
+    read_pytest_benchmark,
+    stats_of,
+    to_pytest_benchmark,
+)
 from steadybench.model.results import Results
 from steadybench.output.results_io import results_from_data
 
