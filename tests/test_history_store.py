@@ -215,3 +215,13 @@ def test_the_default_store_is_at_the_top_of_the_repository(repo: Path) -> None:
         assert Path(store.where) == repo / ".steadybench" / "history.sqlite"
         rec = store.add(results_doc({"a": [1.0, 1.1]}), git=GitInfo(note="x"))
         assert rec.id == 1
+
+
+def test_a_named_machine_class_replaces_the_host(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STEADYBENCH_MACHINE", "ci-runner")
+    with HistoryStore.open(str(tmp_path / "h.sqlite")) as store:
+        rec = store.add(results_doc({"a": [1.0, 1.1]}, host="random-host-123"),
+                        git=GitInfo(note="x"))
+        assert rec.machine == "ci-runner"
+        assert store.machines() == ["ci-runner"]

@@ -134,7 +134,7 @@ def history_noise_lookup(url: str | None, environment: dict[str, Any] | None,
     the history could not be read. Without an explicit URL the project's default store is used
     only when it already exists."""
     from .backends import HistoryError, default_path
-    from .record import machine_id
+    from .record import current_machine
     from .store import HistoryStore
 
     if url is None and only_if_exists and not default_path().exists():
@@ -143,7 +143,7 @@ def history_noise_lookup(url: str | None, environment: dict[str, Any] | None,
         store = HistoryStore.open(url)
     except HistoryError as exc:
         return None, f"run-to-run noise from history not used: {exc}"
-    machine = machine_id(environment) if environment else None
+    machine = current_machine(environment) if environment else None
     cache: dict[str, Noise | None] = {}
 
     def lookup(sample: Any) -> Noise | None:

@@ -38,6 +38,22 @@ def machine_id(environment: dict[str, Any] | None) -> str:
     return f"{parts['host']}-{digest[:8]}"
 
 
+#: environment variable naming the machine class a result counts for (e.g. "gha-ubuntu-latest"
+#: on CI runners, whose host names change from run to run)
+MACHINE_VARIABLE = "STEADYBENCH_MACHINE"
+
+
+def current_machine(environment: dict[str, Any] | None) -> str:
+    """The machine a result is recorded for: :data:`MACHINE_VARIABLE` when set, else
+    :func:`machine_id` of its environment. The assumption, stated: every host that shares a
+    name has the same speed and noise (true of one CI runner type, not of a laptop and a CI
+    runner)."""
+    import os
+
+    named = os.environ.get(MACHINE_VARIABLE, "").strip()
+    return named or machine_id(environment)
+
+
 def _finite(value: Any) -> float | None:
     try:
         number = float(value)

@@ -16,7 +16,7 @@ from typing import Any
 from ..model.results import now_iso
 from .backends import Backend, HistoryError, open_backend
 from .git import GitInfo, git_info, resolve_commit
-from .record import Record, machine_id, measurements_of, preset_of
+from .record import Record, current_machine, measurements_of, preset_of
 from .schema import insert_measurement, migrate
 
 _RECORD_COLUMNS = ("id, created, name, command, git_commit, git_branch, git_dirty, git_note, "
@@ -84,7 +84,7 @@ class HistoryStore:
         info = git if git is not None else git_info(cwd)
         env = results.get("environment") or {}
         record = Record(results=results, created=created or now_iso(), name=name,
-                        command=command, git=info, machine=machine_id(env),
+                        command=command, git=info, machine=current_machine(env),
                         fingerprint=env.get("fingerprint"), preset=preset_of(results),
                         source=source)
         with self.db.transaction():
