@@ -155,8 +155,11 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
 
         if suite_path or new:
             raise ConfigurationError("--baseline REF takes at most one argument, NEW")
+        from ..history.record import current_machine
+
         new_set = read_samples(base, column) if base else record_samples("HEAD", history_url)
-        base_set = baseline_samples(baseline_ref, history_url)
+        machine = current_machine(new_set.environment) if new_set.environment else None
+        base_set = baseline_samples(baseline_ref, history_url, machine)
         opts.noise, note = history_noise_lookup(history_url, new_set.environment)
         doc = compare_sets(base_set, new_set, opts, weights, r)
         if note:

@@ -164,8 +164,9 @@ class BenchmarkSession:
         from ..fileio import atomic_write_text
         from ..history.baseline import baseline_samples, samples_of_results
         from ..history.noise import history_noise_lookup
+        from ..history.record import current_machine
 
-        base = baseline_samples(ref, url)
+        base = baseline_samples(ref, url, current_machine(results.environment))
         new = samples_of_results(results, "this session")
         lookup, note = history_noise_lookup(url, results.environment)
         if note:
