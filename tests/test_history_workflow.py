@@ -76,7 +76,10 @@ def test_three_commits_the_third_slower(tmp_path: Path, monkeypatch: pytest.Monk
     out = capsys.readouterr().out
     assert "SLOWER: test_speed.py::test_work" in out
     assert f"{commits[1][:10]}..{commits[2][:10]}" in out
-    assert main(["history", "regressions", "--json", "changes.json", "--fail-on", "never"]) == 0
+    # a busy machine's drift between pytest sessions can exceed the noise inside one; changes
+    # below 5% are not this test's subject
+    assert main(["history", "regressions", "--json", "changes.json", "--fail-on", "never",
+                 "--min-change", "5%"]) == 0
     changes = json.loads((repo / "changes.json").read_text())["changes"]
     assert [c["after_commit"] for c in changes] == [commits[2]]
     assert changes[0]["magnitude"] == pytest.approx(0.2, abs=0.05)
