@@ -154,3 +154,13 @@ def test_a_broken_history_costs_one_line_not_the_outputs(project: Path) -> None:
     assert len(errors) == 1 and "not a SQLite database or is corrupt" in errors[0]
     assert json.loads((project / "r.json").read_text())["benchmarks"]
     assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_real_xdist_runs_the_tests_and_warns(project: Path) -> None:
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed (the test extra)")
+    out = pytest_run(project, "-p", "no:benchmark", *FAST, "-n", "2", "--steadybench-json",
+                     "r.json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "6 passed" in out.stdout
+    assert "not measured in pytest-xdist workers" in out.stdout
+    assert "steadybench benchmarks" not in out.stdout and not (project / "r.json").exists()
