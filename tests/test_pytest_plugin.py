@@ -164,3 +164,12 @@ def test_real_xdist_runs_the_tests_and_warns(project: Path) -> None:
     assert "6 passed" in out.stdout
     assert "not measured in pytest-xdist workers" in out.stdout
     assert "steadybench benchmarks" not in out.stdout and not (project / "r.json").exists()
+
+
+def test_bad_options_are_a_usage_error(project: Path) -> None:
+    out = pytest_run(project, "-p", "no:benchmark", "--steadybench-confidence", "2")
+    assert out.returncode == 4  # pytest's usage error
+    assert "steadybench: --steadybench-confidence must be between 0 and 1" in out.stderr
+    assert "Traceback" not in out.stderr
+    out = pytest_run(project, "-p", "no:benchmark", "--steadybench-time", "nan")
+    assert out.returncode == 4 and "--steadybench-time" in out.stderr

@@ -39,7 +39,14 @@ _KEY = "_steadybench_session"
 def session_of(config: pytest.Config) -> BenchmarkSession:
     session = getattr(config, _KEY, None)
     if session is None:
-        session = BenchmarkSession(config)
+        import pytest
+
+        from ..errors import SteadybenchError
+
+        try:
+            session = BenchmarkSession(config)
+        except (SteadybenchError, ValueError) as exc:
+            raise pytest.UsageError(f"steadybench: {exc}") from None
         setattr(config, _KEY, session)
     return session
 
@@ -80,6 +87,9 @@ class BenchmarkSession:
             self.processes = 1
         self.time_per_execution = float(opt("steadybench_time", None)
                                         or defaults.EXECUTION_TIME)
+        if not 0 < self.time_per_execution < 3600 or not 1 <= self.processes <= 1000:
+            raise ValueError("--steadybench-time must be in (0, 3600) seconds and "
+                             "--steadybench-processes in 1..1000")
         self.warmup = defaults.WARMUP
         self.time_limit = 600.0
         self.confidence = _fraction(opt("steadybench_confidence", None) or "0.95",
