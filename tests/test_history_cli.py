@@ -147,3 +147,19 @@ def test_bad_references_and_options_are_one_line(project: Path,
     lines = err.strip().splitlines()
     assert len(lines) == 4 and all(line.startswith("error: ") for line in lines)
     assert "Traceback" not in err
+
+
+def test_asv_results_are_imported_with_their_commit(project: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from test_formats import asv_file
+
+    path = asv_file(project)
+    assert main(["history", "import", str(path), "--name", "asv-base"]) == 0
+    assert main(["history", "show", "asv-base", "--json", "rec.json"]) == 0
+    rec = json.loads((project / "rec.json").read_text())
+    assert rec["source"] == "asv" and rec["commit"].startswith("0123456789abcdef")
+    assert rec["created"].startswith("2024-05-01") and rec["benchmarks"] == 3
+    assert main(["history", "export", "asv-base", "--format", "github-action-benchmark",
+                 "-o", "gab.json"]) == 0
+    names = [e["name"] for e in json.loads((project / "gab.json").read_text())]
+    assert names == ["bench.time_sort", "bench.time_param(1)", "bench.time_param(3)"]

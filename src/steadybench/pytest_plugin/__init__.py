@@ -109,7 +109,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     bench = session_of(session.config)
     if bench.worker:
         return
-    out = bench.finish()
+    out = bench.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
     failed = out.errors or (out.regressions and bench.fail_on != "never")
     if failed and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

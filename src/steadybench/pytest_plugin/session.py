@@ -126,9 +126,11 @@ class BenchmarkSession:
                                 "runner": "pytest plugin"})
 
     # ------------------------------------------------------------------ the end
-    def finish(self) -> Outcome:
+    def finish(self, interrupted: bool = False) -> Outcome:
         """Write, save and compare (see the module docs); never raises for a broken history or
-        an unwritable file: each failure is one line in ``errors``."""
+        an unwritable file: each failure is one line in ``errors``. After Ctrl-C the files are
+        written (marked interrupted) but nothing is recorded or compared: a partial session in
+        the history would read as a change."""
         from ..errors import SteadybenchError
 
         out = Outcome()
@@ -136,6 +138,7 @@ class BenchmarkSession:
         if not self.cases:
             return out
         results = self.results()
+        results.interrupted = interrupted
         opt = self.config.getoption
         for option, fmt in (("steadybench_json", "steadybench"), ("steadybench_bmf", "bmf"),
                             ("steadybench_gab", "github-action-benchmark"),
@@ -148,6 +151,9 @@ class BenchmarkSession:
                 out.lines.append(f"wrote {fmt} results to {path}")
             except (SteadybenchError, OSError) as exc:
                 out.errors.append(f"--{option.replace('_', '-')} {path}: {exc}")
+        if interrupted:
+            out.lines.append("interrupted: the results were not recorded or compared")
+            return out
         name = opt("steadybench_save", None)
         url = opt("steadybench_history", None) or os.environ.get("STEADYBENCH_HISTORY_URL")
         if name or opt("steadybench_autosave", False):
