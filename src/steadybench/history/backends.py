@@ -212,8 +212,11 @@ class PostgresBackend(Backend):
             raise self.error(exc) from None
 
     def table_exists(self, name: str) -> bool:
-        rows = self.execute("SELECT to_regclass(?)", (name,))
-        return bool(rows and rows[0][0])
+        # an MVCC query of the catalog, not to_regclass(): a name looked up without a lock can
+        # miss a table another session has just committed
+        rows = self.execute("SELECT 1 FROM pg_catalog.pg_tables WHERE tablename = ? AND "
+                            "schemaname = ANY (current_schemas(false))", (name,))
+        return bool(rows)
 
     def close(self) -> None:
         with suppress(self._psycopg.Error):

@@ -133,10 +133,6 @@ def migrate(db: Backend, target: int = SCHEMA_VERSION) -> int:
                     step(db)
                 else:
                     db.execute(step)
-            if now == 0 and version == 1:
-                db.execute("INSERT INTO steadybench_meta (key, value) VALUES "
-                           "('schema_version', ?)", (str(version),))
-            else:
-                db.execute("UPDATE steadybench_meta SET value = ? WHERE key = 'schema_version'",
-                           (str(version),))
+            db.execute("INSERT INTO steadybench_meta (key, value) VALUES ('schema_version', ?) "
+                       "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(version),))
     return found
