@@ -253,7 +253,7 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
                     fail_on: str, json_path: str | None) -> int:
     """Change points in every benchmark's history (PELT via ruptures; docs/history.md): the
     commit range, the magnitude and the confidence of each."""
-    from ..history.regressions import FASTER, SLOWER, regressions
+    from ..history.regressions import FASTER, SLOWER, confidence_text, regressions
     from ..output.sanitize import terminal_text
     from .compare import parse_fraction
 
@@ -287,7 +287,7 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
             name = f" ({c.after_name})" if c.after_name else ""
             click.echo(terminal_text(
                 f"{c.direction.upper()}: {c.label} on {c.machine}: {c.magnitude:+.1%} "
-                f"in {c.commit_range}{name}, confidence {c.confidence:.1%} "
+                f"in {c.commit_range}{name}, confidence {confidence_text(c.confidence)} "
                 f"(median {c.before_median:.4g} → {c.after_median:.4g} {c.unit}; "
                 f"{c.n_before} vs {c.n_after} executions)"))
     kinds = {c.direction for c in changes}

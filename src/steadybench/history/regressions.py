@@ -58,6 +58,11 @@ SLOWER = "slower"
 FASTER = "faster"
 
 
+def confidence_text(confidence: float) -> str:
+    """``97.1%``; never "100.0%" for a p-value that is small but not zero (``> 99.9%``)."""
+    return "> 99.9%" if confidence > 0.999 else f"{confidence:.1%}"
+
+
 @dataclass(frozen=True)
 class Change:
     """One change point of one benchmark's series."""

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..output.format import format_value
+from .regressions import confidence_text
 
 if TYPE_CHECKING:
     from .regressions import Change
@@ -60,7 +61,8 @@ def trend_lines(points: Sequence[Point], changes: Sequence[Change] = (), width: 
         mark = ""
         if p.record_id in change_at:
             c = change_at[p.record_id]
-            mark = f"  ← {c.direction} {c.magnitude:+.1%} (confidence {c.confidence:.1%})"
+            mark = (f"  ← {c.direction} {c.magnitude:+.1%} (confidence "
+                    f"{confidence_text(c.confidence)})")
         name = f" {p.name}" if p.name else ""
         lines.append(f"  #{p.record_id:<5} {commit}{dirty:<6} {p.created[:19]}{name}  "
                      f"{_value(p.value, unit)}{ci} n={len(p.executions)}{mark}")
@@ -141,7 +143,8 @@ def trend_report(points: Sequence[Point], path: str | os.PathLike[str],
                      for line in trend_lines(points, changes, width=len(points))[2:])
     found = "\n".join(
         f"<li><b>{html.escape(c.direction)}</b> {c.magnitude:+.1%} in "
-        f"<code>{html.escape(c.commit_range)}</code>, confidence {c.confidence:.1%}</li>"
+        f"<code>{html.escape(c.commit_range)}</code>, confidence "
+        f"{confidence_text(c.confidence)}</li>"
         for c in changes) or "<li>no change point at 95% confidence</li>"
     page = (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>steadybench trend: {label}</title>"
