@@ -12,6 +12,7 @@ import click
 
 from ..errors import ConfigurationError
 from ..fleet.options import check_cluster_options, cluster_options
+from ..history.options import history_options, record_from_opts, wants_history
 from .common import writable_path
 
 
@@ -149,6 +150,7 @@ def _check_outputs(va: Any, vb: Any) -> str | None:
               help="Write every round and the verdict as JSON ('-' for stdout).")
 @click.option("--quiet", "-q", is_flag=True, help="Print the verdict line only.")
 @cluster_options
+@history_options
 def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     """Compare A and B live: rounds of fresh executions in random order, until the verdict is
     decided at the stated confidence or the budget is spent.
@@ -221,6 +223,10 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
             sys.stdout.write(text)
         else:
             atomic_write_text(opts["json_path"], text)
+    if wants_history(opts) and not res.interim:  # after the file: a broken history costs none
+        from ..history.ab_record import results_from_ab
+
+        record_from_opts(results_from_ab(res, "steadybench ab"), opts)
     lines = summary_lines(res)
     if opts["json_path"] != "-":
         for line in (lines[2:3] if quiet else lines):

@@ -131,7 +131,11 @@ def writable_path(ctx: click.Context, param: click.Parameter, value: Any) -> Any
 
 
 def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--json, --xml, --csv, --markdown, --report: files the results are written to."""
+    """--json, --xml, --csv, --markdown, --report: files the results are written to; --history,
+    --history-url, --history-name: the history record (steadybench.history.options)."""
+    from ..history.options import history_options
+
+    fn = history_options(fn)
     fn = click.option(
         "--report",
         "report_path",
@@ -208,6 +212,9 @@ def write_outputs(results: Results, opts: dict[str, Any]) -> list[Path]:
         outputs, lambda message: click.echo(f"error: {one_line(message)}", err=True))
     if failures and not results.interrupted:
         raise failed_summary(failures, len(outputs))
+    from ..history.options import record_from_opts
+
+    record_from_opts(results, opts)  # after the files: a broken history costs none of them
     return written
 
 

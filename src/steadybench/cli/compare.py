@@ -112,6 +112,14 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
 @click.option("--fail-on", type=click.Choice(["slower", "change", "never"]), default="never",
               show_default=True,
               help="Exit with status 1 when any benchmark is significantly slower (or changed).")
+@click.option("--baseline", "baseline_ref", metavar="REF", default=None,
+              help="Take BASE from the history: the latest record of a saved name, a git "
+                   "reference (main, HEAD~1, a tag or hash) or #ID; the one argument is then NEW "
+                   "(default: the latest record of HEAD).")
+@click.option("--history-url", "history_url", metavar="URL", default=None,
+              envvar="STEADYBENCH_HISTORY_URL", show_envvar=True,
+              help="History store for --baseline and for run-to-run noise (default: "
+                   ".steadybench/history.sqlite in the project, when it exists).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the table.")
 @click.option("--by-host", is_flag=True,
               help="Pair each case with the same case on the same host (results of a fleet: "
@@ -124,13 +132,16 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
                 metric: str | None, resamples: int, seed: int, json_path: str | None,
                 markdown_path: str | None,
                 csv_path: str | None, report_path: str | None, fail_on: str,
-                quiet: bool, by_host: bool = False, style: str = "table") -> int:
+                baseline_ref: str | None, history_url: str | None, quiet: bool,
+                by_host: bool = False, style: str = "table") -> int:
     """Compare BASE and NEW with a stated confidence (the Speedup-Test protocol).
 
     BASE and NEW are steadybench results files, plain sample files (one time per line), CSV
-    files (--column), or hyperfine/pyperf JSON exports.
+    files (--column), hyperfine/pyperf/pytest-benchmark JSON exports or asv result files; with
+    --baseline REF, BASE comes from the history (docs/history.md). A side with one execution is
+    tested with the run-to-run noise the history learned for it on that machine, when it has.
     """
-    from ..compare.core import compare_files, compare_suite
+    from ..compare.core import compare_suite
     from ..compare.output import print_table, to_csv, to_json, to_markdown
     from ..compare.protocol import FASTER, SLOWER, CompareOptions
 
@@ -144,25 +155,47 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         seed=seed)
     r = parse_fraction(precision, "--precision")
     assert r is not None
+    from ..history.noise import history_noise_lookup
+
     base_set = new_set = None
-    if suite_path:
+    if baseline_ref is not None:
+        from ..compare.core import compare_sets
+        from ..compare.readers import read_samples
+        from ..history.baseline import baseline_samples, record_samples
+
+        if suite_path or new:
+            raise ConfigurationError("--baseline REF takes at most one argument, NEW")
+        from ..history.record import current_machine
+
+        new_set = read_samples(base, column) if base else record_samples("HEAD", history_url)
+        machine = current_machine(new_set.environment) if new_set.environment else None
+        base_set = baseline_samples(baseline_ref, history_url, machine)
+        opts.noise, note = history_noise_lookup(history_url, new_set.environment)
+        doc = compare_sets(base_set, new_set, opts, weights, r)
+        if note:
+            doc["warnings"].append(note)
+    elif suite_path:
         if base or new:
             raise ConfigurationError("give either BASE and NEW, or --suite, not both")
         doc = compare_suite(suite_path, opts, column=column, weights=weights, precision=r)
     else:
         if not base or not new:
             raise ConfigurationError("compare needs BASE and NEW (or --suite FILE)")
+        from ..compare.core import compare_sets
+        from ..compare.readers import read_samples
+
         if by_host:
-            from ..compare.core import compare_sets
-            from ..compare.readers import read_samples
             from ..fleet.pairing import with_hosts
 
             base_set = with_hosts(read_samples(base, column))
             new_set = with_hosts(read_samples(new, column))
-            doc = compare_sets(base_set, new_set, opts, weights, r)
         else:
-            doc, base_set, new_set = compare_files(base, new, opts, column=column,
-                                                   weights=weights, precision=r, metric=metric)
+            base_set = read_samples(base, column, metric)
+            new_set = read_samples(new, column, metric)
+        opts.noise, note = history_noise_lookup(history_url, new_set.environment)
+        doc = compare_sets(base_set, new_set, opts, weights, r)
+        if note:
+            doc["warnings"].append(note)
     for path, render in ((json_path, to_json), (markdown_path, to_markdown),
                          (csv_path, to_csv)):
         if path:

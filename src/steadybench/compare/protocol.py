@@ -88,6 +88,9 @@ class CompareOptions:
     seed: int = 0
     #: compute the interval of the speedup (off in simulations, for speed)
     speedup_ci: bool = True
+    #: run-to-run noise known from history, for sides with one execution: a function of a
+    #: Sample returning a :class:`steadybench.history.noise.Noise` or None
+    noise: Any = None
 
     def check(self) -> None:
         if self.confidence is not None and not 0 < self.confidence < 1:
@@ -295,7 +298,13 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
         "new_estimate": new.estimate.to_dict() if new.estimate is not None else None,
         "threshold": opts.threshold,
     }
-    if undecided is not None:
+    noise = None
+    if undecided is not None and opts.noise is not None and a.size and b.size:
+        noise = opts.noise(new) or opts.noise(base)
+    if noise is not None:
+        _known_noise(row, a, b, noise, opts)
+        undecided = None
+    elif undecided is not None:
         row.update(confidence_mode="fixed" if opts.confidence is not None else "auto",
                    confidence=opts.confidence,
                    protocol_confidence=dict.fromkeys(PROTOCOLS, opts.confidence),
@@ -312,7 +321,7 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
         row["confidence"] = opts.confidence
         row["protocol_confidence"] = dict.fromkeys(PROTOCOLS, opts.confidence)
         level_for = dict.fromkeys(PROTOCOLS, opts.confidence)
-    if undecided is None:
+    if undecided is None and noise is None:
         row["mean_protocol"] = mean_protocol(a, b, level_for["mean"], opts, cache)
         row["median_protocol"] = median_protocol(a, b, level_for["median"], opts, cache)
     for p in PROTOCOLS:
@@ -324,10 +333,40 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
         row["speedup_min"] = speedup(row["base"]["min"], row["new"]["min"])
         row["speedup_min_note"] = ("min(BASE)/min(NEW): not statistically meaningful "
                                    "(003 §1.3); shown on request")
-    row["speedup_ci"] = None
-    if undecided is None and opts.speedup_ci:
+    if noise is not None:
+        row["speedup_ci"] = row.pop("_noise_ci")
+    else:
+        row["speedup_ci"] = None
+    if undecided is None and noise is None and opts.speedup_ci:
         row["speedup_ci"] = speedup_interval(a, b, level_for[opts.verdict_by])
     return row
+
+
+def _known_noise(row: dict[str, Any], a: np.ndarray, b: np.ndarray, noise: Any,
+                 opts: CompareOptions) -> None:
+    """A side has one execution, but the history knows the benchmark's run-to-run noise on
+    this machine: both protocols become the t-test with that noise
+    (:func:`steadybench.history.noise.known_noise_protocol`)."""
+    from ..history.noise import known_noise_protocol
+
+    if opts.confidence is None:
+        level = next((lv for lv in AUTO_LEVELS
+                      if decide(known_noise_protocol(a, b, noise, lv), lv) in (FASTER, SLOWER)),
+                     None)
+        row["confidence_mode"] = "auto"
+        used = level if level is not None else AUTO_LEVELS[-1]
+    else:
+        level = used = opts.confidence
+        row["confidence_mode"] = "fixed"
+    row["confidence"] = level
+    row["protocol_confidence"] = dict.fromkeys(PROTOCOLS, level)
+    proto = known_noise_protocol(a, b, noise, used)
+    ci = proto.pop("ratio_ci")
+    row["mean_protocol"] = dict(proto)
+    row["median_protocol"] = dict(proto)
+    row["_noise_ci"] = ci
+    row["test_unit"] = f"{row['test_unit']} with {noise.describe()}"
+    row["warnings"].append(noise.describe())
 
 
 def speedup_interval(a: np.ndarray, b: np.ndarray, level: float) -> dict[str, Any] | None:

@@ -304,6 +304,24 @@ def _from_pyperf(path: Path, data: dict[str, Any]) -> SampleSet:
     return SampleSet(str(path), "pyperf", samples)
 
 
+def _imported(path: Path, data: Any) -> SampleSet | None:
+    """pytest-benchmark JSON and asv result files (:mod:`steadybench.formats`): one execution
+    per benchmark, read through the steadybench results they convert to."""
+    from ..formats.asv import is_asv, read_asv
+    from ..formats.pytest_benchmark import is_pytest_benchmark, read_pytest_benchmark
+
+    if is_pytest_benchmark(data):
+        kind, results = "pytest-benchmark", read_pytest_benchmark(path, data)
+    elif is_asv(data):
+        kind, results = "asv", read_asv(path, data)
+    else:
+        return None
+    sset = _from_results(path, results)
+    sset.kind = kind
+    sset.skipped.extend(results.context.get("skipped") or [])
+    return sset
+
+
 def read_samples(path: str | os.PathLike[str], column: str | None = None,
                  metric: str | None = None) -> SampleSet:
     """Read any supported input; the format is recognised from the content. ``metric`` picks
@@ -324,12 +342,15 @@ def read_samples(path: str | os.PathLike[str], column: str | None = None,
             from ..output.results_io import results_from_data
 
             return _from_results(p, results_from_data(data, str(p)), metric)
+        imported = _imported(p, data)
+        if imported is not None:
+            return imported
         if isinstance(data, dict) and isinstance(data.get("results"), list):
             return _from_hyperfine(p, data)
         if isinstance(data, dict) and isinstance(data.get("benchmarks"), list):
             return _from_pyperf(p, data)
-        raise SampleFormatError(f"{p}: JSON file is neither steadybench results nor a hyperfine "
-                                "or pyperf export")
+        raise SampleFormatError(f"{p}: JSON file is neither steadybench results nor a hyperfine, "
+                                "pyperf, pytest-benchmark or asv file")
     if metric is not None and metric != "wall_time":
         raise SampleFormatError(f"{p}: --metric {metric} needs a steadybench results file (this "
                                 "one holds plain values)")

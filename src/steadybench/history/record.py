@@ -1,0 +1,148 @@
+"""One entry of the history: a result with where and when it was measured.
+
+A :class:`Record` holds the full steadybench results (the same JSON as ``--json`` writes), the
+git commit, branch and dirty flag, the time, the machine (an identity made from the host, CPU
+and Python build, :func:`machine_id`) with its full fingerprint, the preset, and where the result
+came from (``steadybench``, or an imported ``pytest-benchmark`` or ``asv`` file).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from .git import GitInfo
+
+
+def machine_id(environment: dict[str, Any] | None) -> str:
+    """A short, stable name for the machine a result was measured on: the host name with a hash
+    of the CPU model, CPU count, architecture and Python implementation and version.
+
+    Two results share it when they come from the same host and interpreter: the unit the
+    run-to-run noise is learned for (:mod:`steadybench.history.noise`).
+    """
+    env = environment or {}
+    fp = env.get("fingerprint") or {}
+    py = env.get("python") or fp.get("python") or {}
+    parts = {
+        "host": env.get("hostname") or fp.get("hostname") or "unknown-host",
+        "cpu": env.get("cpu_model") or fp.get("cpu_model"),
+        "cpus": env.get("cpu_count") or fp.get("cpu_count"),
+        "arch": env.get("machine") or fp.get("machine"),
+        "python": [py.get("implementation"), py.get("version")],
+    }
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    return f"{parts['host']}-{digest[:8]}"
+
+
+#: environment variable naming the machine class a result counts for (e.g. "gha-ubuntu-latest"
+#: on CI runners, whose host names change from run to run)
+MACHINE_VARIABLE = "STEADYBENCH_MACHINE"
+
+
+def current_machine(environment: dict[str, Any] | None) -> str:
+    """The machine a result is recorded for: :data:`MACHINE_VARIABLE` when set, else
+    :func:`machine_id` of its environment. The assumption, stated: every host that shares a
+    name has the same speed and noise (true of one CI runner type, not of a laptop and a CI
+    runner)."""
+    import os
+
+    named = os.environ.get(MACHINE_VARIABLE, "").strip()
+    return named or machine_id(environment)
+
+
+def _finite(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def case_label(benchmark: str, implementation: str, params: dict[str, Any]) -> str:
+    """The label a benchmark is known by in the history (as ``compare`` labels it)."""
+    parts = [benchmark]
+    if implementation and implementation != benchmark:
+        parts.append(implementation)
+    if params:
+        parts.append("[" + ",".join(f"{k}={v}" for k, v in params.items()) + "]")
+    return " ".join(parts)
+
+
+def measurements_of(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per benchmark of a results document: label, headline, interval and the
+    per-execution values (the single value when it ran in one execution)."""
+    rows = []
+    for entry in data.get("benchmarks") or []:
+        if not isinstance(entry, dict):
+            continue
+        name = str(entry.get("name", ""))
+        impl = str(entry.get("implementation") or name)
+        params = entry.get("params") or {}
+        params = params if isinstance(params, dict) else {}
+        est = entry.get("estimate") or {}
+        est = est if isinstance(est, dict) else {}
+        value = _finite(est.get("value"))
+        executions = [v for v in (_finite(p.get("value")) for p in entry.get("processes") or []
+                                  if isinstance(p, dict)) if v is not None]
+        if not executions and value is not None:
+            executions = [value]
+        if value is None and not executions:
+            continue
+        rows.append({
+            "label": case_label(name, impl, params),
+            "benchmark": name, "implementation": impl,
+            "params": ",".join(f"{k}={v}" for k, v in params.items()),
+            "unit": str(entry.get("unit") or est.get("unit") or "s"),
+            "value": value if value is not None else float(sorted(executions)[len(executions)
+                                                                              // 2]),
+            "ci_low": _finite(est.get("ci_low")), "ci_high": _finite(est.get("ci_high")),
+            "level": est.get("level"), "n_executions": len(executions),
+            "executions": executions,
+        })
+    return rows
+
+
+@dataclass
+class Record:
+    """A recorded result. ``results`` is the steadybench results document (a dict)."""
+
+    results: dict[str, Any]
+    id: int | None = None
+    created: str = ""
+    name: str | None = None
+    command: str | None = None
+    git: GitInfo = field(default_factory=GitInfo)
+    machine: str = ""
+    fingerprint: dict[str, Any] | None = None
+    preset: str | None = None
+    source: str = "steadybench"
+    #: benchmarks in the record, when read without its results
+    count: int | None = None
+
+    @property
+    def benchmarks(self) -> list[str]:
+        return [row["label"] for row in measurements_of(self.results)]
+
+    def summary(self) -> dict[str, Any]:
+        """The record without its results (for listings and JSON)."""
+        return {"id": self.id, "created": self.created, "name": self.name,
+                "command": self.command, "commit": self.git.commit, "branch": self.git.branch,
+                "dirty": self.git.dirty, "git_note": self.git.note, "machine": self.machine,
+                "preset": self.preset, "source": self.source,
+                "benchmarks": len(self.benchmarks) if self.results or self.count is None
+                else self.count}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.summary(), "fingerprint": self.fingerprint, "results": self.results}
+
+
+def preset_of(results: dict[str, Any]) -> str | None:
+    """The preset a results document was measured with (``context.machine.preset``)."""
+    machine = (results.get("context") or {}).get("machine")
+    if isinstance(machine, dict) and machine.get("preset"):
+        return str(machine["preset"])
+    return None

@@ -1,0 +1,138 @@
+"""The history's schema, versioned, and the migrations that bring an older store up to date.
+
+The version lives in ``steadybench_meta`` (key ``schema_version``). Opening a store applies every
+migration above its version, in order, each in its own transaction under the schema lock, so two
+processes opening an old store at once migrate it once. A store whose version is above
+:data:`SCHEMA_VERSION` was written by a newer steadybench: it is refused, never altered.
+
+* **1** — ``records``: one row per recorded result (time, saved name, command, git commit,
+  branch and dirty flag, machine, fingerprint, preset, source format, the full result as JSON).
+* **2** — ``measurements``: one row per benchmark of a record (its headline, interval and
+  per-execution values), so trends, noise and change points read a few numbers instead of
+  every result; filled from the records already there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from .backends import Backend, HistoryError
+
+SCHEMA_VERSION = 2
+
+_V1 = [
+    """CREATE TABLE IF NOT EXISTS steadybench_meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS records (
+        id {id},
+        created TEXT NOT NULL,
+        name TEXT,
+        command TEXT,
+        git_commit TEXT,
+        git_branch TEXT,
+        git_dirty INTEGER,
+        git_note TEXT,
+        machine TEXT NOT NULL,
+        fingerprint {json},
+        preset TEXT,
+        source TEXT NOT NULL,
+        results {json} NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS records_commit ON records (git_commit)",
+    "CREATE INDEX IF NOT EXISTS records_name ON records (name)",
+]
+
+_V2 = [
+    """CREATE TABLE IF NOT EXISTS measurements (
+        record_id INTEGER NOT NULL REFERENCES records (id) ON DELETE CASCADE,
+        label TEXT NOT NULL,
+        benchmark TEXT NOT NULL,
+        implementation TEXT NOT NULL,
+        params TEXT NOT NULL,
+        unit TEXT NOT NULL,
+        value {real},
+        ci_low {real},
+        ci_high {real},
+        level TEXT,
+        n_executions INTEGER,
+        executions {json})""",
+    "CREATE INDEX IF NOT EXISTS measurements_label ON measurements (label)",
+    "CREATE INDEX IF NOT EXISTS measurements_record ON measurements (record_id)",
+]
+
+
+def _fill_measurements(db: Backend) -> None:
+    """Version 2's data step: a measurement row for each benchmark of each existing record."""
+    from .record import measurements_of
+
+    for record_id, text in db.execute("SELECT id, results FROM records ORDER BY id"):
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError):
+            continue
+        for row in measurements_of(data):
+            insert_measurement(db, int(record_id), row)
+
+
+def insert_measurement(db: Backend, record_id: int, row: dict[str, Any]) -> None:
+    db.execute("INSERT INTO measurements (record_id, label, benchmark, implementation, params, "
+               "unit, value, ci_low, ci_high, level, n_executions, executions) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               (record_id, row["label"], row["benchmark"], row["implementation"], row["params"],
+                row["unit"], row["value"], row["ci_low"], row["ci_high"], row["level"],
+                row["n_executions"], json.dumps(row["executions"])))
+
+
+#: version → the steps that reach it from the version before
+MIGRATIONS: dict[int, list[str | Callable[[Backend], None]]] = {
+    1: list(_V1),
+    2: [*_V2, _fill_measurements],
+}
+
+
+def current_version(db: Backend) -> int:
+    """The store's schema version (0 for an empty database)."""
+    if not db.table_exists("steadybench_meta"):
+        if db.table_exists("records"):
+            raise HistoryError(f"history {db.where}: has a 'records' table but no steadybench "
+                               "schema version: not a steadybench history")
+        return 0
+    rows = db.execute("SELECT value FROM steadybench_meta WHERE key = 'schema_version'")
+    if not rows:
+        return 0
+    try:
+        return int(rows[0][0])
+    except (TypeError, ValueError):
+        raise HistoryError(f"history {db.where}: unreadable schema version {rows[0][0]!r}") \
+            from None
+
+
+def check_not_newer(db: Backend, version: int) -> None:
+    if version > SCHEMA_VERSION:
+        raise HistoryError(f"history {db.where} has schema version {version}, written by a newer "
+                           f"steadybench (this one reads up to {SCHEMA_VERSION}): upgrade "
+                           "steadybench to use it")
+
+
+def migrate(db: Backend, target: int = SCHEMA_VERSION) -> int:
+    """Bring the store to ``target``; returns the version it had."""
+    found = current_version(db)
+    check_not_newer(db, found)
+    if found >= target:
+        return found
+    for version in range(found + 1, target + 1):
+        with db.transaction(schema_lock=True):
+            now = current_version(db)  # another process may have migrated meanwhile
+            check_not_newer(db, now)
+            if now >= version:
+                continue
+            for step in MIGRATIONS[version]:
+                if callable(step):
+                    step(db)
+                else:
+                    db.execute(step)
+            db.execute("INSERT INTO steadybench_meta (key, value) VALUES ('schema_version', ?) "
+                       "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(version),))
+    return found

@@ -1,0 +1,232 @@
+"""The history store: add records, find them by id, saved name or git reference, and read one
+benchmark's series.
+
+``HistoryStore.open(url)`` opens (and creates or migrates) the store a URL names
+(:func:`steadybench.history.backends.open_backend`); ``add`` writes a record and its
+measurements in one transaction, so concurrent writers never lose or mix records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..model.results import now_iso
+from .backends import Backend, HistoryError, open_backend
+from .git import GitInfo, git_info, resolve_commit
+from .record import Record, current_machine, measurements_of, preset_of
+from .schema import insert_measurement, migrate
+
+_RECORD_COLUMNS = ("id, created, name, command, git_commit, git_branch, git_dirty, git_note, "
+                   "machine, fingerprint, preset, source")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One benchmark in one record: a point of its series."""
+
+    record_id: int
+    created: str
+    commit: str | None
+    branch: str | None
+    dirty: bool | None
+    name: str | None
+    machine: str
+    label: str
+    unit: str
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+    level: str | None
+    executions: tuple[float, ...]
+
+
+class HistoryStore:
+    """An open history. Use as a context manager, or call :meth:`close`."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.db = backend
+        self.where = backend.where
+
+    @classmethod
+    def open(cls, url: str | None = None, *, timeout: float | None = None,
+             cwd: str | os.PathLike[str] | None = None) -> HistoryStore:
+        """Open the store ``url`` names (None: the project's ``.steadybench/history.sqlite``)
+        and bring its schema up to date."""
+        backend = open_backend(url, timeout, cwd)
+        try:
+            migrate(backend)
+        except BaseException:
+            backend.close()
+            raise
+        return cls(backend)
+
+    def __enter__(self) -> HistoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.db.close()
+
+    # ------------------------------------------------------------------ writing
+    def add(self, results: dict[str, Any], *, name: str | None = None,
+            command: str | None = None, git: GitInfo | None = None,
+            source: str = "steadybench", created: str | None = None,
+            cwd: str | os.PathLike[str] | None = None) -> Record:
+        """Record a results document (the JSON form of :class:`~steadybench.model.results.
+        Results`); the git state is read from ``cwd`` unless given."""
+        if not measurements_of(results):
+            raise HistoryError("nothing to record: the results hold no benchmark with a value")
+        info = git if git is not None else git_info(cwd)
+        env = results.get("environment") or {}
+        record = Record(results=results, created=created or now_iso(), name=name,
+                        command=command, git=info, machine=current_machine(env),
+                        fingerprint=env.get("fingerprint"), preset=preset_of(results),
+                        source=source)
+        with self.db.transaction():
+            rows = self.db.execute(
+                "INSERT INTO records (created, name, command, git_commit, git_branch, git_dirty, "
+                "git_note, machine, fingerprint, preset, source, results) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (record.created, name, command, info.commit, info.branch,
+                 None if info.dirty is None else int(info.dirty), info.note, record.machine,
+                 json.dumps(record.fingerprint), record.preset, source,
+                 json.dumps(results, allow_nan=False)))
+            record.id = int(rows[0][0])
+            for row in measurements_of(results):
+                insert_measurement(self.db, record.id, row)
+        return record
+
+    # ------------------------------------------------------------------ reading
+    def _record(self, row: tuple[Any, ...], results: dict[str, Any] | None) -> Record:
+        (rid, created, name, command, commit, branch, dirty, note, machine, fingerprint,
+         preset, source) = row[:12]
+        try:
+            fp = json.loads(fingerprint) if fingerprint else None
+        except ValueError:
+            fp = None
+        return Record(results=results or {}, id=int(rid), created=created, name=name,
+                      command=command,
+                      git=GitInfo(commit=commit, branch=branch,
+                                  dirty=None if dirty is None else bool(dirty), note=note),
+                      machine=machine, fingerprint=fp, preset=preset, source=source)
+
+    def records(self, limit: int | None = None, benchmark: str | None = None,
+                machine: str | None = None) -> list[Record]:
+        """Records, newest first, without their results (``get`` reads one whole)."""
+        sql = (f"SELECT {_RECORD_COLUMNS}, (SELECT COUNT(*) FROM measurements m WHERE "
+               "m.record_id = records.id) FROM records")
+        where, params = [], []
+        if machine:
+            where.append("machine = ?")
+            params.append(machine)
+        if benchmark:
+            where.append("id IN (SELECT record_id FROM measurements WHERE label = ?)")
+            params.append(benchmark)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY id DESC"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        out = []
+        for row in self.db.execute(sql, params):
+            rec = self._record(row, None)
+            rec.count = int(row[12])
+            out.append(rec)
+        return out
+
+    def get(self, record_id: int) -> Record:
+        rows = self.db.execute(f"SELECT {_RECORD_COLUMNS}, results FROM records WHERE id = ?",
+                               (int(record_id),))
+        if not rows:
+            raise HistoryError(f"history {self.where}: no record {record_id}")
+        try:
+            results = json.loads(rows[0][12])
+        except (TypeError, ValueError):
+            raise HistoryError(f"history {self.where}: record {record_id} holds unreadable "
+                               "results") from None
+        return self._record(rows[0], results)
+
+    def resolve(self, ref: str, cwd: str | os.PathLike[str] | None = None,
+                machine: str | None = None) -> Record:
+        """The record ``ref`` names: ``#ID`` or ``id:ID``; else the latest record saved under
+        that name; else the latest record of the commit git resolves ``ref`` to
+        (``HEAD~1``, a branch, a tag, a hash). ``machine`` limits the search to one machine
+        when that machine has a match."""
+        text = ref.strip()
+        if not text:
+            raise HistoryError("empty history reference")
+        for prefix in ("#", "id:"):
+            if text.startswith(prefix) and text[len(prefix):].isdigit():
+                return self.get(int(text[len(prefix):]))
+        by_name = self._latest("name = ?", text, machine)
+        if by_name is not None:
+            return self.get(by_name)
+        commit = resolve_commit(text, cwd)
+        candidates = [commit] if commit else []
+        if not commit and len(text) >= 4 and all(c in "0123456789abcdef" for c in text.lower()):
+            candidates = [r[0] for r in self.db.execute(
+                "SELECT DISTINCT git_commit FROM records WHERE git_commit LIKE ?",
+                (text.lower() + "%",))]
+            if len(candidates) > 1:
+                raise HistoryError(f"history reference {ref!r} is ambiguous: "
+                                   + ", ".join(c[:12] for c in candidates[:5]))
+        for found in candidates:
+            by_commit = self._latest("git_commit = ?", found, machine)
+            if by_commit is not None:
+                return self.get(by_commit)
+        if commit:
+            raise HistoryError(f"history {self.where}: no record for {ref} (commit "
+                               f"{commit[:10]}); record one with --history at that commit")
+        raise HistoryError(f"history {self.where}: {ref!r} is neither a saved name, a record "
+                           "id (#N) nor a git reference with a record")
+
+    def _latest(self, condition: str, value: str, machine: str | None) -> int | None:
+        if machine:
+            rows = self.db.execute(f"SELECT MAX(id) FROM records WHERE {condition} AND "
+                                   "machine = ?", (value, machine))
+            if rows and rows[0][0] is not None:
+                return int(rows[0][0])
+        rows = self.db.execute(f"SELECT MAX(id) FROM records WHERE {condition}", (value,))
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
+    def labels(self) -> list[str]:
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT label FROM measurements ORDER BY label")]
+
+    def machines(self) -> list[str]:
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT machine FROM records ORDER BY machine")]
+
+    def series(self, label: str, machine: str | None = None,
+               branch: str | None = None) -> list[Point]:
+        """Every recorded point of one benchmark, oldest first (by record order)."""
+        sql = ("SELECT r.id, r.created, r.git_commit, r.git_branch, r.git_dirty, r.name, "
+               "r.machine, m.label, m.unit, m.value, m.ci_low, m.ci_high, m.level, "
+               "m.executions FROM measurements m JOIN records r ON r.id = m.record_id "
+               "WHERE m.label = ?")
+        params: list[Any] = [label]
+        if machine:
+            sql += " AND r.machine = ?"
+            params.append(machine)
+        if branch:
+            sql += " AND r.git_branch = ?"
+            params.append(branch)
+        sql += " ORDER BY r.id"
+        points = []
+        for row in self.db.execute(sql, params):
+            if row[9] is None:
+                continue
+            try:
+                execs = tuple(float(v) for v in json.loads(row[13] or "[]"))
+            except (TypeError, ValueError):
+                execs = ()
+            points.append(Point(int(row[0]), row[1], row[2], row[3],
+                                None if row[4] is None else bool(row[4]), row[5], row[6],
+                                row[7], row[8], float(row[9]), row[10], row[11], row[12],
+                                execs or (float(row[9]),)))
+        return points

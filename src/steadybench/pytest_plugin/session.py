@@ -1,0 +1,266 @@
+"""The benchmarks of one pytest session: their results, saving, the comparison with a baseline
+and the verdict that can fail the session.
+
+At the end of the session the measured cases become one steadybench
+:class:`~steadybench.model.results.Results` (the same document ``steadybench run --json``
+writes). Then, each step on its own so one failure costs none of the others:
+
+1. the files asked for are written (steadybench JSON, BMF, github-action-benchmark,
+   pytest-benchmark JSON);
+2. with ``--steadybench-save NAME`` / ``--steadybench-autosave`` the results are recorded in the
+   history;
+3. with ``--steadybench-compare REF`` they are compared with the baseline (a history reference:
+   a saved name, a git reference such as ``main`` or ``HEAD~1``, ``#ID``; or a results file of
+   any format ``compare`` reads) by ``compare``'s protocol (:mod:`steadybench.compare`), using
+   the history's run-to-run noise where a side has one execution; ``--steadybench-fail-on``
+   turns a significant slowdown (beyond ``--steadybench-threshold``) into a failed session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pytest
+
+    from ..model.results import CaseResult, Results
+    from .measure import Measured
+
+#: default independent executions per benchmark (fewer than ``run``'s 10: a test suite has many)
+DEFAULT_PROCESSES = 5
+
+_KEY = "_steadybench_session"
+
+
+def session_of(config: pytest.Config) -> BenchmarkSession:
+    session = getattr(config, _KEY, None)
+    if session is None:
+        import pytest
+
+        from ..errors import SteadybenchError
+
+        try:
+            session = BenchmarkSession(config)
+        except (SteadybenchError, ValueError) as exc:
+            raise pytest.UsageError(f"steadybench: {exc}") from None
+        setattr(config, _KEY, session)
+    return session
+
+
+def _fraction(text: str | None, what: str) -> float | None:
+    from ..cli.compare import parse_fraction
+
+    return None if text is None else parse_fraction(text, what)
+
+
+@dataclass
+class Outcome:
+    """What the end of the session produced, for the summary and the exit status."""
+
+    lines: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    regressions: list[str] = field(default_factory=list)
+    comparison: dict[str, Any] | None = None
+
+
+class BenchmarkSession:
+    """The plugin's state for one pytest run (options read once)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        from .. import defaults
+
+        opt = config.getoption
+        self.config = config
+        self.skip = bool(opt("steadybench_skip", False))
+        self.only = bool(opt("steadybench_only", False))
+        self.worker = hasattr(config, "workerinput") or bool(os.environ.get(
+            "PYTEST_XDIST_WORKER"))
+        self.disabled = bool(opt("steadybench_disable", False)) or self.worker
+        self.processes = int(opt("steadybench_processes", None) or DEFAULT_PROCESSES)
+        self.in_process_reason = ("--steadybench-in-process" if opt("steadybench_in_process",
+                                                                     False) else None)
+        if self.in_process_reason:
+            self.processes = 1
+        self.time_per_execution = float(opt("steadybench_time", None)
+                                        or defaults.EXECUTION_TIME)
+        if not 0 < self.time_per_execution < 3600 or not 1 <= self.processes <= 1000:
+            raise ValueError("--steadybench-time must be in (0, 3600) seconds and "
+                             "--steadybench-processes in 1..1000")
+        self.warmup = defaults.WARMUP
+        self.time_limit = 600.0
+        self.confidence = _fraction(opt("steadybench_confidence", None) or "0.95",
+                                    "--steadybench-confidence") or 0.95
+        self.threshold = _fraction(opt("steadybench_threshold", None),
+                                   "--steadybench-threshold") or 0.0
+        self.fail_on = opt("steadybench_fail_on", None) or "never"
+        self.group_by = opt("steadybench_group_by", None) or "group"
+        self.cases: list[CaseResult] = []
+        self.measured: list[Measured] = []
+        self.outcome: Outcome | None = None
+
+    # ------------------------------------------------------------------ cases
+    def add(self, case: CaseResult, measured: Measured) -> None:
+        self.cases.append(case)
+        self.measured.append(measured)
+
+    def results(self) -> Results:
+        from ..environment import capture_environment
+        from ..history.git import git_info
+        from ..model.results import Results
+
+        info = git_info()
+        isolations = sorted({m.isolation for m in self.measured})
+        return Results(suite="pytest", cases=list(self.cases),
+                       environment=capture_environment(),
+                       context={"command": "pytest " + " ".join(self.config.invocation_params
+                                                                .args),
+                                "isolation": ", ".join(isolations),
+                                "git": {"commit": info.commit, "branch": info.branch,
+                                        "dirty": info.dirty, "commit_time": info.commit_time,
+                                        "project": Path(info.toplevel).name
+                                        if info.toplevel else None},
+                                "runner": "pytest plugin"})
+
+    # ------------------------------------------------------------------ the end
+    def finish(self, interrupted: bool = False) -> Outcome:
+        """Write, save and compare (see the module docs); never raises for a broken history or
+        an unwritable file: each failure is one line in ``errors``. After Ctrl-C the files are
+        written (marked interrupted) but nothing is recorded or compared: a partial session in
+        the history would read as a change."""
+        from ..errors import SteadybenchError
+
+        out = Outcome()
+        self.outcome = out
+        if not self.cases:
+            return out
+        results = self.results()
+        results.interrupted = interrupted
+        opt = self.config.getoption
+        for option, fmt in (("steadybench_json", "steadybench"), ("steadybench_bmf", "bmf"),
+                            ("steadybench_gab", "github-action-benchmark"),
+                            ("steadybench_pb_json", "pytest-benchmark")):
+            path = opt(option, None)
+            if not path:
+                continue
+            try:
+                _write(results, fmt, path)
+                out.lines.append(f"wrote {fmt} results to {path}")
+            except (SteadybenchError, OSError) as exc:
+                out.errors.append(f"--{option.replace('_', '-')} {path}: {exc}")
+        if interrupted:
+            out.lines.append("interrupted: the results were not recorded or compared")
+            return out
+        name = opt("steadybench_save", None)
+        url = opt("steadybench_history", None) or os.environ.get("STEADYBENCH_HISTORY_URL")
+        if name or opt("steadybench_autosave", False):
+            try:
+                from ..history.backends import default_path, redact
+                from ..history.options import describe, record
+
+                rec = record(results, url, name or None, results.context["command"])
+                out.lines.append(describe(rec, redact(url) if url else str(default_path())))
+            except SteadybenchError as exc:
+                out.errors.append(str(exc))
+        ref = opt("steadybench_compare", None)
+        if ref:
+            try:
+                self._compare(results, ref, url, out)
+            except SteadybenchError as exc:
+                out.errors.append(f"--steadybench-compare {ref}: {exc}")
+        return out
+
+    def _compare(self, results: Results, ref: str, url: str | None, out: Outcome) -> None:
+        from ..compare.core import compare_sets
+        from ..compare.output import to_markdown
+        from ..compare.protocol import FASTER, SLOWER, CompareOptions
+        from ..fileio import atomic_write_text
+        from ..history.baseline import baseline_samples, samples_of_results
+        from ..history.noise import history_noise_lookup
+        from ..history.record import current_machine
+
+        base = baseline_samples(ref, url, current_machine(results.environment))
+        new = samples_of_results(results, "this session")
+        lookup, note = history_noise_lookup(url, results.environment)
+        if note:
+            out.lines.append(note)
+        opts = CompareOptions(confidence=self.confidence, threshold=self.threshold,
+                              noise=lookup)
+        doc = compare_sets(base, new, opts)
+        out.comparison = doc
+        path = self.config.getoption("steadybench_markdown", None)
+        if path:
+            try:
+                atomic_write_text(path, to_markdown(doc))
+                out.lines.append(f"wrote the comparison as Markdown to {path}")
+            except Exception as exc:  # noqa: BLE001 - one line, the verdict still counts
+                out.errors.append(f"--steadybench-markdown {path}: {exc}")
+        for row in doc["benchmarks"]:
+            verdict = row["verdict"]
+            if verdict == SLOWER or (self.fail_on == "change" and verdict == FASTER):
+                out.regressions.append(f"{row['name']}: {verdict}")
+
+    # ------------------------------------------------------------------ summary
+    def summary_lines(self) -> list[str]:
+        """Each benchmark's estimate, by group, with the relative summary of each group and the
+        comparison's verdicts."""
+        from ..output.format import estimate_ci_text, estimate_value_text
+        from ..output.relative import Variant, summary_lines
+        from .groups import group_key
+
+        lines: list[str] = []
+        groups: dict[str, list[tuple[CaseResult, Measured]]] = defaultdict(list)
+        for case, m in zip(self.cases, self.measured):
+            groups[group_key(case, self.group_by)].append((case, m))
+        from ..model.estimate import Estimate
+
+        for key, members in groups.items():
+            if key:
+                lines.append(f"group {key}:")
+            variants = []
+            for case, m in members:
+                est = Estimate.from_dict(case.estimate)
+                value = estimate_value_text(est)
+                ci = estimate_ci_text(est)
+                level = (f"{est.n_executions} executions" if est is not None and est.independent
+                         else f"level: runs ({m.in_process_reason or 'one execution'})")
+                lines.append(f"  {case.extra.get('pytest_name', case.benchmark)}: {value} "
+                             f"{ci}  [{level}]")
+                if est is not None:
+                    execs = [float(p["value"]) for p in case.processes
+                             if isinstance(p, dict) and p.get("value") is not None]
+                    variants.append(Variant(case.extra.get("pytest_name", case.benchmark), est,
+                                            execs or None))
+            if key:  # a relative summary compares the members of a group, not unrelated tests
+                lines.extend(f"  {line}" for line in summary_lines(variants, self.confidence))
+        out = self.outcome
+        if out is not None and out.comparison is not None:
+            lines.append("compared with the baseline:")
+            for row in out.comparison["benchmarks"]:
+                ci = row.get("speedup_ci")
+                from ..output.format import factor_text
+
+                factor = factor_text(row.get("speedup"), ci["low"] if ci else None,
+                                     ci["high"] if ci else None)
+                lines.append(f"  {row['name']}: {row['verdict']} ({factor} than the baseline)")
+            for warning in out.comparison.get("warnings") or []:
+                lines.append(f"  note: {warning}")
+        if out is not None:
+            lines.extend(out.lines)
+        return lines
+
+
+def _write(results: Results, fmt: str, path: str) -> None:
+    from ..fileio import atomic_write_text
+
+    if fmt == "steadybench":
+        from ..output.results_io import write_results
+
+        write_results(results, path)
+        return
+    from ..formats import render
+
+    atomic_write_text(path, render(fmt, results))
