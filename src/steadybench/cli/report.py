@@ -48,6 +48,28 @@ def _load_inputs(paths: tuple[str, ...]) -> tuple[list[Any], list[dict[str, Any]
     return results, comparisons, ab_docs, tuple(kept)
 
 
+def _comparison_sources(path: str, doc: dict[str, Any]) -> tuple[list[Any], tuple[str, ...]]:
+    """The BASE and NEW results files a comparison names (``inputs``), looked for as written
+    and beside the comparison file; none when either is missing or not a results file."""
+    from ..output.results_io import load_results
+
+    inputs = doc.get("inputs") if isinstance(doc.get("inputs"), dict) else {}
+    found = []
+    for side in ("base", "new"):
+        name = inputs.get(side)
+        if not isinstance(name, str):
+            return [], ()
+        candidates = [Path(name), Path(path).parent / name]
+        hit = next((c for c in candidates if c.is_file()), None)
+        if hit is None:
+            return [], ()
+        try:
+            found.append((load_results(hit), str(hit)))
+        except SteadybenchError:
+            return [], ()
+    return [r for r, _ in found], tuple(p for _, p in found)
+
+
 def _protocol_comparison(base: str, new: str, confidence: float) -> dict[str, Any]:
     """The Speedup-Test comparison of two results files (``steadybench compare``)."""
     from ..compare import CompareOptions, compare_files
@@ -83,6 +105,7 @@ def report_cmd(results: tuple[str, ...], output: str, plots_dir: str | None, plo
     if not 0 < confidence < 1:
         raise ConfigurationError(f"--confidence must be between 0 and 1, got {confidence}")
     loaded, comparisons, ab_docs, kept = _load_inputs(results)
+    comparison_inputs = [p for p in results if p not in kept]
     results = kept
     comparison = _load_comparison(comparison_path) if comparison_path else None
     if comparisons:
@@ -90,6 +113,8 @@ def report_cmd(results: tuple[str, ...], output: str, plots_dir: str | None, plo
             raise ConfigurationError("give one comparison (compare --json output) at a time")
         comparison = comparisons[0]
         compare = False if compare is None else compare
+        if not loaded:  # the results the comparison was made from, for its pair plots
+            loaded, results = _comparison_sources(comparison_inputs[0], comparison)
     automatic = compare is None
     if automatic:
         compare = len(results) == 2 and comparison is None
