@@ -384,7 +384,8 @@ def test_compare_json_alone_is_a_report(tmp_path: Path) -> None:
     html = out.read_text(encoding="utf-8")
     _order(html, "summary", "verdicts", "comparison", "input-1", "environment")
     text = _text(out)
-    assert re.search(r"a impl \[size=10\]: NEW is 1\.\d+× faster than BASE \[1\.\d+, 1\.\d+\]", text)
+    assert re.search(r"a impl \[size=10\]: NEW is 1\.\d+× faster than BASE "
+                     r"\[1\.\d+, 1\.\d+\]", text)
     assert "p = 0 " not in text and "p-value 0" not in text
     # the results files named in the comparison give the pair plot
     assert any("comparison-001" in (v or "") for k, v in _parse(out).attrs_seen if k == "alt")
