@@ -50,7 +50,10 @@ def time_scale(values: Iterable[float | None], unit: str = "s") -> tuple[float, 
     """(factor, unit) that shows seconds in ns, µs, ms or s, chosen from the median magnitude."""
     if unit != "s":
         return 1.0, unit
-    arr = np.asarray([v for v in values if v is not None], dtype=float)
+    if isinstance(values, np.ndarray):
+        arr = values.astype(float, copy=False)
+    else:
+        arr = np.asarray([v for v in values if v is not None], dtype=float)
     arr = np.abs(arr[np.isfinite(arr)])
     if arr.size == 0:
         return 1.0, "s"

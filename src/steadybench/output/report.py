@@ -345,7 +345,7 @@ def _summary_value(case: CaseResult) -> dict[str, Any]:
 def _compact_figure(case: CaseResult, window: int) -> Any:
     """Series and histogram of one case side by side, small: the per-case figure of huge
     reports."""
-    from .figures.common import build, new_figure
+    from .figures.common import build, esc, new_figure
     from .figures.histogram import draw_histogram
     from .figures.timeseries import draw_timeseries
 
@@ -353,10 +353,12 @@ def _compact_figure(case: CaseResult, window: int) -> Any:
         fig = new_figure(9.0, 2.8, layout=None)  # fixed margins: fast for many cases
         fig.subplots_adjust(left=0.08, right=0.98, bottom=0.18, top=0.88, wspace=0.22)
         left, right = fig.subplots(1, 2, width_ratios=[2, 1])
-        draw_timeseries([left], case, window=window, secondary=False, title=False)
-        draw_histogram(right, case, title=False)
-        fig.suptitle(case.label if len(case.label) < 100 else case.label[:99] + "…",
-                     fontsize=10, x=0.08, ha="left")
+        draw_timeseries([left], case, window=window, secondary=False, title=False,
+                        legend=False)
+        draw_histogram(right, case, title=False, legend=False)
+        label = case.label if len(case.label) < 80 else case.label[:79] + "…"
+        fig.suptitle(esc(label) + "   — runs (blue), moving average (orange); histogram, "
+                     "kernel density, median (orange)", fontsize=9.5, x=0.08, ha="left")
         return fig
 
     return build(make)
@@ -874,7 +876,7 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
         kinds.append("compare")
     if ab_views:
         kinds.append("ab")
-    kinds += [i["kind"] for i in inputs]
+    kinds += [f"results (method {i['kind']})" for i in inputs]
     title = " vs ".join(dict.fromkeys(r.suite for r in results_list)) or (
         "A/B comparison" if ab_views and comparison is None else "comparison")
     html = _environment().get_template("report.html.j2").render(

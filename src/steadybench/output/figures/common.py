@@ -144,6 +144,22 @@ def column(case: CaseResult, metric: str) -> np.ndarray | None:
     return np.frombuffer(col, dtype=float) if hasattr(col, "typecode") else np.asarray(col, float)
 
 
+_STATUS_CACHE: list[tuple[CaseResult, int, np.ndarray]] = []
+
+
+def status_array(case: CaseResult) -> np.ndarray:
+    """``case.status`` as a numpy array of text, kept for the last few cases (converting a
+    list of 100,000 strings costs more than drawing a small figure)."""
+    n = len(case.status)
+    for cached, length, arr in _STATUS_CACHE:
+        if cached is case and length == n:
+            return arr
+    arr = np.asarray(case.status)
+    _STATUS_CACHE.insert(0, (case, n, arr))
+    del _STATUS_CACHE[4:]
+    return arr
+
+
 def samples(case: CaseResult, metric: str = PRIMARY_METRIC) -> np.ndarray:
     """The ok values of ``metric`` in run order (empty when raw samples were not kept)."""
     if not case.keep_samples:
@@ -151,7 +167,7 @@ def samples(case: CaseResult, metric: str = PRIMARY_METRIC) -> np.ndarray:
     col = column(case, metric)
     if col is None:
         return np.empty(0)
-    status = np.asarray(case.status[: col.size])
+    status = status_array(case)[: col.size]
     vals = col[: status.size][status == RUN_OK]
     return vals[np.isfinite(vals)]
 

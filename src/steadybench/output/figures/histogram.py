@@ -35,7 +35,8 @@ from .common import (
 
 
 def draw_histogram(ax: Any, case: CaseResult, *, metric: str = PRIMARY_METRIC,
-                   bins: int | str = "auto", title: bool = True) -> None:
+                   bins: int | str = "auto", title: bool = True,
+                   legend: bool = True) -> None:
     """Histogram (density) of the ok samples on a robust axis, the reflected kernel density,
     and median/mean lines."""
     values = samples(case, metric)
@@ -72,7 +73,8 @@ def draw_histogram(ax: Any, case: CaseResult, *, metric: str = PRIMARY_METRIC,
     ax.set_xlabel(axis_label(metric, unit))
     ax.set_ylabel("density")
     ax.set_yticklabels([])
-    ax.legend(loc="upper left", framealpha=0.85)
+    if legend:
+        ax.legend(loc="upper left", framealpha=0.85)
 
 
 def histogram_figure(case: CaseResult, *, metric: str = PRIMARY_METRIC,

@@ -36,6 +36,7 @@ from .common import (
     new_figure,
     save_figure,
     short,
+    status_array,
     unit_of,
 )
 
@@ -58,7 +59,8 @@ def _secondary(ax: Any, x: np.ndarray, col: np.ndarray, color: str, label: str,
 
 
 def draw_timeseries(axes: Sequence[Any], case: CaseResult, *, metric: str = PRIMARY_METRIC,
-                    window: int = 10, secondary: bool = True, title: bool = True) -> None:
+                    window: int = 10, secondary: bool = True, title: bool = True,
+                    legend: bool = True) -> None:
     """Run-by-run values of ``metric`` on a robust y axis (see the module docs).
 
     ok runs are points, warm-up runs grey triangles, removed runs red crosses, runs an outlier
@@ -76,7 +78,7 @@ def draw_timeseries(axes: Sequence[Any], case: CaseResult, *, metric: str = PRIM
                 if not case.keep_samples else f"no '{esc(metric)}' values recorded")
         return
     n = min(col.size, len(case.status))
-    status = np.asarray(case.status[:n])
+    status = status_array(case)[:n]
     col = col[:n]
     runs = np.arange(1, n + 1)
     outlier = np.asarray(case.outlier[:n], dtype=bool) if case.outlier else np.zeros(n, bool)
@@ -162,7 +164,8 @@ def draw_timeseries(axes: Sequence[Any], case: CaseResult, *, metric: str = PRIM
             lax.set_xlabel("run")
         else:
             lax.set_visible(False)
-    ax.legend(handles=handles, loc="upper left", ncols=2, framealpha=0.85, fontsize=8)
+    if legend:
+        ax.legend(handles=handles, loc="upper left", ncols=2, framealpha=0.85, fontsize=8)
 
 
 def timeseries_figure(case: CaseResult, *, metric: str = PRIMARY_METRIC,
