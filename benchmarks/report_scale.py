@@ -50,11 +50,11 @@ def build(cases: int, samples: int, seed: int = 0) -> Results:
     return out
 
 
-def _cpu() -> float:
-    """User + system CPU seconds of this process and its finished children."""
+def _cpu() -> tuple[float, float]:
+    """User + system CPU seconds of this process and of its finished children."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
         resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
 
 
 def _peak_mib(who: int) -> float:
@@ -71,14 +71,16 @@ def measure(cases: int, samples: int) -> None:
         cpu = _cpu()
         path = write_report([results], Path(tmp) / "report.html")
         elapsed = time.perf_counter() - t
-        cpu = _cpu() - cpu
+        after = _cpu()
+        own, workers = after[0] - cpu[0], after[1] - cpu[1]
         size = path.stat().st_size
     print(f"{cases} benchmarks × {samples} samples: built in {t1 - t0:.1f} s "
           f"(peak {built_peak:.0f} MiB)")
     print(f"  report: {elapsed:.1f} s, {size / 1024 / 1024:.1f} MiB of HTML "
           f"({elapsed / cases * 1000:.0f} ms and {size / cases / 1024:.0f} KiB per benchmark); "
-          f"{cpu:.1f} s of CPU in all processes; load average {os.getloadavg()[0]:.1f} "
-          f"on {len(os.sched_getaffinity(0))} cores")
+          f"load average {os.getloadavg()[0]:.1f} on {len(os.sched_getaffinity(0))} cores")
+    print(f"  CPU: {own:.1f} s in the process, {workers:.1f} s in the drawing workers "
+          f"(on an idle machine the wall time is about {own:.1f} + {workers:.1f} / cores)")
     print(f"  peak memory: {_peak_mib(resource.RUSAGE_SELF):.0f} MiB in the process, "
           f"{_peak_mib(resource.RUSAGE_CHILDREN):.0f} MiB in the largest drawing worker; "
           f"workers: {os.environ.get('STEADYBENCH_REPORT_WORKERS', 'one per core')}")

@@ -39,7 +39,7 @@ def draw_ab_rounds(ax: Any, doc: Mapping[str, Any]) -> None:
                  values_below=y_all[y_all < limits.low], values_above=y_all[y_all > limits.high])
     ax.set_xlabel("round")
     ax.set_ylabel(f"time ({unit})")
-    ax.legend(loc="upper left")
+    ax.legend(loc="best", framealpha=0.85)
 
 
 def draw_ab_looks(ax: Any, doc: Mapping[str, Any]) -> None:

@@ -174,7 +174,8 @@ def draw_suite(ax: Any, comparison: Mapping[str, Any] | None) -> None:
         ax.axvline(gain["value"], color=C_AVG, linestyle="--", linewidth=1.3, label=text)
         if gain.get("ci"):
             ax.axvspan(gain["ci"][0], gain["ci"][1], color=C_AVG, alpha=0.12, linewidth=0)
-        ax.legend(loc="lower right")
+        ax.legend(loc="best")
+    ax.set_ylim(-0.7, len(pairs) - 0.3)
     ax.set_xlabel("speedup (> 1: NEW faster, < 1: NEW slower)")
 
 
@@ -182,7 +183,7 @@ def suite_figure(comparison: Mapping[str, Any] | None) -> Any:
     count = len(comparison_pairs(comparison))
 
     def make() -> Any:
-        fig = new_figure(8.0, max(2.4, 1.1 + 0.34 * count))
+        fig = new_figure(8.0, max(2.6, 1.4 + 0.36 * count))
         draw_suite(fig.add_subplot(), comparison)
         return fig
 
