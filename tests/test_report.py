@@ -439,3 +439,24 @@ def test_figures_drawn_in_worker_processes_are_the_same(tmp_path: Path,
     monkeypatch.setenv("STEADYBENCH_REPORT_WORKERS", "2")
     two = rp.write_report([results], tmp_path / "two.html").read_text(encoding="utf-8")
     assert one == two
+
+
+def test_sweep_command_writes_its_report(tmp_path: Path) -> None:
+    """``sweep --report`` end to end on a C program whose work grows as O(n): it crashed
+    with "TypeError: float() argument must be ... not 'list'" before."""
+    import shutil
+    import subprocess
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    contrib = Path(__file__).resolve().parents[1] / "contrib" / "c"
+    exe = tmp_path / "busy"
+    subprocess.run([cc, "-O2", "-I", str(contrib), "-o", str(exe),
+                    str(contrib / "example_busy.c")], check=True)
+    out = tmp_path / "sweep.html"
+    assert main(["sweep", "--sizes", "2^2..2^5", "--max-time", "0.1", "--report", str(out),
+                 "--", str(exe), "{size}", "0", "cpu"]) == 0
+    text = _text(out)
+    assert "time grows as O(n)" in text
+    assert any(a == ("alt", "sweep") for a in _parse(out).attrs_seen)
