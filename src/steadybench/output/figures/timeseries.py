@@ -165,7 +165,9 @@ def draw_timeseries(axes: Sequence[Any], case: CaseResult, *, metric: str = PRIM
         else:
             lax.set_visible(False)
     if legend:
-        ax.legend(handles=handles, loc="upper left", ncols=2, framealpha=0.85, fontsize=8)
+        # below the plot, so it never hides runs
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                  ncols=min(len(handles), 6), frameon=False, fontsize=8.5)
 
 
 def timeseries_figure(case: CaseResult, *, metric: str = PRIMARY_METRIC,
