@@ -34,6 +34,7 @@ import base64
 import math
 import os
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -237,8 +238,9 @@ def _draw_all(figs: _Figures) -> None:
     _JOBS, _FORMAT = figs.images, figs.plot_format
     try:
         workers = _workers(len(figs.images))
-        methods = multiprocessing.get_all_start_methods()
-        if workers > 1 and "fork" in methods:
+        # fork only on Linux: elsewhere (macOS system libraries) forking a process that has
+        # loaded them is not safe, so the figures are drawn here
+        if workers > 1 and sys.platform.startswith("linux"):
             ctx = multiprocessing.get_context("fork")
             with ctx.Pool(workers) as pool:
                 outputs = pool.map(_render, range(len(figs.images)),
