@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -430,6 +431,20 @@ def test_ab_json_is_a_report(tmp_path: Path) -> None:
     _no_raw_json(out)
 
 
+class _RENDER:
+    """Where :func:`_render_noting_pid` writes and what it calls (set by the test)."""
+
+    pids: Path = Path("pids")
+    original: object = None
+
+
+def _render_noting_pid(index: int):
+    """rp._render that notes which process drew (module level: the pool pickles it by name)."""
+    with open(_RENDER.pids, "a", encoding="utf-8") as out:
+        out.write(f"{os.getpid()}\n")
+    return _RENDER.original(index)  # type: ignore[operator]
+
+
 def test_figures_drawn_in_worker_processes_are_the_same(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
@@ -437,8 +452,14 @@ def test_figures_drawn_in_worker_processes_are_the_same(tmp_path: Path,
     monkeypatch.setenv("STEADYBENCH_REPORT_WORKERS", "1")
     one = rp.write_report([results], tmp_path / "one.html").read_text(encoding="utf-8")
     monkeypatch.setenv("STEADYBENCH_REPORT_WORKERS", "2")
+    pids = tmp_path / "pids"
+    monkeypatch.setattr(_RENDER, "pids", pids)
+    monkeypatch.setattr(_RENDER, "original", rp._render)
+    monkeypatch.setattr(rp, "_render", _render_noting_pid)
     two = rp.write_report([results], tmp_path / "two.html").read_text(encoding="utf-8")
     assert one == two
+    drawn_by = set(pids.read_text().split())
+    assert drawn_by and str(os.getpid()) not in drawn_by  # really drawn by the workers
 
 
 def test_sweep_command_writes_its_report(tmp_path: Path) -> None:

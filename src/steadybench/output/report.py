@@ -34,7 +34,9 @@ import base64
 import math
 import os
 import re
+import signal
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -215,6 +217,15 @@ def _render(index: int) -> tuple[bytes, bytes | None]:
     return png, other
 
 
+def _worker_init() -> None:
+    """A drawing worker: Ctrl-C is the parent's to handle, and SIGTERM ends it at once (a
+    handler inherited from the parent would run Python code that may wait on a lock some other
+    thread of the parent held when it forked)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def _workers(count: int) -> int:
     env = os.environ.get("STEADYBENCH_REPORT_WORKERS")
     if env is not None:
@@ -238,13 +249,18 @@ def _draw_all(figs: _Figures) -> None:
     _JOBS, _FORMAT = figs.images, figs.plot_format
     try:
         workers = _workers(len(figs.images))
-        # fork only on Linux: elsewhere (macOS system libraries) forking a process that has
-        # loaded them is not safe, so the figures are drawn here
-        if workers > 1 and sys.platform.startswith("linux"):
-            ctx = multiprocessing.get_context("fork")
-            with ctx.Pool(workers) as pool:
+        # fork only on Linux (elsewhere system libraries are not safe to fork) and only from
+        # a single-threaded process: a lock another thread holds at the fork stays locked
+        # forever in the child
+        if workers > 1 and sys.platform.startswith("linux") and threading.active_count() == 1:
+            pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_init)
+            try:
                 outputs = pool.map(_render, range(len(figs.images)),
                                    chunksize=max(1, len(figs.images) // (workers * 4)))
+                pool.close()  # workers finish and exit by themselves
+            finally:
+                pool.terminate()
+                pool.join()
         else:
             outputs = [_render(i) for i in range(len(figs.images))]
     finally:
