@@ -1,5 +1,8 @@
-"""The demo's report in a real headless browser (Debian's chromium): the page renders its
-summary table and every image, and the screenshot is not blank.
+"""Reports in a real headless browser (Debian's chromium): the demo's report renders its
+summary table and every image; a report of every kind of result (run, exec, iters, sweep,
+compare, ab) shows its summary and relative comparison near the top, with no broken image and
+no error. Screenshots are kept in ``$STEADYBENCH_SCREENSHOTS`` when it is set (to look at
+them), else in the test's temporary folder.
 
 Skipped, with the reason shown, only when no chromium can be found (``.ci/run`` installs it).
 """
@@ -40,6 +43,15 @@ window.addEventListener("load", () => {
     summaryRows: document.querySelectorAll("table.summary tbody tr").length,
     summaryVisible: (document.querySelector("table.summary") || {offsetHeight: 0}).offsetHeight,
   };
+  const card = document.getElementById("summary");
+  if (card) {
+    const box = card.getBoundingClientRect();
+    result.cardTop = box.top;
+    result.cardHeight = box.height;
+    result.cardText = card.innerText;
+  }
+  result.envOpen = (document.getElementById("environment") || {open: null}).open;
+  result.bodyText = document.body.innerText;
   const out = document.createElement("pre");
   out.id = "sb-check";
   out.textContent = JSON.stringify(result);
@@ -92,3 +104,56 @@ def test_demo_report_renders_in_chromium(demo_report: Path, tmp_path: Path) -> N
     assert result["images"] >= cases + 1  # at least one per case and the overview
     assert result["summaryRows"] == cases and result["summaryVisible"] > 50
     os.unlink(probe)
+
+
+# ---------------------------------------------------------------- a report of every kind
+def _probe(report: Path, profile: Path) -> dict:
+    """Load a copy of ``report`` with the checker script; what the browser made of it."""
+    page = report.read_text(encoding="utf-8")
+    page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page, count=1)
+    page = page.replace("</body>", CHECKER + "</body>")
+    probe = report.with_name(report.stem + "-probe.html")
+    probe.write_text(page, encoding="utf-8")
+    proc = _chromium(profile, "--window-size=1280,1600", "--virtual-time-budget=10000",
+                     "--dump-dom", probe.resolve().as_uri())
+    os.unlink(probe)
+    found = re.search(r'<pre id="sb-check">(.*?)</pre>', proc.stdout, re.S)
+    assert found, f"checker did not run: {proc.stderr[-2000:]}"
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.parametrize("kind", ["run", "exec", "iters", "sweep", "compare", "ab"])
+def test_every_kind_of_report_answers_at_the_top(kind: str, tmp_path: Path) -> None:
+    from steadybench.output.report import write_report
+    from steadybench.output.results_io import results_to_json
+    from test_plots_support import kind_inputs
+
+    spec = kind_inputs()[kind]
+    comparison = None
+    if spec.get("compare"):
+        from steadybench.compare import CompareOptions, compare_files
+
+        for name, res in zip(("base.json", "new.json"), spec["results"]):
+            (tmp_path / name).write_text(results_to_json(res))
+        comparison, _, _ = compare_files(str(tmp_path / "base.json"),
+                                         str(tmp_path / "new.json"),
+                                         CompareOptions(resamples=200))
+    report = write_report(spec["results"], tmp_path / f"{kind}.html", comparison=comparison,
+                          ab=spec.get("ab"))
+    shots = Path(os.environ.get("STEADYBENCH_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    shot = shots / f"report-{kind}.png"
+    proc = _chromium(tmp_path / "profile1", "--window-size=1280,1600", f"--screenshot={shot}",
+                     report.resolve().as_uri())
+    assert shot.exists(), proc.stderr[-2000:]
+    pixels = mpimg.imread(shot)[..., :3]
+    assert float(pixels.std()) > 0.05, "blank screenshot"
+
+    result = _probe(report, tmp_path / "profile2")
+    assert result["broken"] == []
+    # the answer first: the summary card starts near the top and holds the comparison
+    assert 0 <= result["cardTop"] < 300 and result["cardHeight"] > 40
+    assert spec["phrase"] in result["cardText"], result["cardText"]
+    assert result["envOpen"] is False  # the environment is collapsed
+    for bad in ("Traceback", "internal error", "p = 0 ", "undefined"):
+        assert bad not in result["bodyText"], bad

@@ -205,8 +205,9 @@ def test_fit_band_matches_scipy() -> None:
 
 
 @pytest.mark.parametrize(("name", "n", "expected"), [
-    ("O(1)", 8.0, 1.0), ("O(log n)", np.e, 1.0), ("O(n)", 8.0, 8.0),
-    ("O(n log n)", np.e, np.e), ("O(n²)", 3.0, 9.0), ("n^3", 2.0, 8.0), ("O(n**2)", 3.0, 9.0),
+    # logarithms in base 2, as the complexity fit (programs/sweep.py) uses them
+    ("O(1)", 8.0, 1.0), ("O(log n)", 8.0, 3.0), ("O(n)", 8.0, 8.0),
+    ("O(n log n)", 8.0, 24.0), ("O(n²)", 3.0, 9.0), ("n^3", 2.0, 8.0), ("O(n**2)", 3.0, 9.0),
 ])
 def test_complexity_names(name: str, n: float, expected: float) -> None:
     fn = pl.complexity_function(name)
@@ -261,3 +262,89 @@ def test_plot_all_writes_every_figure(tmp_path: Path, case: CaseResult) -> None:
     assert any(n.endswith("-fit.svg") for n in names)
     assert sum(n.endswith("-timeseries.svg") for n in names) == 2
     assert all(p.exists() for p in written)
+
+
+# ---------------------------------------------------------------- robust axes in the figures
+def _with_slow_runs(name: str = "slow", mean: float = 1e-3, slow: int = 5,
+                    seed: int = 0) -> CaseResult:
+    """200 runs around ``mean`` and ``slow`` runs 100× slower."""
+    rng = np.random.default_rng(seed)
+    case = CaseResult(name, name)
+    for v in mean * (1 + 0.02 * rng.standard_normal(200)):
+        case.add_run("ok", {"wall_time": float(v)})
+    for _ in range(slow):
+        case.add_run("ok", {"wall_time": mean * 100})
+    return case
+
+
+def test_histogram_axis_is_the_bulk_with_outliers_counted(tmp_path: Path) -> None:
+    case = _with_slow_runs()
+    fig = pl.histogram_figure(case)
+    ax = fig.axes[0]
+    lo, hi = ax.get_xlim()
+    assert hi < 1.2 and lo > 0.8  # ms: the 100 ms runs do not squash the bulk into one bar
+    text = _svg_text(pl.save_figure(fig, tmp_path / "h.svg"))
+    assert "5 above (max 100 ms)" in text
+    # the density is drawn inside the data's range: no negative times
+    kde = [line for line in ax.get_lines() if line.get_label() == "kernel density"][0]
+    assert min(kde.get_xdata()) >= min(pl_samples(case)) * 1e3 - 1e-12
+
+
+def pl_samples(case: CaseResult) -> np.ndarray:
+    from steadybench.output.figures.common import samples
+
+    return samples(case)
+
+
+def test_timeseries_axis_is_the_bulk(tmp_path: Path) -> None:
+    fig = pl.timeseries_figure(_with_slow_runs())
+    lo, hi = fig.axes[0].get_ylim()
+    assert hi < 1.2 and lo > 0.8
+    assert "5 above" in _svg_text(pl.save_figure(fig, tmp_path / "t.svg"))
+
+
+def test_boxes_are_boxes(tmp_path: Path) -> None:
+    cases = [_with_slow_runs("a"), _with_slow_runs("b", mean=1.3e-3, seed=1)]
+    fig = pl.boxplot_figure(cases)
+    ax = fig.axes[0]
+    lo, hi = ax.get_xlim()
+    for case in cases:
+        q1, q3 = np.percentile(pl_samples(case) * 1e3, [25, 75])
+        assert (q3 - q1) / (hi - lo) > 0.03  # a visible box, not a line
+    assert "10 above" in _svg_text(pl.save_figure(fig, tmp_path / "b.svg"))
+
+
+def test_comparison_shows_a_60_percent_difference(tmp_path: Path) -> None:
+    base = _with_slow_runs("x", mean=1.6e-3)
+    new = _with_slow_runs("x", mean=1.0e-3, seed=1)
+    entry = {"name": "x", "speedup": 1.6, "speedup_ci": {"low": 1.55, "high": 1.65},
+             "verdict": "faster", "p_value": 0.0}
+    fig = pl.comparison_figure(base, new, entry)
+    ax = fig.axes[0]
+    lo, hi = ax.get_xlim()
+    gap = (np.median(pl_samples(base)) - np.median(pl_samples(new))) * 1e3
+    assert gap / (hi - lo) > 0.4  # the two medians far apart on the axis
+    text = _svg_text(pl.save_figure(fig, tmp_path / "c.svg"))
+    assert "p = < 1e-16" in text and "p = 0" not in text
+    assert "1.600× faster" in text
+
+
+def test_sweep_figure_from_a_real_sweep_table(tmp_path: Path) -> None:
+    """The crash of sweep --report: R² is a list per size in the table sweep writes."""
+    from steadybench.programs.sweep import sweep_table
+
+    cases = []
+    for size in (8, 16, 32, 64, 128):
+        c = CaseResult("prog", "prog", {"size": size}, method="iters")
+        c.extra["fit"] = {"slope": 5e-9 * size * np.log2(size), "stddev": None, "r2": 0.99,
+                          "loglog": None}
+        cases.append(c)
+    results = Results(cases=cases, context={"sweep": sweep_table(cases)})
+    fig = pl.sweep_figure(results)
+    ax = fig.axes[0]
+    fitted = [ln for ln in ax.get_lines() if str(ln.get_label()).startswith("fit O(n log n)")]
+    assert fitted, [ln.get_label() for ln in ax.get_lines()]
+    x, y = fitted[0].get_xdata(), fitted[0].get_ydata()
+    # the curve passes through the points (ns): 5·n·log2(n)
+    np.testing.assert_allclose(np.interp(64.0, x, y), 5 * 64 * 6, rtol=0.01)
+    assert "R² ≥ 0.9900" in _svg_text(pl.save_figure(fig, tmp_path / "s.svg"))

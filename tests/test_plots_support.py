@@ -72,9 +72,10 @@ def fit_extra(n: int = 20, outlier: int | None = 6) -> dict[str, Any]:
 
 def sweep_extra() -> dict[str, Any]:
     sizes = [10, 100, 1000, 10_000, 100_000]
-    mean = [2e-8 * s * np.log(s) for s in sizes]
+    mean = [2e-8 * s * np.log2(s) for s in sizes]  # base 2, as the complexity fit
     return {"sizes": sizes, "mean": mean, "stddev": [m * 0.05 for m in mean],
-            "geomean": [m * 0.98 for m in mean], "geostdev": [1.05] * 5, "r2": 0.999,
+            "geomean": [m * 0.98 for m in mean], "geostdev": [1.05] * 5,
+            "r2": [0.999, 0.998, 0.999, 0.9995, 0.999],  # one per size, as sweep_table
             "complexity": {"best": "O(n log n)", "coefficient": 2e-8,
                            "candidates": {"O(n)": 0.97, "O(n log n)": 0.999}}}
 
@@ -87,3 +88,68 @@ def with_executions(results: Results, k: int = 5) -> Results:
         case.processes = [{"index": i, "value": float(np.median(chunk)), "n": int(chunk.size)}
                           for i, chunk in enumerate(np.array_split(values, k))]
     return results
+
+
+# ---------------------------------------------------------------- one report of every kind
+def ab_document() -> dict[str, Any]:
+    """A document as ``steadybench ab --json`` writes it (ab/report.py ``to_document``)."""
+    rng = np.random.default_rng(7)
+    rounds = [{"index": i, "order": ["A", "B"] if i % 2 else ["B", "A"],
+               "A": float(3e-5 * (1 + 0.02 * rng.standard_normal())),
+               "B": float(2e-5 * (1 + 0.02 * rng.standard_normal())), "errors": {}}
+              for i in range(24)]
+    looks = [{"rounds": k, "ratio": 1.5, "low": 1.5 - 0.6 / k, "high": 1.5 + 0.6 / k,
+              "level": 0.95, "decision": "continue" if k < 24 else "faster",
+              "method": "repeated exact signed-rank interval"} for k in (12, 24)]
+    return {"kind": "steadybench-ab", "tool": {"name": "steadybench", "version": "0"},
+            "settings": {"confidence": 0.95, "threshold": 0.0, "max_rounds": 40,
+                         "sides": "two-sided"},
+            "variants": {"A": {"kind": "python", "description": "old.py"},
+                         "B": {"kind": "python", "description": "new.py"}},
+            "verdict": "faster", "interim": False, "reason": "decided at look 2",
+            "summary": "B is 1.500× faster than A [1.475, 1.525] at 95%", "elapsed": 6.1,
+            "result": looks[-1], "looks": looks, "rounds": rounds,
+            "failures": {"A": [], "B": []}, "warnings": []}
+
+
+def kind_inputs() -> dict[str, dict[str, Any]]:
+    """Inputs of write_report for every kind of result, each with a phrase its summary must
+    show: run (a group), exec and iters (two commands), sweep, compare, ab."""
+    from steadybench.programs.sweep import sweep_table
+
+    run = with_executions(Results(suite="strings", cases=[
+        make_case("build", implementation="join", mean=1e-3, monitors=False, params={}),
+        make_case("build", implementation="concat", mean=1.6e-3, seed=1, monitors=False,
+                  params={})], environment={"os": "Linux", "cpu": {"model": "Test CPU"}}))
+    commands = []
+    for method in ("exec", "iters"):
+        res = with_executions(make_results(("gzip -1 data", "gzip -9 data"), monitors=False,
+                                           params={}))
+        res.suite = method
+        for case in res.cases:
+            case.implementation = case.benchmark
+            case.method = method
+            if method == "iters":
+                case.extra["fit"] = fit_extra()
+        commands.append(res)
+    sweep_cases = []
+    for size in (8, 16, 32, 64, 128, 256):
+        case = make_case("prog {size}", implementation="prog {size}", params={"size": size},
+                         mean=2e-9 * size * np.log2(size), monitors=False, n=25)
+        case.method = "iters"
+        case.extra["fit"] = dict(fit_extra(), slope=2e-9 * size * np.log2(size),
+                                 stddev=2e-11 * size, loglog={"factor": 2e-9 * size})
+        sweep_cases.append(case)
+    sweep = Results(suite="sweep", cases=sweep_cases,
+                    context={"sweep": sweep_table(sweep_cases)})
+    base = with_executions(make_results(("parse", "render"), seed=0, monitors=False))
+    new = with_executions(make_results(("parse", "render"), seed=5, scale=0.625,
+                                       monitors=False))
+    return {
+        "run": {"results": [run], "phrase": "join is 1."},
+        "exec": {"results": [commands[0]], "phrase": "gzip -1 data is"},
+        "iters": {"results": [commands[1]], "phrase": "gzip -1 data is"},
+        "sweep": {"results": [sweep], "phrase": "time grows as O(n log n)"},
+        "compare": {"results": [base, new], "compare": True, "phrase": "NEW is 1."},
+        "ab": {"results": [], "ab": [ab_document()], "phrase": "B is 1.500× faster than A"},
+    }

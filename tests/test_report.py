@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from steadybench.cli import main
@@ -283,3 +285,199 @@ def test_cli_compare_needs_two(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "exactly two" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "missing.json")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- every kind of result
+def _text(path: Path) -> str:
+    return " ".join(_parse(path).text)
+
+
+def _order(html: str, *ids: str) -> None:
+    positions = [html.index(f'id="{i}"') for i in ids]
+    assert positions == sorted(positions), ids
+
+
+def _no_raw_json(path: Path) -> None:
+    text = _text(path)
+    assert '{"' not in text and "[{" not in text and "': " not in text
+
+
+def _cases_with_estimates(names: tuple[str, ...], method: str, scale: float = 1.0,
+                          **kw) -> Results:
+    results = with_executions(make_results(names, monitors=False, n=40, scale=scale, **kw))
+    for case in results.cases:
+        case.method = method
+    return results
+
+
+def test_run_report_answers_first(tmp_path: Path) -> None:
+    """A run group: the relative answer is in the summary, before the tables, and the
+    environment is collapsed at the end."""
+    a = make_case("build", implementation="join", mean=1e-3, monitors=False, params={})
+    b = make_case("build", implementation="concat", mean=1.5e-3, seed=1, monitors=False,
+                  params={})
+    results = with_executions(Results(suite="s", cases=[a, b], environment={"os": "Linux"}))
+    path = rp.write_report([results], tmp_path / "r.html")
+    html = path.read_text(encoding="utf-8")
+    _order(html, "summary", "relative-1", "input-1", "environment")
+    assert re.search(r'<details id="environment"', html)
+    text = _text(path)
+    assert re.search(r"join is 1\.\d+× faster than concat \[1\.\d+, 1\.\d+\]", text)
+    _no_raw_json(path)
+
+
+def test_exec_report_compares_commands_and_keeps_units(tmp_path: Path) -> None:
+    results = _cases_with_estimates(("gzip -1 f", "gzip -9 f"), "exec", implementation=None,
+                                    params={})
+    for case in results.cases:
+        case.implementation = case.benchmark
+        case.extra["calibration"] = {"runs": 36, "mean": 0.00402595, "unit": "s"}
+    path = rp.write_report([results], tmp_path / "r.html")
+    text = _text(path)
+    assert re.search(r"gzip -1 f is \d\.\d+× faster than gzip -9 f", text)
+    assert "0.00402595" not in text and "4.026 ms" in text  # one unit for every time
+    _no_raw_json(path)
+
+
+def test_run_parameter_scan_gets_a_growth_plot(tmp_path: Path) -> None:
+    cases = []
+    for i, n in enumerate((100, 1000, 10_000, 100_000)):
+        cases.append(make_case("sort", implementation="sort", params={"n": n}, seed=i,
+                               mean=1e-8 * n * np.log2(n), monitors=False, n=30))
+    path = rp.write_report([Results(cases=cases)], tmp_path / "r.html")
+    text = _text(path)
+    assert "sort: time grows as O(n log n)" in text
+    assert any(a == ("alt", "growth-1") for a in _parse(path).attrs_seen)
+
+
+def test_sweep_report_does_not_crash(tmp_path: Path) -> None:
+    """report on a sweep result crashed in the old plots (R² is a list per size)."""
+    from steadybench.programs.sweep import sweep_table
+
+    cases = []
+    for size in (8, 16, 32, 64):
+        case = make_case("prog {size}", implementation="prog {size}", params={"size": size},
+                         mean=1e-9 * size, monitors=False, n=20)
+        case.method = "iters"
+        case.extra["fit"] = {"kind": "iters", "x": [1, 2, 3], "y": [1e-9 * size * k
+                                                                    for k in (1, 2, 3)],
+                             "slope": 1e-9 * size, "intercept": 0.0, "r2": 0.9999,
+                             "stddev": 1e-11 * size, "loglog": {"factor": 1e-9 * size}}
+        cases.append(case)
+    results = Results(suite="sweep", cases=cases, context={"sweep": sweep_table(cases)})
+    source = _write(tmp_path, "sweep.json", results)
+    out = tmp_path / "s.html"
+    assert main(["report", source, "-o", str(out)]) == 0
+    text = _text(out)
+    assert "time grows as O(n) (c = 1 ns)" in text
+    assert any(a == ("alt", "sweep") for a in _parse(out).attrs_seen)
+    _check_images(_parse(out))
+
+
+def test_compare_json_alone_is_a_report(tmp_path: Path) -> None:
+    base = _write(tmp_path, "base.json", with_executions(make_results(("a",), monitors=False)))
+    new = _write(tmp_path, "new.json", with_executions(
+        make_results(("a",), seed=4, scale=0.625, monitors=False)))
+    cmp = tmp_path / "cmp.json"
+    assert main(["compare", base, new, "--json", str(cmp)]) in (0, 1)
+    out = tmp_path / "c.html"
+    assert main(["report", str(cmp), "-o", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    _order(html, "summary", "verdicts", "comparison", "input-1", "environment")
+    text = _text(out)
+    assert re.search(r"a impl \[size=10\]: NEW is 1\.\d+× faster than BASE "
+                     r"\[1\.\d+, 1\.\d+\]", text)
+    assert "p = 0 " not in text and "p-value 0" not in text
+    # the results files named in the comparison give the pair plot
+    assert any("comparison-001" in (v or "") for k, v in _parse(out).attrs_seen if k == "alt")
+
+
+def test_p_value_zero_is_written_as_a_bound(tmp_path: Path) -> None:
+    comparison = {"benchmarks": [{"name": "k", "speedup": 1.6, "verdict": "faster",
+                                  "p_value": 0.0, "p_adjusted": 0.0}]}
+    path = rp.write_report([], tmp_path / "r.html", comparison=comparison)
+    text = _text(path)
+    assert "< 1e-16" in text and "k: NEW is 1.600× faster than BASE — faster, p < 1e-16" in text
+    cells = re.findall(r'<td class="num">([^<]*)</td>', path.read_text(encoding="utf-8"))
+    assert "0" not in cells
+
+
+def _ab_document() -> dict:
+    rounds = [{"index": i, "order": ["A", "B"], "A": 3e-5 * (1 + 0.01 * i), "B": 2e-5,
+               "errors": {}} for i in range(12)]
+    look = {"rounds": 12, "ratio": 1.5, "low": 1.45, "high": 1.55, "level": 0.95,
+            "decision": "faster", "method": "repeated exact signed-rank interval"}
+    return {"kind": "steadybench-ab", "tool": {"name": "steadybench", "version": "0"},
+            "settings": {"confidence": 0.95, "threshold": 0.0, "max_rounds": 40},
+            "variants": {"A": {"kind": "python", "description": "old.py"},
+                         "B": {"kind": "python", "description": "new.py"}},
+            "verdict": "faster", "interim": False, "reason": "decided at look 1",
+            "summary": "B is 1.500× faster than A [1.450, 1.550] at 95%", "elapsed": 3.2,
+            "result": look, "looks": [look], "rounds": rounds,
+            "failures": {"A": [], "B": []}, "warnings": []}
+
+
+def test_ab_json_is_a_report(tmp_path: Path) -> None:
+    source = tmp_path / "ab.json"
+    source.write_text(json.dumps(_ab_document()))
+    out = tmp_path / "ab.html"
+    assert main(["report", str(source), "-o", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    _order(html, "summary", "ab-1", "environment")
+    text = _text(out)
+    assert "B is 1.500× faster than A [1.450, 1.550] at 95%" in text
+    assert "old.py" in text and "30 µs" in text  # median of A with its unit
+    _check_images(_parse(out))
+    _no_raw_json(out)
+
+
+class _RENDER:
+    """Where :func:`_render_noting_pid` writes and what it calls (set by the test)."""
+
+    pids: Path = Path("pids")
+    original: object = None
+
+
+def _render_noting_pid(index: int):
+    """rp._render that notes which process drew (module level: the pool pickles it by name)."""
+    with open(_RENDER.pids, "a", encoding="utf-8") as out:
+        out.write(f"{os.getpid()}\n")
+    return _RENDER.original(index)  # type: ignore[operator]
+
+
+def test_figures_drawn_in_worker_processes_are_the_same(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    results = make_results(("a", "b"), monitors=False, n=30)
+    monkeypatch.setenv("STEADYBENCH_REPORT_WORKERS", "1")
+    one = rp.write_report([results], tmp_path / "one.html").read_text(encoding="utf-8")
+    monkeypatch.setenv("STEADYBENCH_REPORT_WORKERS", "2")
+    pids = tmp_path / "pids"
+    monkeypatch.setattr(_RENDER, "pids", pids)
+    monkeypatch.setattr(_RENDER, "original", rp._render)
+    monkeypatch.setattr(rp, "_render", _render_noting_pid)
+    two = rp.write_report([results], tmp_path / "two.html").read_text(encoding="utf-8")
+    assert one == two
+    drawn_by = set(pids.read_text().split())
+    assert drawn_by and str(os.getpid()) not in drawn_by  # really drawn by the workers
+
+
+def test_sweep_command_writes_its_report(tmp_path: Path) -> None:
+    """``sweep --report`` end to end on a C program whose work grows as O(n): it crashed
+    with "TypeError: float() argument must be ... not 'list'" before."""
+    import shutil
+    import subprocess
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    contrib = Path(__file__).resolve().parents[1] / "contrib" / "c"
+    exe = tmp_path / "busy"
+    subprocess.run([cc, "-O2", "-I", str(contrib), "-o", str(exe),
+                    str(contrib / "example_busy.c")], check=True)
+    out = tmp_path / "sweep.html"
+    assert main(["sweep", "--sizes", "2^2..2^5", "--max-time", "0.1", "--report", str(out),
+                 "--", str(exe), "{size}", "0", "cpu"]) == 0
+    text = _text(out)
+    assert "time grows as O(n)" in text
+    assert any(a == ("alt", "sweep") for a in _parse(out).attrs_seen)

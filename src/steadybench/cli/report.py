@@ -25,6 +25,51 @@ def _load_comparison(path: str) -> dict[str, Any]:
     return data
 
 
+def _load_inputs(paths: tuple[str, ...]) -> tuple[list[Any], list[dict[str, Any]],
+                                                  list[dict[str, Any]], tuple[str, ...]]:
+    """Each file by what it holds: results (run, exec, iters, sweep), a comparison (compare
+    --json) or an A/B result (ab --json). Returns (results, comparisons, ab documents, the
+    paths of the results files)."""
+    from ..output.report import is_ab
+    from ..output.results_io import results_from_data
+
+    results, comparisons, ab_docs, kept = [], [], [], []
+    for path in paths:
+        data = read_user_json(path, ResultsFormatError)
+        if is_ab(data):
+            ab_docs.append(data)
+        elif isinstance(data, dict) and "schema_version" not in data and any(
+                k in data for k in ("pairs", "suite")) and isinstance(data.get("benchmarks"),
+                                                                      list):
+            comparisons.append(data)
+        else:
+            results.append(results_from_data(data, path))
+            kept.append(path)
+    return results, comparisons, ab_docs, tuple(kept)
+
+
+def _comparison_sources(path: str, doc: dict[str, Any]) -> tuple[list[Any], tuple[str, ...]]:
+    """The BASE and NEW results files a comparison names (``inputs``), looked for as written
+    and beside the comparison file; none when either is missing or not a results file."""
+    from ..output.results_io import load_results
+
+    inputs = doc.get("inputs") if isinstance(doc.get("inputs"), dict) else {}
+    found = []
+    for side in ("base", "new"):
+        name = inputs.get(side)
+        if not isinstance(name, str):
+            return [], ()
+        candidates = [Path(name), Path(path).parent / name]
+        hit = next((c for c in candidates if c.is_file()), None)
+        if hit is None:
+            return [], ()
+        try:
+            found.append((load_results(hit), str(hit)))
+        except SteadybenchError:
+            return [], ()
+    return [r for r, _ in found], tuple(p for _, p in found)
+
+
 def _protocol_comparison(base: str, new: str, confidence: float) -> dict[str, Any]:
     """The Speedup-Test comparison of two results files (``steadybench compare``)."""
     from ..compare import CompareOptions, compare_files
@@ -53,14 +98,23 @@ def _protocol_comparison(base: str, new: str, confidence: float) -> dict[str, An
 def report_cmd(results: tuple[str, ...], output: str, plots_dir: str | None, plot_format: str,
                compare: bool | None, comparison_path: str | None, confidence: float,
                window: int) -> None:
-    """Write a self-contained HTML report (plots embedded) of one or more RESULTS files."""
+    """Write a self-contained HTML report (plots embedded) of one or more RESULTS files: the
+    JSON of run, exec, iters, sweep, compare --json or ab --json."""
     from ..output.report import write_report
-    from ..output.results_io import load_results
 
     if not 0 < confidence < 1:
         raise ConfigurationError(f"--confidence must be between 0 and 1, got {confidence}")
-    loaded = [load_results(path) for path in results]
+    loaded, comparisons, ab_docs, kept = _load_inputs(results)
+    comparison_inputs = [p for p in results if p not in kept]
+    results = kept
     comparison = _load_comparison(comparison_path) if comparison_path else None
+    if comparisons:
+        if comparison is not None or len(comparisons) > 1:
+            raise ConfigurationError("give one comparison (compare --json output) at a time")
+        comparison = comparisons[0]
+        compare = False if compare is None else compare
+        if not loaded:  # the results the comparison was made from, for its pair plots
+            loaded, results = _comparison_sources(comparison_inputs[0], comparison)
     automatic = compare is None
     if automatic:
         compare = len(results) == 2 and comparison is None
@@ -79,7 +133,8 @@ def report_cmd(results: tuple[str, ...], output: str, plots_dir: str | None, plo
             comparison = {"benchmarks": [], "warnings": [f"not compared: {exc}"]}
     path = write_report(loaded, output, comparison=comparison, plots_dir=plots_dir,
                         plot_format=plot_format, window=window,
-                        labels=[Path(p).name for p in results])
+                        labels=[Path(p).name for p in results], ab=ab_docs,
+                        confidence=confidence)
     click.echo(f"wrote {path}" + (f" and the figures in {plots_dir}" if plots_dir else ""),
                err=True)
 
