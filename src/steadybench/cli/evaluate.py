@@ -99,6 +99,10 @@ def _finish(session: EvaluationSession, title: str, opts: dict[str, Any],
                                 session.interrupted)
     results = evaluation_results(title, evaluation, cases, opts.get("command_line"))
     results.context.update(context or {})
+    host = (results.context.get("fleet") or {}).get("host")
+    if host:  # the fleet host that measured every execution
+        for case in results.cases:
+            case.extra["host"] = host
     write_outputs(results, opts)
     if not opts.get("quiet"):
         for line in table_lines(evaluation.to_dict()):

@@ -1,0 +1,85 @@
+"""``evaluate --cluster`` on a real local scheduler and one ``steadybench worker`` whose machine
+is a fake board: the whole evaluation (every baseline and managed execution, interleaved) runs
+on that one host, the host tunes its own tree around the managed executions and restores it byte
+for byte, and the results say which host measured."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evaluate_machine import make_board
+from fake_machine import CPU, snapshot
+from fleet_cluster import child_env, local_fleet
+
+pytest.importorskip("distributed")
+
+pytestmark = pytest.mark.timeout(600)
+
+GOV0 = f"{CPU}/cpu0/cpufreq/scaling_governor"
+
+BENCH = '''
+from steadybench import benchmark
+
+
+@benchmark
+def summing():
+    return lambda: sum(range(500))
+'''
+
+
+def steadybench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "steadybench", *args], cwd=cwd,
+                          env=child_env(), capture_output=True, text=True, timeout=300)
+
+
+def test_evaluate_runs_on_one_fleet_host(tmp_path: Path) -> None:
+    board = make_board(tmp_path / "board")
+    before = snapshot(board)
+    (tmp_path / "bench.py").write_text(BENCH)
+    seen = tmp_path / "seen.txt"
+    with local_fleet(tmp_path / "fleet") as fleet:
+        cluster = str(fleet.scheduler_file)
+        worker = fleet.start_worker("board", board)
+        fleet.wait_for_workers({"board"})
+
+        # commands: each run appends the governor the host's tree has while it runs
+        done = steadybench("evaluate", "--cluster", cluster, "--launches", "2", "--runs", "3",
+                           "--warmup", "0", "--seed", "5", "--json", "cmd.json", "--shell",
+                           "--cmd", f"cat {board / GOV0} >> {seen}", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert snapshot(board) == before
+        assert not list(worker.state.rglob("run-*.json"))  # the host's journal is closed
+        data = json.loads((tmp_path / "cmd.json").read_text())
+        ev = data["context"]["evaluate"]
+        assert ev["executions"] == {"planned": 4, "done": 4}
+        order = [i["preset"] for i in ev["schedule"]]
+        assert sorted(order) == ["baseline", "baseline", "managed", "managed"]
+        assert seen.read_text().splitlines() == [
+            "performance" if p == "managed" else "schedutil" for p in order for _ in range(3)]
+        fleet_context = data["context"]["fleet"]
+        assert fleet_context["host"] == "board" and fleet_context["root"] == str(board)
+        assert {c["extra"]["host"] for c in data["benchmarks"]} == {"board"}
+        assert "Table 3." in done.stdout
+
+        # a benchmark file: its text travels, the host loads it and runs its executions
+        done = steadybench("evaluate", "bench.py", "--cluster", cluster, "--launches", "2",
+                           "--runs", "2", "--order", "alternate", "-q", "--json", "file.json",
+                           cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert snapshot(board) == before
+        ev = json.loads((tmp_path / "file.json").read_text())["context"]["evaluate"]
+        assert [i["preset"] for i in ev["schedule"]] == ["baseline", "managed"] * 2
+        assert [bool(i["tuned"]) for i in ev["schedule"]] == [False, True] * 2
+        assert ev["cases"][0]["table3"]["baseline"]["n"] == 2
+
+        # a preset that is not there fails on the client, before anything is sent
+        done = steadybench("evaluate", "bench.py", "--cluster", cluster, "--managed-preset",
+                           "nosuch.toml", cwd=tmp_path)
+        assert done.returncode == 2
+        assert done.stderr.splitlines() == [
+            "error: preset 'nosuch.toml': not baseline, managed or a preset file"]
