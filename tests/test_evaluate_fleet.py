@@ -6,6 +6,7 @@ for byte, and the results say which host measured."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ import pytest
 
 from evaluate_machine import make_board
 from fake_machine import CPU, snapshot
-from fleet_cluster import child_env, local_fleet
+from child_process import default_sigint
+from fleet_cluster import child_env, local_fleet, wait_until
 
 pytest.importorskip("distributed")
 
@@ -77,9 +79,49 @@ def test_evaluate_runs_on_one_fleet_host(tmp_path: Path) -> None:
         assert [bool(i["tuned"]) for i in ev["schedule"]] == [False, True] * 2
         assert ev["cases"][0]["table3"]["baseline"]["n"] == 2
 
+        # Ctrl-C on the client: the host stops between two runs, restores its tree and sends
+        # what it measured; the client writes the partial evaluation
+        held = tmp_path / "held.txt"
+        client = subprocess.Popen(
+            [sys.executable, "-m", "steadybench", "evaluate", "--cluster", cluster,
+             "--launches", "3", "--runs", "1000", "--warmup", "0", "--order", "alternate",
+             "--time-limit", "3600", "--json", "part.json", "--shell",
+             "--cmd", f"cat {board / GOV0} >> {held}"],
+            cwd=tmp_path, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, preexec_fn=default_sigint)
+        # the baseline execution has ended and the managed one measures on the tuned tree
+        wait_until(lambda: held.exists() and "performance" in held.read_text(),
+                   "a managed run on the host")
+        client.send_signal(signal.SIGINT)
+        _out, err = client.communicate(timeout=120)
+        assert client.returncode == 130, err
+        assert "Traceback" not in err
+        data = json.loads((tmp_path / "part.json").read_text())
+        ev = data["context"]["evaluate"]
+        assert data["interrupted"] and ev["interrupted"]
+        assert ev["executions"] == {"planned": 6, "done": 2}
+        first, last = ev["schedule"][:2]
+        assert first["preset"] == "baseline" and first["runs"] == 1000
+        assert last["preset"] == "managed" and last["interrupted"] and 0 < last["runs"] < 1000
+        assert snapshot(board) == before
+
         # a preset that is not there fails on the client, before anything is sent
         done = steadybench("evaluate", "bench.py", "--cluster", cluster, "--managed-preset",
                            "nosuch.toml", cwd=tmp_path)
         assert done.returncode == 2
         assert done.stderr.splitlines() == [
             "error: preset 'nosuch.toml': not baseline, managed or a preset file"]
+
+        # a host that holds a preset for its lifetime cannot run the baseline untouched
+        fleet.stop_worker("board")
+        other = make_board(tmp_path / "other")
+        fleet.start_worker("tuned", other, "--preset", "managed")
+        fleet.wait_for_workers({"tuned"})
+        done = steadybench("evaluate", "--cluster", cluster, "--launches", "2", "--runs", "1",
+                           "--", "true", cwd=tmp_path)
+        assert done.returncode == 2
+        assert done.stderr.splitlines() == [
+            "error: host tuned holds preset 'managed' for its lifetime (steadybench worker "
+            "--preset): evaluate applies its two presets around each execution; start that "
+            "worker without --preset"]
+    assert snapshot(board) == before

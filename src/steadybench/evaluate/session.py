@@ -283,6 +283,8 @@ class CommandTarget:
         self._timeout = timeout
         self._correct = correct
         self._runner = runner
+        #: called before each run; raises KeyboardInterrupt to stop between runs, as Ctrl-C
+        self.check_stop: Callable[[], None] | None = None
         self.last_case: CaseResult | None = None
 
     @property
@@ -320,6 +322,14 @@ class CommandTarget:
         with machine_session(preset, options.root) as machine:
             session = ExecSession([unit.payload], [{}], runner, exec_options)
             session.before_run = machine.before_run
+            if self.check_stop is not None:
+                check = self.check_stop
+
+                def before_run() -> None:
+                    check()  # raises KeyboardInterrupt to stop (a fleet task cancelled)
+                    machine.before_run()
+
+                session.before_run = before_run
             try:
                 results = session.run()
             except KeyboardInterrupt:

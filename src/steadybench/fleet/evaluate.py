@@ -15,9 +15,10 @@ EvaluationSession` on its own ``--root`` and returns every execution record. A h
 preset for its lifetime (``steadybench worker --preset``) cannot evaluate: the baseline would
 run tuned; it says so in one line.
 
-Cancellation: Ctrl-C on the client cancels the task; the host stops after the execution under
-way (a benchmark file's worker process gets SIGINT through :class:`~.task.StopWatcher`) and
-sends the records so far as a ``partial`` event, so the partial evaluation is written.
+Cancellation: Ctrl-C on the client cancels the task; the host stops the execution under way
+(a command before its next run, a benchmark file's worker process by SIGINT through
+:class:`~.task.StopWatcher`), restores its settings, and sends the records so far as a
+``partial`` event, so the client writes the partial evaluation.
 """
 
 from __future__ import annotations
@@ -149,13 +150,19 @@ def run_evaluate_job(job: EvaluateJob) -> EvaluateOutcome:
         outcome.error = f"host {host}: {exc}"
         return outcome
     with StopWatcher() as watcher:
+        def check_stop() -> None:
+            if watcher.stopped.is_set():
+                raise _Cancelled()
+
+        if isinstance(target, CommandTarget):  # stop between two runs of a command
+            target.check_stop = check_stop
+
         def on_execution(record: Any, done: int, total: int) -> None:
             record.case.extra["host"] = host
             record.case.extra["fleet"] = {"host": host, "worker": address, "attempt": attempt}
             emit(job.run_id, {"kind": "execution", "key": job.key, "attempt": attempt,
                               "host": host, "time": time.time(), "done": done, "total": total})
-            if watcher.stopped.is_set():
-                raise _Cancelled()
+            check_stop()
 
         session = EvaluationSession(target, options, on_execution)
         try:
