@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from child_process import default_sigint
 from evaluate_machine import make_board
 from fake_machine import CPU, snapshot
-from child_process import default_sigint
 from fleet_cluster import child_env, local_fleet, wait_until
 
 pytest.importorskip("distributed")

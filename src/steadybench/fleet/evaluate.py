@@ -35,8 +35,12 @@ from ..errors import BenchmarkFailed, ConfigurationError, SteadybenchError
 from .task import StopWatcher, emit, shipped_path
 
 if TYPE_CHECKING:
-    from ..evaluate.session import EvaluateOptions, EvaluationSession, ExecutionRecord, \
-        ScheduleItem
+    from ..evaluate.session import (
+        EvaluateOptions,
+        EvaluationSession,
+        ExecutionRecord,
+        ScheduleItem,
+    )
 
 
 class _Cancelled(KeyboardInterrupt):
