@@ -14,7 +14,7 @@ from evaluate_machine import make_board
 from fake_machine import CPU, snapshot
 from steadybench.cli import main
 from steadybench.targets import close_all
-from targets_support import FAKE_ADB
+from targets_support import FAKE_ADB, start_sshd, why_no_sshd
 
 GOV0 = f"{CPU}/cpu0/cpufreq/scaling_governor"
 
@@ -61,6 +61,34 @@ def test_commands_are_evaluated_on_the_device_and_its_tree_restored(tmp_path, ca
     lines = (tmp_path / "adb.log").read_text().splitlines()
     assert any(c.startswith("-s emulator-5554 shell ") for c in lines)
     assert not [c for c in lines if c.split(" ")[0] in ("shell", "push", "get-state")]
+
+
+def test_commands_are_evaluated_over_ssh(tmp_path, monkeypatch, capsys):
+    import subprocess
+
+    reason = why_no_sshd()
+    if reason:
+        pytest.skip(f"no sshd: {reason}")
+    try:
+        server = start_sshd(tmp_path / "sshd")
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"sshd cannot start here: {exc}")
+    try:
+        monkeypatch.setenv("STEADYBENCH_SSH_CONFIG", str(server.config))
+        board = make_board(tmp_path / "board")
+        before = snapshot(board)
+        seen, out = tmp_path / "seen.txt", tmp_path / "r.json"
+        code = main(["evaluate", "--target", server.url(board), "--launches", "2",
+                     "--runs", "2", "--warmup", "0", "--order", "alternate", "-q",
+                     "--json", str(out), "--shell", "--cmd", f"cat {board / GOV0} >> {seen}"])
+        assert code == 0, capsys.readouterr().err
+        assert snapshot(board) == before
+        assert seen.read_text().splitlines() == ["schedutil"] * 2 + ["performance"] * 2 + \
+            ["schedutil"] * 2 + ["performance"] * 2
+        assert json.loads(out.read_text())["context"]["target"]["kind"] == "ssh"
+    finally:
+        close_all()
+        server.stop()
 
 
 def test_a_benchmark_file_on_a_target_is_one_line(tmp_path, capsys):
