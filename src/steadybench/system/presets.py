@@ -235,8 +235,12 @@ class PresetMachine:
     def __init__(self, preset: Preset, root: SysRoot, can_write: CanWrite,
                  affinity: set[int] | None = None) -> None:
         self.preset = preset
-        #: the CPUs this process may use (``os.sched_getaffinity``; given in tests)
-        self.affinity = set(current_affinity()) if affinity is None else set(affinity)
+        #: the CPUs the benchmark may use: this process's (``os.sched_getaffinity``), on a
+        #: remote target the device's (its root's ``getaffinity``); given in tests
+        device = root.affinity_calls().get("getaffinity")
+        if affinity is None:
+            affinity = set(device(0)) if device is not None else set(current_affinity())
+        self.affinity = set(affinity)
         self.root = root
         self.can_write = can_write
         self.cpus = [c for c in read_cpus(root)]
