@@ -35,10 +35,14 @@ def test_commands_are_evaluated_on_the_device_and_its_tree_restored(tmp_path, ca
     board = make_board(tmp_path / "phone")
     before = snapshot(board)
     seen, out = tmp_path / "seen.txt", tmp_path / "r.json"
-    # each run appends the governor of CPU 0 as the device has it while the run runs
+    # each run appends the governor of CPU 0 as the device has it while the run runs; the
+    # program is pushed to the device's work folder
+    program = tmp_path / "gov.sh"
+    program.write_text(f"#!/bin/sh\ncat {board / GOV0} >> {seen}\n")
+    program.chmod(0o755)
     code = main(["evaluate", "--target", f"adb://emulator-5554?root={board}",
                  "--launches", "2", "--runs", "5", "--warmup", "0", "--seed", "3",
-                 "--json", str(out), "--shell", "--cmd", f"cat {board / GOV0} >> {seen}"])
+                 "--json", str(out), "--push", str(program), "--", "./gov.sh"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert snapshot(board) == before  # every managed execution's tuning undone
