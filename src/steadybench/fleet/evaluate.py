@@ -164,8 +164,12 @@ def run_evaluate_job(job: EvaluateJob) -> EvaluateOutcome:
         def on_execution(record: Any, done: int, total: int) -> None:
             record.case.extra["host"] = host
             record.case.extra["fleet"] = {"host": host, "worker": address, "attempt": attempt}
+            # what a lost attempt keeps (steadybench.fleet.attempts) if this host dies
             emit(job.run_id, {"kind": "execution", "key": job.key, "attempt": attempt,
-                              "host": host, "time": time.time(), "done": done, "total": total})
+                              "host": host, "time": time.time(), "done": done, "total": total,
+                              "entry": {"index": record.position, "preset": record.preset,
+                                        "series": record.series, "launch": record.launch},
+                              "values": record.values()})
             check_stop()
 
         session = EvaluationSession(target, options, on_execution)
