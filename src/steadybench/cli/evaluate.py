@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..errors import BenchmarkFailed, ConfigurationError, SystemControlError
+from ..fleet.options import check_cluster_options, cluster_options
+from ..targets.cli import machine_root, target_options
 from . import Interrupted
 from .common import output_options, positive, write_outputs
 from .validate import count, not_empty
@@ -20,11 +22,19 @@ if TYPE_CHECKING:
 
 def _target(args: tuple[str, ...], cmds: tuple[str, ...], shell: bool, opts: dict[str, Any]
             ) -> Target:
-    """A single argument ending in ``.py`` is a benchmark file; anything else is a command."""
+    """A single argument ending in ``.py`` is a benchmark file; anything else is a command.
+    With ``--target`` the commands run on the device (one runner for the whole session)."""
     from ..evaluate.session import CommandTarget, FileTarget
     from .run import parse_key_values
 
     if len(args) == 1 and args[0].endswith(".py") and not cmds:
+        if opts.get("target"):
+            raise ConfigurationError(
+                f"--target {opts['target']}: a benchmark file cannot run on the device (it "
+                "runs in this Python); evaluate a command there instead: --target ... -- PROG "
+                "(--push PROG to copy it)")
+        if opts.get("push"):
+            raise ConfigurationError("--push needs --target (files are copied to the target)")
         return FileTarget(args[0], opts.get("select"), opts.get("method"),
                           parse_key_values(opts.get("method_option") or (), "--method-option"))
     if opts.get("select") or opts.get("method") or opts.get("method_option"):
@@ -42,7 +52,16 @@ def _target(args: tuple[str, ...], cmds: tuple[str, ...], shell: bool, opts: dic
     names = [c.name for c in commands]
     if len(set(names)) != len(names):
         raise ConfigurationError("a command is given twice")
-    return CommandTarget(commands, shell=shell, timeout=opts.get("timeout"))
+    runner = None
+    if opts.get("target") or opts.get("push"):
+        from ..programs.process import CommandRunner
+        from ..targets.cli import command_runner
+
+        runner = command_runner(opts, lambda: CommandRunner(shell=shell,
+                                                            timeout=opts.get("timeout")))
+        for c in commands:  # every program must be there before anything is tuned
+            runner.resolve(c.render({}))
+    return CommandTarget(commands, shell=shell, timeout=opts.get("timeout"), runner=runner)
 
 
 def _progress(quiet: bool):
@@ -61,8 +80,10 @@ def _progress(quiet: bool):
     return show
 
 
-def _finish(session: EvaluationSession, title: str, opts: dict[str, Any]) -> None:
-    """Analyse what ran, write the outputs and print the tables, signals held back."""
+def _finish(session: EvaluationSession, title: str, opts: dict[str, Any],
+            context: dict[str, Any] | None = None) -> None:
+    """Analyse what ran, write the outputs and print the tables, signals held back
+    (``context``: more for the results' context: the target, the fleet host)."""
     from ..evaluate.analysis import analyse, evaluation_results
     from ..evaluate.tables import table_lines
 
@@ -77,6 +98,11 @@ def _finish(session: EvaluationSession, title: str, opts: dict[str, Any]) -> Non
     evaluation, cases = analyse(units, session.records, session.schedule, options, presets,
                                 session.interrupted)
     results = evaluation_results(title, evaluation, cases, opts.get("command_line"))
+    results.context.update(context or {})
+    host = (results.context.get("fleet") or {}).get("host")
+    if host:  # the fleet host that measured every execution
+        for case in results.cases:
+            case.extra["host"] = host
     write_outputs(results, opts)
     if not opts.get("quiet"):
         for line in table_lines(evaluation.to_dict()):
@@ -84,7 +110,7 @@ def _finish(session: EvaluationSession, title: str, opts: dict[str, Any]) -> Non
 
 
 @click.command("evaluate", context_settings={"ignore_unknown_options": False})
-@click.argument("target", nargs=-1)
+@click.argument("what", nargs=-1, metavar="[TARGET]...")
 @click.option("--cmd", "cmds", multiple=True, metavar="LINE",
               help="A command line to evaluate instead of a file (repeatable).")
 @click.option("--shell", is_flag=True, help="Run the command through /bin/sh -c.")
@@ -130,17 +156,23 @@ def _finish(session: EvaluationSession, title: str, opts: dict[str, Any]) -> Non
 @click.option("--wait-lock", is_flag=True,
               help="When another tuned run holds the machine's tuning lock, wait for it.")
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@target_options
+@cluster_options
 @output_options
 @click.pass_context
-def evaluate_cmd(ctx: click.Context, target: tuple[str, ...], cmds: tuple[str, ...],
+def evaluate_cmd(ctx: click.Context, what: tuple[str, ...], cmds: tuple[str, ...],
                  shell: bool, **opts: Any) -> None:
     """Evaluate the managed preset against the baseline (Rancid §VI): K interleaved launches
     of each, Tables 2 and 3, Figs. 15 and 16, and runs that jump between levels.
 
-    TARGET is a benchmark file (FILE.py) or a command (after --)."""
+    TARGET is a benchmark file (FILE.py) or a command (after --). With --target the commands
+    run, are timed and the presets are applied on the device; with --cluster the whole
+    evaluation runs on one fleet host (docs/evaluate.md)."""
     from ..evaluate.session import EvaluateOptions, EvaluationSession
     from ..output.deferral import DeferredSignals
 
+    _check_places(opts)
+    root = (ctx.obj or {}).get("root", "/")
     options = EvaluateOptions(
         baseline=opts["baseline"], managed=opts["managed"], launches=opts["launches"],
         runs=opts["runs"], long_runs=opts["long_runs"], warmup=opts["warmup"],
@@ -148,23 +180,34 @@ def evaluate_cmd(ctx: click.Context, target: tuple[str, ...], cmds: tuple[str, .
         confidence=opts["confidence"], highlight_abs=_nonneg(opts["highlight_abs"],
                                                              "--highlight-abs"),
         highlight_rel=_nonneg(opts["highlight_rel"], "--highlight-rel"),
-        root=(ctx.obj or {}).get("root", "/"), wait_lock=bool(opts.get("wait_lock")))
+        root=root, wait_lock=bool(opts.get("wait_lock")))
     opts["command_line"] = " ".join(["steadybench", *sys.argv[1:]]) if sys.argv else None
-    tgt = _target(target, cmds, shell, opts)
-    title = Path(target[0]).stem if len(target) == 1 and target[0].endswith(".py") \
+    tgt = _target(what, cmds, shell, opts)
+    title = Path(what[0]).stem if len(what) == 1 and what[0].endswith(".py") \
         else "evaluate"
+    context: dict[str, Any] = {}
+    if opts.get("target"):
+        options.root = machine_root(opts["target"], root)  # the device's sys/proc
+        from ..targets.cli import target_context
+
+        context.update(target_context(getattr(tgt, "runner", None)))
     session = EvaluationSession(tgt, options, _progress(bool(opts.get("quiet"))))
     try:
-        session.run()
+        if opts.get("cluster"):
+            from ..fleet.evaluate import evaluate_on_cluster
+
+            context.update(evaluate_on_cluster(session, opts))
+        else:
+            session.run()
     except KeyboardInterrupt:
         session.interrupted = True
         if session.records:
             with DeferredSignals():
-                _finish(session, title, opts)
+                _finish(session, title, opts, context)
         _report_unrestored(session)
         raise Interrupted() from None
     with DeferredSignals():
-        _finish(session, title, opts)
+        _finish(session, title, opts, context)
     if session.restore_failures:
         raise SystemControlError("machine settings not restored (the results were written): "
                                  + "; ".join(session.restore_failures))
@@ -174,6 +217,18 @@ def evaluate_cmd(ctx: click.Context, target: tuple[str, ...], cmds: tuple[str, .
         raise BenchmarkFailed(f"{len(failed)} of {len(session.records)} executions failed "
                               f"(the results were written); first: {first.case.label} "
                               f"{first.preset}: {first.case.errors[0]}")
+
+
+def _check_places(opts: dict[str, Any]) -> None:
+    """--target and --cluster: where the evaluation runs, one at a time."""
+    check_cluster_options(opts)
+    for name in ("every_host", "hosts_report"):
+        if opts.get("cluster") and opts.get(name):
+            raise ConfigurationError(f"--{name.replace('_', '-')} with evaluate: an evaluation "
+                                     "runs on one host (run evaluate once per host)")
+    if opts.get("cluster") and opts.get("target"):
+        raise ConfigurationError("--cluster with --target: give one place to run (a fleet "
+                                 "host controls its own machine)")
 
 
 def _report_unrestored(session: EvaluationSession) -> None:

@@ -58,7 +58,8 @@ class EvaluateOptions:
     confidence: float = 0.95
     highlight_abs: float = 1e-3
     highlight_rel: float = 0.01
-    root: str = "/"
+    #: the machine to tune: a folder (``--root``) or a SysRoot (a remote target's, --target)
+    root: Any = "/"
     wait_lock: bool = False
 
     def __post_init__(self) -> None:
@@ -181,6 +182,9 @@ class FileTarget:
             raise ConfigurationError(f"-k {pattern!r} selects no benchmark (defined: "
                                      f"{', '.join(definitions.names())})")
         self.description = str(path)
+        #: what made this target, so a fleet host can make it again (steadybench.fleet.evaluate)
+        self.path, self.pattern, self.method = str(path), pattern, method
+        self.method_options = dict(method_options or {})
         self._units: list[Unit] = []
         for bench in benchmarks:
             for config, params in bench.cases():
@@ -257,13 +261,20 @@ class CommandTarget:
     (one process per run, ``wait4`` accounting), with the preset applied around it through
     :func:`steadybench.system.presets.machine_session`.
 
+    ``runner`` runs the commands: by default a fresh local
+    :class:`~steadybench.programs.process.CommandRunner` per execution; with ``--target`` one
+    :class:`~steadybench.targets.remote_run.RemoteCommandRunner` for the whole session (its
+    work folder and pushed files on the device), so every run is started and timed on the
+    device while ``options.root`` (the device's SysRoot) is tuned around the execution.
+
     The times are whole-process wall times: ``exec``'s start-up correction is off by default
     (``correct``), because its estimate, made anew in every execution, would add its own noise
     to the spread across executions that Table 3 measures.
     """
 
     def __init__(self, commands: Sequence[Any], *, shell: bool = False,
-                 timeout: float | None = None, correct: bool = False) -> None:
+                 timeout: float | None = None, correct: bool = False,
+                 runner: Any = None) -> None:
         if not commands:
             raise ConfigurationError("no command to evaluate")
         self.description = " | ".join(c.name for c in commands)
@@ -271,7 +282,27 @@ class CommandTarget:
         self._shell = shell
         self._timeout = timeout
         self._correct = correct
+        self._runner = runner
+        #: called before each run; raises KeyboardInterrupt to stop between runs, as Ctrl-C
+        self.check_stop: Callable[[], None] | None = None
         self.last_case: CaseResult | None = None
+
+    @property
+    def runner(self) -> Any:
+        """The runner given (None: a local one per execution)."""
+        return self._runner
+
+    @property
+    def commands(self) -> list[Any]:
+        return list(self._commands)
+
+    @property
+    def shell(self) -> bool:
+        return self._shell
+
+    @property
+    def timeout(self) -> float | None:
+        return self._timeout
 
     def units(self) -> list[Unit]:
         return [Unit(i, c.name, "", {}, c) for i, c in enumerate(self._commands)]
@@ -283,7 +314,7 @@ class CommandTarget:
         from ..runner.stop import build_stop_condition
         from ..system.presets import machine_session
 
-        runner = CommandRunner(shell=self._shell, timeout=self._timeout)
+        runner = self._runner or CommandRunner(shell=self._shell, timeout=self._timeout)
         exec_options = ExecOptions(stop=build_stop_condition(runs=runs), warmup=options.warmup,
                                    time_limit=options.time_limit, correct=self._correct,
                                    confidence=options.confidence, max_runs=runs)
@@ -291,6 +322,14 @@ class CommandTarget:
         with machine_session(preset, options.root) as machine:
             session = ExecSession([unit.payload], [{}], runner, exec_options)
             session.before_run = machine.before_run
+            if self.check_stop is not None:
+                check = self.check_stop
+
+                def before_run() -> None:
+                    check()  # raises KeyboardInterrupt to stop (a fleet task cancelled)
+                    machine.before_run()
+
+                session.before_run = before_run
             try:
                 results = session.run()
             except KeyboardInterrupt:
@@ -360,7 +399,8 @@ class EvaluationSession:
             tunes = tunes or any(a["name"] == "tune" for a in record["applied"])
         units = self.target.units()
         self.schedule = make_schedule(units, options, random.Random(options.seed))
-        lock = TuningLock(SysRoot(options.root)) if tunes else None
+        root = options.root if isinstance(options.root, SysRoot) else SysRoot(options.root)
+        lock = TuningLock(root) if tunes else None
         if lock is not None:
             lock.acquire(options.wait_lock)
         try:

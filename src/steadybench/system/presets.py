@@ -235,16 +235,15 @@ class PresetMachine:
     def __init__(self, preset: Preset, root: SysRoot, can_write: CanWrite,
                  affinity: set[int] | None = None) -> None:
         self.preset = preset
+        #: the CPUs the benchmark may use: this process's (``os.sched_getaffinity``), on a
+        #: remote target the device's (its root's ``getaffinity``); given in tests
+        device = root.affinity_calls().get("getaffinity")
+        if affinity is None:
+            affinity = set(device(0)) if device is not None else set(current_affinity())
+        self.affinity = set(affinity)
         self.root = root
         self.can_write = can_write
         self.cpus = [c for c in read_cpus(root)]
-        #: the CPUs the benchmark may use: this process's (``os.sched_getaffinity``) on this
-        #: machine, the online CPUs on a remote target (its own ``taskset`` judges there);
-        #: given in tests
-        if affinity is None:
-            affinity = (current_affinity() if root.local_process else
-                        [c["cpu"] for c in self.cpus if c["online"]])
-        self.affinity = set(affinity)
         self.has_cpufreq = any(c.get("cpufreq") for c in self.cpus if c["online"])
         self.governor_set = False
         self.frequency_fixed_by = ""

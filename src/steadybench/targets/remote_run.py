@@ -18,7 +18,9 @@ transport's start-up and round trip are therefore outside the measured interval.
 
 Programs run in a work folder created on the device for the session (``--push`` copies files
 there; removed at exit), with standard input from ``/dev/null`` or the ``--input`` file copied
-there, and pinned with ``taskset MASK`` when the preset pins (:mod:`.sysroot`).
+there, and pinned when the preset pins (:mod:`.sysroot`): ``taskset -p MASK`` pins the wrapper
+shell before the clock starts, and the program inherits the affinity, so the ``taskset``
+process itself is not inside the measured interval.
 """
 
 from __future__ import annotations
@@ -194,12 +196,13 @@ class RemoteCommandRunner:
     # ------------------------------------------------------------------ one run
     def _wrapper(self, argv: Sequence[str], token: str, limit: float | None) -> str:
         keep = self.capture_stdout or self.output_path is not None
-        prefix: list[str] = []
+        words = list(argv)
+        head = f"cd {q(self.workdir)} || exit 97; exec < {q(self._stdin)}; "
         pin = self.target.pin
         if pin:
-            prefix = ["taskset", hex(sum(1 << c for c in pin))]
-        words = [*prefix, *argv]
-        head = f"cd {q(self.workdir)} || exit 97; exec < {q(self._stdin)}; "
+            # the wrapper shell itself is pinned before the clock starts; the timer (exec'd in
+            # its place) and the program inherit it, so no taskset process is timed
+            head += f"taskset -p {hex(sum(1 << c for c in pin))} $$ > /dev/null || exit 96; "
         if self.timer == "python":
             return (head + f"exec python3 -c {q(PY_TIMER)} {q(token)} "
                     f"{q(repr(float(limit or 0)))} {'keep' if keep else 'null'} "
