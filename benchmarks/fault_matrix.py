@@ -1101,7 +1101,9 @@ def shell_injection(ctx: Context) -> list[Case]:
     forms = ["--cmd", "after --", "file run", "file args"]
     combos = [(t, p, f) for t in SHELL_TEMPLATES for p in payloads for f in forms
               if "," not in p]
-    cases = [_payload_case("shell", t, p, f) for t, p, f in ctx.sample(combos, 40, 400)]
+    # a value with a line break in a comment is refused (exit 2): it would end the comment
+    cases = [_payload_case("shell", t, p, f, (0, 2) if "#" in t else (0,))
+             for t, p, f in ctx.sample(combos, 40, 400)]
     for template in REFUSED_TEMPLATES:
         payload = ctx.rng.choice(SHELL_PAYLOADS)
         cases.append(_payload_case("refused", template, payload, "--cmd", (2,)))

@@ -19,6 +19,7 @@ from steadybench.programs.commands import PLACEHOLDER, Command
 from steadybench.programs.shellquote import (
     BACKQUOTE,
     BRACE,
+    COMMENT,
     DOUBLE,
     HEREDOC,
     PLAIN,
@@ -126,6 +127,22 @@ def test_without_shell_values_stay_one_argument(tmp_path, capsys):
     assert out.read_text() == value and not (tmp_path / "pwned").exists()
 
 
+def test_placeholder_in_a_comment(tmp_path, capsys):
+    """Found by benchmarks/fault_matrix.py: in ``echo {x} # '{x}'`` the second placeholder
+    stands in a comment; quoted as plain text, a value with a line break ended the comment and
+    its second line ran. In a comment a value is inert unless it has a line break: refused."""
+    target = tmp_path / "pwned"
+    out = tmp_path / "out.txt"
+    code = main(["exec", "-q", "--shell", "--runs", "1", "--no-correction", "--output",
+                 str(out), "--cmd", "echo {x} # '{x}'", "--param", f"x=a\ntouch {target}"])
+    assert code == 2 and not target.exists()
+    assert "stands in a shell comment" in capsys.readouterr().err
+    code = main(["exec", "-q", "--shell", "--runs", "1", "--no-correction", "--output",
+                 str(out), "--cmd", "echo {x} # '{x}'", "--param", f"x=$(touch {target})"])
+    assert code == 0 and not target.exists()
+    assert out.read_text().strip() == f"$(touch {target})"
+
+
 # ---------------------------------------------------------------------------- the lexer
 @pytest.mark.parametrize("line, expected", [
     ("a {x} b", [PLAIN]),
@@ -139,7 +156,8 @@ def test_without_shell_values_stay_one_argument(tmp_path, capsys):
     ("a `b {x}` {x}", [BACKQUOTE, PLAIN]),
     ("a ${y:-{x}} {x}", [BRACE, PLAIN]),
     ("a {{x}} {x}", [PLAIN]),
-    ("a # '{x}\nb '{x}'", [PLAIN, SINGLE]),
+    ("a # '{x}\nb '{x}'", [COMMENT, SINGLE]),
+    ("a#{x} # {x}", [PLAIN, COMMENT]),
     ("cat <<EOF\n{x}\nEOF\necho {x}", [HEREDOC, PLAIN]),
     ("cat <<-'E' && echo '{x}'\n\t{x}\n\tE\n{x}", [SINGLE, HEREDOC, PLAIN]),
     ("cat <<A <<B\n{x}\nA\n{x}\nB\n{x}", [HEREDOC, HEREDOC, PLAIN]),

@@ -8,6 +8,8 @@ place it stands*, found by a small POSIX lexer (:func:`placeholder_contexts`):
 * outside quotes (also inside ``$(...)``, which the shell parses afresh): ``shlex.quote``;
 * inside single quotes: each ``'`` of the value becomes ``'\\''`` (close, escaped quote, reopen);
 * inside double quotes: ``\\``, ``"``, ``$`` and a backquote are escaped with a backslash;
+* inside a ``#`` comment: the value as it is, since nothing in a comment runs, but a value with
+  a line break is refused (the line break would end the comment and the rest would run);
 * inside backquotes or ``${...}``, where another level of unquoting happens, or in the body of a
   here-document, where quotes are not removed but ``$(...)`` still runs: refused, with the
   advice to move the placeholder or use the raw form.
@@ -25,14 +27,14 @@ import shlex
 from ..errors import ConfigurationError
 
 #: where a placeholder stands in a shell line
-PLAIN, SINGLE, DOUBLE, BACKQUOTE, BRACE, HEREDOC = (
-    "plain", "single", "double", "backquote", "brace", "here-document")
+PLAIN, SINGLE, DOUBLE, BACKQUOTE, BRACE, HEREDOC, COMMENT = (
+    "plain", "single", "double", "backquote", "brace", "here-document", "comment")
 #: contexts where no quoting makes a value literal (another level of unquoting, or none)
 UNQUOTABLE = (BACKQUOTE, BRACE, HEREDOC)
 #: a frame of ``$( ... )``: parsed like the top level, ended by its matching ``)``
 _SUBST = "subst"
 #: a frame of a ``#`` comment, ended by the end of the line
-_COMMENT = "comment"
+_COMMENT = COMMENT
 #: characters that end a word (before which ``#`` starts a comment)
 _WORD_BREAK = " \t\n;&|()<>"
 
@@ -89,7 +91,7 @@ class _Lexer:
         for kind in UNQUOTABLE:
             if kind in kinds:
                 return kind
-        return kinds[-1] if kinds[-1] in (SINGLE, DOUBLE) else PLAIN
+        return kinds[-1] if kinds[-1] in (SINGLE, DOUBLE, COMMENT) else PLAIN
 
     def _close_at(self, i: int, closer: str) -> int:
         if self.line[i] == closer:
@@ -196,6 +198,14 @@ def quote_value(value: str, context: str, name: str, command: str = "") -> str:
         return value.replace("'", "'\\''")
     if context == DOUBLE:
         return re.sub(r'([\\"$`])', r"\\\1", value)
+    if context == COMMENT:
+        if "\n" in value or "\r" in value:
+            in_command = f" in command {command!r}" if command else ""
+            raise ConfigurationError(
+                f"placeholder {{{name}}}{in_command} stands in a shell comment and its value "
+                "has a line break, which would end the comment and run the rest; remove the "
+                "line break or move the placeholder out of the comment")
+        return value
     where = {BACKQUOTE: "backquotes", BRACE: "${...}", HEREDOC: "a here-document"}[context]
     in_command = f" in command {command!r}" if command else ""
     raise ConfigurationError(
