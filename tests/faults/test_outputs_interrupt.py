@@ -199,3 +199,39 @@ def test_second_signal_before_the_partial_results_are_written(tmp_path, monkeypa
     texts = {o: (tmp_path / n).read_text() for o, n in outputs.items()}
     assert all(text != STALE for text in texts.values()), texts
     assert json.loads(texts["--json"])["interrupted"] is True
+
+
+def test_interrupt_half_way_through_recording_a_run(monkeypatch):
+    """Found by benchmarks/fault_matrix.py: SIGTERM landing inside ``CaseResult.add_run``
+    (after the status was appended, before the times) left the columns of different lengths,
+    and writing the partial results failed with "IndexError: array index out of range". The
+    interrupted loop now drops the half-recorded run."""
+    import steadybench as sb
+    from steadybench.methods import make_method
+    from steadybench.model.implementation import CallableImplementation
+    from steadybench.model.parameters import Parameters
+    from steadybench.model.results import CaseResult
+    from steadybench.processors import finalize_case
+    from steadybench.testing import SimulatedClock
+
+    original = CaseResult.add_run
+    calls = [0]
+
+    def add_run_cut_short(self, status, values):
+        calls[0] += 1
+        if calls[0] == 50:
+            self.status.append(status)  # half of add_run, then the signal
+            raise KeyboardInterrupt
+        original(self, status, values)
+
+    monkeypatch.setattr(CaseResult, "add_run", add_run_cut_short)
+    clock = SimulatedClock(read_cost_ns=50, jitter_ns=10, seed=1)
+    runner = sb.Runner(sb.Runs(1000), clock=clock, sleep=clock.sleep,
+                       method=make_method("direct"))
+    with pytest.raises(KeyboardInterrupt):
+        runner.execute(CallableImplementation(clock.workload(1000), "w"), Parameters())
+    case = runner.last_case
+    assert case is not None and case.interrupted
+    assert {len(case.status), len(case.outlier), *map(len, case.metrics.values())} == {49}
+    finalize_case(case, (), runner.method, 0.95)  # the partial results can be summarised
+    assert case.estimate.ok

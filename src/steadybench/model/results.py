@@ -103,6 +103,20 @@ class CaseResult:
             value = values.get(name)
             column.append(math.nan if value is None else value)
 
+    def trim_partial_run(self) -> None:
+        """Drop a run recorded only in part. :meth:`add_run` appends to several columns; a
+        Ctrl-C (or SIGTERM) raised between two appends leaves them of different lengths, and
+        every later reading would fail. Called when a run loop is interrupted; cheap, and a
+        no-op when the columns agree."""
+        lengths = [len(self.status), len(self.outlier), *map(len, self.metrics.values())]
+        if not self.keep_samples or len(set(lengths)) <= 1:
+            return
+        keep = min(lengths)
+        del self.status[keep:]
+        del self.outlier[keep:]
+        for column in self.metrics.values():
+            del column[keep:]
+
     def accumulate(self, values: dict[str, float | None]) -> None:
         """Feed one ok measured run into the streaming accumulators."""
         for name, value in values.items():

@@ -353,6 +353,7 @@ class RunLoop:
 
     def interrupt(self) -> None:
         """Mark an unfinished case interrupted (Ctrl-C); a finished one keeps its reason."""
+        self.case.trim_partial_run()  # the signal may have come half-way through recording
         if not self.done:
             self.done = True
             self.case.interrupted = True

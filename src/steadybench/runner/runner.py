@@ -193,6 +193,7 @@ class Runner:
                 loop.run()
                 self._run_stage(Stage.AFTER_BENCHMARK, ctx)
             except KeyboardInterrupt:
+                case.trim_partial_run()
                 case.interrupted = True
                 case.stop_reason = "interrupted"
                 raise
