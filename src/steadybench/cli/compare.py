@@ -143,7 +143,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
     """
     from ..compare.core import compare_suite
     from ..compare.output import print_table, to_csv, to_json, to_markdown
-    from ..compare.protocol import FASTER, SLOWER, CompareOptions
+    from ..compare.protocol import CompareOptions, gate_status
 
     opts = CompareOptions(
         confidence=parse_fraction(confidence, "--confidence", allow_auto=True),
@@ -207,12 +207,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
     stdout_used = "-" in (json_path, markdown_path, csv_path)
     if not quiet and not stdout_used:
         print_table(doc, style=style)
-    verdicts = [row["verdict"] for row in doc["benchmarks"]]
-    if fail_on == "slower" and SLOWER in verdicts:
-        return 1
-    if fail_on == "change" and (SLOWER in verdicts or FASTER in verdicts):
-        return 1
-    return 0
+    return gate_status((row["verdict"] for row in doc["benchmarks"]), fail_on)
 
 
 @click.command("plan")

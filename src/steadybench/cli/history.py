@@ -206,7 +206,7 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
     the result; the exit status of ``--fail-on``."""
     from ..compare.core import compare_sets
     from ..compare.output import print_table, to_json, to_markdown
-    from ..compare.protocol import FASTER, SLOWER, CompareOptions
+    from ..compare.protocol import CompareOptions, gate_status
     from ..history.noise import history_noise_lookup
     from .compare import parse_fraction
 
@@ -223,12 +223,7 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
             _emit(render(doc), path)
     if "-" not in (json_path, markdown_path):
         print_table(doc)
-    verdicts = [row["verdict"] for row in doc["benchmarks"]]
-    if fail_on == "slower" and SLOWER in verdicts:
-        return 1
-    if fail_on == "change" and (SLOWER in verdicts or FASTER in verdicts):
-        return 1
-    return 0
+    return gate_status((row["verdict"] for row in doc["benchmarks"]), fail_on)
 
 
 @history_group.command("regressions")
@@ -253,7 +248,8 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
                     fail_on: str, json_path: str | None) -> int:
     """Change points in every benchmark's history (PELT via ruptures; docs/history.md): the
     commit range, the magnitude and the confidence of each."""
-    from ..history.regressions import FASTER, SLOWER, confidence_text, regressions
+    from ..compare.protocol import gate_status
+    from ..history.regressions import confidence_text, regressions
     from ..output.sanitize import terminal_text
     from .compare import parse_fraction
 
@@ -290,12 +286,7 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
                 f"in {c.commit_range}{name}, confidence {confidence_text(c.confidence)} "
                 f"(median {c.before_median:.4g} → {c.after_median:.4g} {c.unit}; "
                 f"{c.n_before} vs {c.n_after} executions)"))
-    kinds = {c.direction for c in changes}
-    if fail_on == "slower" and SLOWER in kinds:
-        return 1
-    if fail_on == "change" and (SLOWER in kinds or FASTER in kinds):
-        return 1
-    return 0
+    return gate_status((c.direction for c in changes), fail_on)
 
 
 @history_group.command("import")

@@ -34,6 +34,7 @@ p_slower) < 1 − C; the Holm correction then covers several benchmarks. **Thres
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -452,3 +453,15 @@ def finish_verdicts(rows: list[dict[str, Any]], opts: CompareOptions) -> None:
 
 def nan_to_none(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def gate_status(verdicts: Iterable[str], fail_on: str) -> int:
+    """The exit status of a CI gate: 1 when ``fail_on`` is "slower" and some verdict is
+    slower, or "change" and some verdict is slower or faster; else 0 (``compare``, ``history
+    compare`` and ``history regressions`` share it)."""
+    seen = set(verdicts)
+    if fail_on == "slower" and SLOWER in seen:
+        return 1
+    if fail_on == "change" and seen & {SLOWER, FASTER}:
+        return 1
+    return 0
