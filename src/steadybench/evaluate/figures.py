@@ -208,7 +208,8 @@ def section_html(evaluation: Mapping[str, Any],
 
 
 def report_section(evaluation: Mapping[str, Any],
-                   image: Callable[[Any, str], Mapping[str, str]]) -> dict[str, Any]:
+                   image: Callable[[Any, str], Mapping[str, str]],
+                   results: Any = None) -> dict[str, Any]:
     """The hook of :mod:`steadybench.output.report`: ``{"title", "html"}`` (markup)."""
     import markupsafe
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .hosts import HostBreakdown, breakdown, host_loads
 
@@ -59,7 +60,19 @@ def hosts_figure(item: HostBreakdown) -> Figure:
     return fig
 
 
-def host_section_html(results: Results) -> str:
+def report_section(fleet: Mapping[str, Any], image: Any, results: Results) -> dict[str, Any]:
+    """The hook of :mod:`steadybench.output.report` (``CONTEXT_SECTIONS``): the per-host section
+    of a results file run on a fleet, in the main report."""
+    import markupsafe
+
+    facts = ", ".join(f"{key} {markupsafe.escape(fleet[key])}"
+                      for key in ("scheduler", "run_id", "wall_s") if key in fleet)
+    html = (f"<p>{facts}</p>" if facts else "") + (
+        host_section_html(results, heading=False) or "<p>No case records a host.</p>")
+    return {"title": f"Hosts ({len(host_loads(results))})", "html": markupsafe.Markup(html)}
+
+
+def host_section_html(results: Results, heading: bool = True) -> str:
     """The per-host ``<section>``: each host's load, then each case across hosts (figure and
     table). Empty when no case records a host."""
     from markupsafe import escape
@@ -70,7 +83,7 @@ def host_section_html(results: Results) -> str:
     loads = host_loads(results)
     if not loads:
         return ""
-    parts = ['<section class="hosts"><h2>Hosts</h2>',
+    parts = ['<section class="hosts">' + ("<h2>Hosts</h2>" if heading else ""),
              "<table><thead><tr><th>host</th><th>cases</th><th>busy (s)</th>"
              "<th>lost attempts</th></tr></thead><tbody>"]
     for load in loads:

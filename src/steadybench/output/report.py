@@ -79,8 +79,10 @@ MAX_PAIR_PLOTS = 40
 #: longest text shown for one value of the environment, context or extra fields
 MAX_VALUE_CHARS = 600
 #: sections drawn from a key of a results file's context: key -> "module:function", called
-#: with the context value and ``image(figure, name)``; returns ``{"title", "html"}`` (markup)
-CONTEXT_SECTIONS = {"evaluate": "steadybench.evaluate.figures:report_section"}
+#: with the context value, ``image(figure, name)`` and the Results; returns ``{"title",
+#: "html"}`` (markup)
+CONTEXT_SECTIONS = {"evaluate": "steadybench.evaluate.figures:report_section",
+                    "fleet": "steadybench.fleet.report:report_section"}
 #: figures are drawn in worker processes when there are at least this many
 PARALLEL_FIGURES = 12
 #: at most this many worker processes draw figures
@@ -301,7 +303,8 @@ def _context_sections(results: Results, figs: _Figures, prefix: str) -> list[dic
         if isinstance(data, Mapping):
             module, _, name = target.partition(":")
             hook = getattr(importlib.import_module(module), name)
-            sections.append(hook(data, lambda fig, n: _eager_image(figs, fig, f"{prefix}{n}")))
+            sections.append(hook(data, lambda fig, n: _eager_image(figs, fig, f"{prefix}{n}"),
+                                 results))
     return sections
 
 
