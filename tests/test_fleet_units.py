@@ -194,3 +194,16 @@ def test_host_section_of_the_report(tmp_path: Path) -> None:
     assert host_section_html(Results(suite="s", cases=[CaseResult("x", "x")])) == ""
     page = write_hosts_page(results, tmp_path / "hosts.html").read_text()
     assert page.startswith("<!doctype html>") and html in page
+
+
+def test_the_main_report_groups_by_host(tmp_path: Path) -> None:
+    """Issue 17: the report groups by host — the per-host section is part of the main report
+    of a results file run on a fleet (the report's context-section hook)."""
+    from steadybench.output.report import write_report
+
+    cases = [_case("host-a", [1.0e-6, 1.1e-6]), _case("host-b", [2.0e-6, 2.2e-6])]
+    results = Results(suite="s", cases=cases,
+                      context={"fleet": {"scheduler": "tcp://127.0.0.1:1", "run_id": "r1"}})
+    html = write_report([results], tmp_path / "r.html").read_text()
+    assert "Hosts (2)" in html and "spread between hosts" in html
+    assert "host-a" in html and "tcp://127.0.0.1:1" in html
