@@ -481,3 +481,23 @@ def test_sweep_command_writes_its_report(tmp_path: Path) -> None:
     text = _text(out)
     assert "time grows as O(n)" in text
     assert any(a == ("alt", "sweep") for a in _parse(out).attrs_seen)
+
+
+def test_meters_recorded_per_run_are_drawn(tmp_path):
+    """Issue 15: energy (and any meter recorded per run: devfreq frequency, temperature) is
+    plotted in the report, each as its own time series; timestamps and the load are not."""
+    from steadybench.model.results import CaseResult, Results
+    from steadybench.output.report import meter_metrics, write_report
+    from steadybench.processors import finalize_case
+
+    case = CaseResult("energy", "e")
+    for i in range(40):
+        case.add_run("ok", {"wall_time": 1e-3 * (1 + i % 3 / 100), "energy": 0.5 + i / 1000,
+                            "timestamp": float(i), "loadavg": 0.1})
+    finalize_case(case, ())
+    assert meter_metrics(case) == ["energy"]
+    plots = tmp_path / "plots"
+    write_report([Results(suite="s", cases=[case])], tmp_path / "r.html", plots_dir=str(plots))
+    names = sorted(p.name for p in plots.iterdir())
+    assert any(n.endswith("-energy.png") for n in names), names
+    assert not any("timestamp" in n for n in names)

@@ -417,6 +417,26 @@ def _compact_figure(case: CaseResult, window: int) -> Any:
     return build(make)
 
 
+#: meters drawn per case at most (each its own time series), and the ones never drawn
+MAX_METER_PLOTS = 6
+UNDRAWN_METERS = ("timestamp", "loadavg")  # loadavg: drawn under the time series
+
+
+def meter_metrics(case: CaseResult) -> list[str]:
+    """The other metrics the case's meters recorded per run (energy, devfreq frequencies,
+    temperatures...) that have at least one finite value: each gets a time series in the
+    report, like the time (Rancid's Figs. 3–14 plot such meters against the runs)."""
+    import math
+
+    names = []
+    for name, column in case.metrics.items():
+        if name == PRIMARY_METRIC or name in UNDRAWN_METERS:
+            continue
+        if any(math.isfinite(v) for v in column):
+            names.append(name)
+    return names[:MAX_METER_PLOTS]
+
+
 def _case_figures(case: CaseResult, stem: str, figs: _Figures, *, compact: bool,
                   window: int) -> list[Image]:
     from .figures.evolution import error_evolution_figure
@@ -435,6 +455,13 @@ def _case_figures(case: CaseResult, stem: str, figs: _Figures, *, compact: bool,
         out.append(figs.add(f"{stem}-histogram", lambda: histogram_figure(case)))
         if case.n >= 2:
             out.append(figs.add(f"{stem}-evolution", lambda: error_evolution_figure(case)))
+    if has_runs and not compact:
+        from .figures.common import safe_name
+
+        for metric in meter_metrics(case):  # energy, frequencies, temperatures per run
+            out.append(figs.add(f"{stem}-{safe_name(metric)}",
+                                lambda m=metric: timeseries_figure(case, metric=m,
+                                                                   window=window)))
     if isinstance(case.extra.get("fit"), Mapping):
         out.append(figs.add(f"{stem}-fit", lambda: fit_figure(case)))
     if isinstance(case.extra.get("sweep"), Mapping):
