@@ -31,7 +31,11 @@ them.
 
 from __future__ import annotations
 
+import contextlib
 import random
+import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 #: the two ways of choosing the hidden factors
@@ -69,3 +73,37 @@ def layout_for(index: int, layout: str = "design") -> ExecutionLayout:
         return ExecutionLayout(random.randrange(1, 2**32 - 1),
                                random.randrange(0, MAX_ENV_PAD + 1), False)
     raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+
+
+#: Linux personality flag ADDR_NO_RANDOMIZE (``personality(2)``)
+ADDR_NO_RANDOMIZE = 0x0040000
+_PERSONALITY_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def aslr_off_for_children(wanted: bool = True) -> Iterator[bool]:
+    """While the block runs, processes this process starts inherit the personality
+    ADDR_NO_RANDOMIZE (a child's personality is copied at ``fork`` and applies to the image it
+    ``exec``s); this process's own layout is not changed, and the previous personality is put
+    back at the end. Yields whether the flag is in force (False off Linux, or where a sandbox
+    refuses ``personality``). Setting it here, around the spawn, spares the worker a second
+    start-up (re-executing itself) that would double the cost of every execution."""
+    if not wanted or not sys.platform.startswith("linux"):
+        yield False
+        return
+    with _PERSONALITY_LOCK:
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            current = libc.personality(0xFFFFFFFF)
+            if current == -1 or libc.personality(current | ADDR_NO_RANDOMIZE) == -1:
+                yield False
+                return
+        except (OSError, AttributeError):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            libc.personality(current)

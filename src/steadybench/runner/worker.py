@@ -132,10 +132,12 @@ def run_task(task: WorkerTask, out: BinaryIO) -> None:
 
 
 def _without_aslr() -> None:
-    """Under the fixed layout design, re-execute this worker once with the Linux personality
-    ADDR_NO_RANDOMIZE, so that its memory layout is decided by its environment size alone.
-    Where the personality cannot be set (not Linux, a sandbox refusing it) the worker goes on
-    with randomisation on and says so in the variable the parent reads back."""
+    """Under the fixed layout design the worker must run with the Linux personality
+    ADDR_NO_RANDOMIZE, so that its memory layout is decided by its environment size alone. The
+    parent normally starts it so (:func:`steadybench.runner.layout.aslr_off_for_children`);
+    otherwise (an interpreter started some other way) the worker re-executes itself once with
+    it. Where the personality cannot be set (not Linux, a sandbox refusing it) the worker goes
+    on with randomisation on and says so in the variable the parent reads back."""
     if os.environ.get(FIXED_LAYOUT_VARIABLE) != "1" or not sys.platform.startswith("linux"):
         return
     try:

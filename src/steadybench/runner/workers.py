@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..model.results import CaseResult
-from .layout import layout_for
+from .layout import aslr_off_for_children, layout_for
 from .worker import FD_VARIABLE, FIXED_LAYOUT_VARIABLE, PAD_VARIABLE, WorkerTask
 
 if TYPE_CHECKING:
@@ -130,10 +130,11 @@ class _Worker:
         read_fd, write_fd = os.pipe()
         env[FD_VARIABLE] = str(write_fd)
         try:
-            self.proc = subprocess.Popen(
-                [task.python or sys.executable, "-m", "steadybench.runner.worker"],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                env=env, pass_fds=(write_fd,), start_new_session=True)
+            with aslr_off_for_children(layout.fixed):
+                self.proc = subprocess.Popen(
+                    [task.python or sys.executable, "-m", "steadybench.runner.worker"],
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                    env=env, pass_fds=(write_fd,), start_new_session=True)
         finally:
             os.close(write_fd)
         self.fd = read_fd
