@@ -86,7 +86,10 @@ def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
             median = xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1]
                                                            + xs[len(xs) // 2]) / 2
             variants.append(Variant(name, Estimate(value=median, unit="s"), xs))
-    for line in summary_lines(variants, confidence):
+    # with two statements the verdict line below is the one comparison (with the sequential
+    # interval that decided it); a second interval of the same ratio would only confuse
+    summary = summary_lines(variants, confidence) if len(names) > 2 or not verdicts else []
+    for line in summary:
         click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False))
     for line in verdicts:
         click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False),
