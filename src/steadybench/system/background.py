@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigurationError, SystemControlError
+from ..errors import ConfigurationError
 from ..runner.actions import Action, RunContext
 from . import signals
 from .journal import Journal, run_journal_path
@@ -118,12 +118,8 @@ class StopProcessesAction(Action):
         journal, self._journal = self._journal, None
         try:
             if journal is not None:
-                with signals.protected(deliver=False):
-                    try:
-                        journal.restore(kill=self.kill)
-                    except SystemControlError as exc:
-                        ctx.warn(f"background: {exc}")
-                        ctx.case.extra.setdefault("machine", {})["restore_failed"] = str(exc)
+                signals.restore_quietly(lambda: journal.restore(kill=self.kill), ctx,
+                                        "background")
         finally:
             if self._guarded:
                 self._guarded = False

@@ -203,12 +203,7 @@ class GpuClockLockAction(Action):
         journal, self._journal = self._journal, None
         try:
             if journal is not None:
-                with signals.protected(deliver=False):
-                    try:
-                        journal.restore()
-                    except SystemControlError as exc:
-                        ctx.warn(f"gpu: {exc}")
-                        ctx.case.extra.setdefault("machine", {})["restore_failed"] = str(exc)
+                signals.restore_quietly(journal.restore, ctx, "gpu")
         finally:
             if self._guarded:
                 self._guarded = False

@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,3 +171,18 @@ def protected(deliver: bool = True) -> Iterator[None]:
 def pending() -> list[int]:
     """The signals recorded and not yet honoured (for tests and messages)."""
     return list(_STATE.pending)
+
+
+def restore_quietly(restore: Callable[[], object], ctx: Any, label: str) -> None:
+    """Run a countermeasure's journal restore with signals recorded, not delivered (they are
+    honoured after it); a failure becomes a warning and ``restore_failed`` in the case's
+    machine record, for ``system reset`` to finish (used by the background and gpu
+    countermeasures)."""
+    from ..errors import SystemControlError
+
+    with protected(deliver=False):
+        try:
+            restore()
+        except SystemControlError as exc:
+            ctx.warn(f"{label}: {exc}")
+            ctx.case.extra.setdefault("machine", {})["restore_failed"] = str(exc)
