@@ -19,6 +19,7 @@ given when a command is so short that the correction is larger than what remains
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,13 +79,22 @@ def calibrate(runner: CommandRunner, min_runs: int = CALIBRATION_MIN_RUNS,
     """Time the trivial process: ``warmup`` runs, then ``min_runs`` or more until ``max_time``."""
     argv = trivial_command(runner)
     probe = CommandRunner(shell=False, timeout=10.0, clock=runner.clock, env=runner.env)
+    return sample_startup(argv, lambda: probe.run(argv), "", min_runs, max_time, max_runs,
+                          warmup)
+
+
+def sample_startup(argv: list[str], run_once: Callable[[], Any], where: str, min_runs: int,
+                   max_time: float, max_runs: int, warmup: int) -> Calibration:
+    """Run the trivial program (``run_once``: one run, a ProcessRun) ``warmup`` times, then
+    ``min_runs`` or more times until ``max_time`` seconds of runs; ``where`` names the machine
+    in the error (" on HOST"). Shared by the local and the remote calibration."""
     samples: list[float] = []
     spent = 0
     for i in range(warmup + max_runs):
-        run = probe.run(argv)
+        run = run_once()
         if not run.ok:
-            raise MeasurementError(f"cannot calibrate the start-up cost: {' '.join(argv)} "
-                                   f"failed ({run.describe_failure()})")
+            raise MeasurementError(f"cannot calibrate the start-up cost{where}: "
+                                   f"{' '.join(argv)} failed ({run.describe_failure()})")
         if i < warmup:
             continue
         samples.append(run.wall_ns / 1e9)

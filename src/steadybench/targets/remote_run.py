@@ -364,18 +364,8 @@ def calibrate_remote(runner: RemoteCommandRunner, min_runs: int = CALIBRATION_MI
                      warmup: int = CALIBRATION_WARMUP) -> Calibration:
     """The start-up cost of a trivial program on the device, timed by the same wrapper as the
     commands (the counterpart of :func:`steadybench.programs.calibration.calibrate`)."""
+    from ..programs.calibration import sample_startup
+
     argv = runner.trivial_command()
-    samples: list[float] = []
-    spent = 0
-    for i in range(warmup + max_runs):
-        run = runner.run(argv, timeout=10.0)
-        if not run.ok:
-            raise MeasurementError(f"cannot calibrate the start-up cost on {runner.address}: "
-                                   f"{' '.join(argv)} failed ({run.describe_failure()})")
-        if i < warmup:
-            continue
-        samples.append(run.wall_ns / 1e9)
-        spent += run.wall_ns
-        if len(samples) >= min_runs and spent >= max_time * 1e9:
-            break
-    return Calibration(argv, samples)
+    return sample_startup(argv, lambda: runner.run(argv, timeout=10.0), f" on {runner.address}",
+                          min_runs, max_time, max_runs, warmup)
