@@ -19,6 +19,7 @@ import secrets
 import stat
 from pathlib import Path
 
+from .. import fileio
 from ..errors import SystemControlError
 from .writer import file_kind
 
@@ -75,9 +76,7 @@ def write_private(path: Path, data: bytes) -> None:
     try:
         try:
             os.fchmod(fd, 0o600)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            fileio._write_all(fd, data)  # the one place bytes reach the disk
             os.fsync(fd)
         finally:
             os.close(fd)
