@@ -10,6 +10,8 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# bytecode for the package, as a regular install has (checked-hash pycs: never stale)
+	$(BIN)/python -m compileall -q --invalidation-mode checked-hash src/steadybench
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -55,6 +55,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from _bytecode import compile_steadybench
+
 PYTHON = sys.executable
 BIN = Path(sys.executable).parent  # the venv's bin directory: steadybench's script is there
 
@@ -227,6 +229,7 @@ def main() -> int:
                         help="also run steadybench with these options, as a tool of its own "
                              "(e.g. '-p 20'; repeatable); the target is judged on the defaults")
     args = parser.parse_args()
+    compile_steadybench()  # as an installed copy has it (see _bytecode.py)
     for options in args.variant:
         name = f"steadybench {options}"
         TOOLS[name] = (functools.partial(run_steadybench, options=tuple(shlex.split(options))),

@@ -73,6 +73,8 @@ import time
 import timeit
 from pathlib import Path
 
+from _bytecode import compile_steadybench
+
 PYTHON = sys.executable
 BIN = Path(sys.executable).parent  # the venv's bin directory: steadybench's script is there
 
@@ -404,6 +406,7 @@ def main() -> int:
                         "default) or with a byte-identical copy under another name")
     parser.add_argument("--json", type=Path, default=None, help="save the raw figures here")
     args = parser.parse_args()
+    compile_steadybench()  # as an installed copy has it (see _bytecode.py)
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
 

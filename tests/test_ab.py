@@ -169,8 +169,11 @@ def test_python_variants_run_in_fresh_workers(tmp_path, capsys):
     assert doc["kind"] == "steadybench-ab" and len(doc["rounds"]) >= 8
     assert all(r["A"] > 0 and r["B"] > 0 for r in doc["rounds"])
     assert doc["verdict"] in ("no difference", "faster", "slower")
-    out = capsys.readouterr().out  # the faster variant first, whichever it is
-    assert out.startswith(("A is ", "B is ")) and "× faster than " in out
+    out = capsys.readouterr().out  # -q: the verdict first, then the faster variant first
+    label = {"no difference": "no real difference found", "faster": "B is faster",
+             "slower": "B is slower"}[doc["verdict"]]
+    assert out.startswith(f"{label}: ") and "× faster than " in out
+    assert out.removeprefix(f"{label}: ").startswith(("A is ", "B is "))
 
 
 def test_a_crashing_variant_is_reported_in_one_line(tmp_path, capsys):
@@ -291,3 +294,12 @@ def test_the_time_budget_ends_with_a_final_look(monkeypatch):
     assert res.reason.startswith("time budget of 8 s spent")
     assert res.verdict in ("no difference", "faster", "slower")
     assert res.look is not None and res.look.rounds == len(res.paired) < 40
+
+
+def test_a_budget_too_small_for_any_verdict_says_the_least_rounds(tmp_path, capsys):
+    """--max-rounds 2 can never exclude a ratio of 1 with an exact signed-rank interval: one
+    line names the least count that can (it used to suggest --min-rounds ≥ 2)."""
+    a = bench_file(tmp_path, "a.py", "return lambda: None\n")
+    assert main(["ab", str(a), str(a), "--max-rounds", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "use --max-rounds ≥ 6" in err and "Traceback" not in err

@@ -26,6 +26,15 @@ WARMUP = 1
 #: how the executions' hidden factors are chosen (:mod:`steadybench.runner.layout`)
 LAYOUT = "design"
 
+#: ``steadybench ab``: seconds of rounds by default (``--max-time``); with the start-up and the
+#: last round, a comparison that only the budget ends takes about 9 s on a 2-core VM
+AB_MAX_TIME = 8.5
+#: ``steadybench ab``: rounds at most by default (``--max-rounds``); more than fit in the time
+#: budget at ~0.2 s per round, so that the budget, not the count, ends a comparison
+AB_MAX_ROUNDS = 60
+#: ``steadybench ab``: seconds of sampling in each execution of a benchmark file
+AB_EXECUTION_TIME = 0.03
+
 
 def describe() -> str:
     """The default stop rule and method, in words (for ``--help``)."""

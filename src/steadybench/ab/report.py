@@ -81,6 +81,17 @@ def summary_lines(res: ABResult) -> list[str]:
     return lines
 
 
+def quiet_line(res: ABResult) -> str:
+    """The one line of ``-q``: the verdict first, then the answer it rests on ("no real
+    difference found: A is 1.006× faster than B [0.993, 1.020] at 95%" must not read as a
+    claim that A is faster)."""
+    lines = summary_lines(res)
+    if res.verdict == FAILED or res.look is None:
+        return lines[2]
+    verdict = lines[3].removeprefix("verdict: ")
+    return f"{verdict}: {lines[2]}"
+
+
 def _looks(res: ABResult) -> list[int]:
     from ..stats.sequential import SequentialPlan
     from .session import plan_arguments

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..defaults import AB_MAX_ROUNDS as DEFAULT_MAX_ROUNDS
+from ..defaults import AB_MAX_TIME as DEFAULT_MAX_TIME
 from ..errors import ConfigurationError
 from .variants import Outcome, Variant
 
@@ -35,8 +37,7 @@ FAILED = "failed"
 #: rounds before the first look, unless the budget is smaller (a large difference is then
 #: decided after 12 rounds, a few seconds)
 FIRST_LOOK = 12
-#: seconds of rounds by default (``--max-time``)
-DEFAULT_MAX_TIME = 8.0
+
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class ABSettings:
     threshold: float = 0.0
     #: conclude "unchanged within ±X" when the interval lies inside that band
     equivalence: bool = False
-    max_rounds: int = 40
+    max_rounds: int = DEFAULT_MAX_ROUNDS
     min_rounds: int | None = None
     #: seconds of rounds; the budget ends the comparison at the next round (None: rounds
     #: only). The default keeps a comparison of identical variants, which can only end at the

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from ..defaults import AB_EXECUTION_TIME, AB_MAX_ROUNDS, AB_MAX_TIME
 from ..errors import ConfigurationError
 from ..fleet.options import check_cluster_options, cluster_options
 from ..history.options import history_options, record_from_opts, wants_history
@@ -127,13 +128,14 @@ def _check_outputs(va: Any, vb: Any) -> str | None:
 @click.option("--equivalence", is_flag=True,
               help="Conclude 'unchanged within ±X' (X = --threshold) when the interval lies "
                    "inside the band, and stop then.")
-@click.option("--max-rounds", type=click.IntRange(min=2), default=40, show_default=True,
+@click.option("--max-rounds", type=click.IntRange(min=2), default=AB_MAX_ROUNDS,
+              show_default=True,
               help="Budget: rounds (each executes A once and B once).")
-@click.option("--max-time", type=float, default=8.0, show_default=True,
+@click.option("--max-time", type=float, default=AB_MAX_TIME, show_default=True,
               help="Budget: seconds of rounds; stops at the next round (0: rounds only).")
 @click.option("--min-rounds", type=click.IntRange(min=2), default=None,
               help="Rounds before the first look (default 12, or fewer with a smaller budget).")
-@click.option("--execution-time", type=float, default=0.03, show_default=True,
+@click.option("--execution-time", type=float, default=AB_EXECUTION_TIME, show_default=True,
               help="Seconds of sampling in each execution of a benchmark file.")
 @click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
               help="Warm-up samples in each execution of a benchmark file.")
@@ -160,7 +162,7 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     [1.041, 1.063] at 95%", the faster variant first. Stopping early never raises the chance
     of calling identical variants different above 1 − confidence (docs/comparison.md).
     """
-    from ..ab.report import summary_lines, to_json
+    from ..ab.report import quiet_line, summary_lines, to_json
     from ..ab.session import FAILED, ABSession, ABSettings
     from ..fileio import atomic_write_text
     from .compare import parse_fraction
@@ -227,9 +229,9 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
         from ..history.ab_record import results_from_ab
 
         record_from_opts(results_from_ab(res, "steadybench ab"), opts)
-    lines = summary_lines(res)
+    lines = [quiet_line(res)] if quiet else summary_lines(res)
     if opts["json_path"] != "-":
-        for line in (lines[2:3] if quiet else lines):
+        for line in lines:
             # 80 columns: long lines (the method) wrap with an indent
             click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False))
         for w in res.warnings:

@@ -177,7 +177,7 @@ def ab_command_on_cluster(va: Any, vb: Any, settings: ABSettings, opts: dict[str
 
     import click
 
-    from ..ab.report import summary_lines, to_document
+    from ..ab.report import quiet_line, summary_lines, to_document
     from ..ab.session import FAILED
     from ..errors import ConfigurationError
     from ..fileio import atomic_write_text
@@ -212,9 +212,10 @@ def ab_command_on_cluster(va: Any, vb: Any, settings: ABSettings, opts: dict[str
             atomic_write_text(opts["json_path"], text)
     if opts["json_path"] != "-":
         for comparison in comparisons:
-            lines = summary_lines(comparison.result)
+            lines = ([quiet_line(comparison.result)] if opts["quiet"]
+                     else summary_lines(comparison.result))
             click.echo(f"host {comparison.host}:")
-            for line in (lines[2:3] if opts["quiet"] else lines):
+            for line in lines:
                 click.echo(textwrap.fill(line, 80, initial_indent="  ",
                                          subsequent_indent="    ", break_on_hyphens=False))
             for w in comparison.result.warnings:

@@ -50,10 +50,28 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from statistics import NormalDist
 
 import numpy as np
-from scipy import optimize, special
-from scipy import stats as sps
+
+_STANDARD_NORMAL = NormalDist()
+
+
+def _ndtr(z: float) -> float:
+    """Φ(z), the standard normal distribution function (stdlib, through ``erfc``: accurate in
+    both tails). scipy is not imported here, so that ``steadybench ab``, whose looks need only
+    this module, starts without it."""
+    return _STANDARD_NORMAL.cdf(float(z))
+
+
+def _ndtri(p: float) -> float:
+    """Φ⁻¹(p) (Wichura's AS 241, as R's ``qnorm``); ±inf at p = 0 or 1, as scipy's ``ndtri``."""
+    p = float(p)
+    if p <= 0.0:
+        return -math.inf
+    if p >= 1.0:
+        return math.inf
+    return _STANDARD_NORMAL.inv_cdf(p)
 
 #: largest number of pairwise differences (or Walsh averages) the intervals materialise
 #: (32 MB of float64); above it use :func:`ratio_interval`, which switches to Bonett–Price
@@ -211,10 +229,10 @@ def _rank_sum(first: np.ndarray, second: np.ndarray) -> tuple[float, float, bool
 
 def _norm_p(z: float, alternative: str) -> float:
     if alternative == "less":
-        return float(special.ndtr(z))
+        return float(_ndtr(z))
     if alternative == "greater":
-        return float(special.ndtr(-z))
-    return float(min(1.0, 2.0 * min(special.ndtr(z), special.ndtr(-z))))
+        return float(_ndtr(-z))
+    return float(min(1.0, 2.0 * min(_ndtr(z), _ndtr(-z))))
 
 
 def _correction(dz: float, alternative: str, correct: bool) -> float:
@@ -431,6 +449,8 @@ def _step_root(values: np.ndarray, g, lo: float, hi: float, guess: int | None = 
                 gaps = gaps[gaps > 0]
                 if gaps.size:
                     xtol = max(min(xtol, 0.25 * float(gaps.min())), np.finfo(float).tiny)
+    from scipy import optimize
+
     r = float(optimize.brentq(g, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps,
                               maxiter=500))
     reach = 4 * (xtol + 4 * np.finfo(float).eps * abs(r))
@@ -519,7 +539,7 @@ def _approx_two_sample(xs: np.ndarray, ys: np.ndarray, diffs: np.ndarray, alpha:
         guess = round(nm - (centre + zq * sigma0))
         return _step_root(diffs, lambda d: stat(d) - zq, mumin, mumax, guess)
 
-    return root(float(-special.ndtri(alpha / 2.0))), root(float(special.ndtri(alpha / 2.0)))
+    return root(float(-_ndtri(alpha / 2.0))), root(float(_ndtri(alpha / 2.0)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -680,8 +700,8 @@ def _approx_one_sample(v: np.ndarray, walsh: np.ndarray, estimate: float, conf: 
                              method="normal approximation", reported_confidence=0.0,
                              note="; ".join(notes))
     alpha = 1.0 - conf
-    while alpha < 1.0 and (w_min + special.ndtri(alpha / 2) < 0
-                           or w_max - special.ndtri(alpha / 2) > 0):
+    while alpha < 1.0 and (w_min + _ndtri(alpha / 2) < 0
+                           or w_max - _ndtri(alpha / 2) > 0):
         alpha *= 2.0
     achieved: float | None = None
     if alpha >= 1.0 or 1.0 - conf < alpha * 0.75:
@@ -700,8 +720,8 @@ def _approx_one_sample(v: np.ndarray, walsh: np.ndarray, estimate: float, conf: 
             guess = round(walsh.size - (centre + zq * sigma0))
             return _step_root(walsh, lambda dd: stat(dd) - zq, mumin, mumax, guess)
 
-        low = root(float(-special.ndtri(alpha / 2)))
-        high = root(float(special.ndtri(alpha / 2)))
+        low = root(float(-_ndtri(alpha / 2)))
+        high = root(float(_ndtri(alpha / 2)))
     return ShiftInterval(estimate=estimate, low=low, high=high, confidence=conf,
                          achieved_confidence=achieved, method="normal approximation",
                          reported_confidence=conf if achieved is None else achieved,
@@ -730,8 +750,10 @@ def _bp_log_median(v: np.ndarray) -> tuple[float, float]:
     kth = sorted({a - 1, n - a, (n - 1) // 2, n // 2})
     part = np.partition(v, kth)
     median = 0.5 * (part[(n - 1) // 2] + part[n // 2])
+    from scipy import stats as sps
+
     p = float(sps.binom.cdf(a - 1, n, 0.5))
-    z0 = float(-special.ndtri(p))
+    z0 = float(-_ndtri(p))
     se = (math.log(part[n - a]) - math.log(part[a - 1])) / (2.0 * z0)
     return math.log(median), se
 
@@ -786,7 +808,7 @@ def ratio_interval(base: ArrayLike, new: ArrayLike, confidence: float = 0.95, *,
         raise ValueError("Bonett–Price interval needs at least 2 values on each side")
     lb, se_b = _bp_log_median(b)
     ln, se_n = _bp_log_median(nw)
-    half = float(-special.ndtri((1.0 - conf) / 2.0)) * math.hypot(se_b, se_n)
+    half = float(-_ndtri((1.0 - conf) / 2.0)) * math.hypot(se_b, se_n)
     diff = lb - ln
     return RatioInterval(estimate=math.exp(diff), low=math.exp(diff - half),
                          high=math.exp(diff + half), confidence=conf, achieved_confidence=None,

@@ -94,6 +94,12 @@ class SequentialPlan:
             raise ValueError(f"rho must be positive, got {self.rho!r}")
         if self.max_looks < 1:
             raise ValueError(f"max_looks must be at least 1, got {self.max_looks}")
+        if 2.0 ** (1 - self.max_rounds) > self.alpha:
+            least = math.ceil(1 + math.log2(1 / self.alpha) - 1e-12)
+            raise ValueError(
+                f"an exact signed-rank interval over {self.max_rounds} rounds cannot exclude a "
+                f"ratio of 1 at confidence {self.confidence:g} (it needs 2^(1−n) ≤ "
+                f"{self.alpha:.3g}); use max_rounds ≥ {least}")
         for n in self.looks():
             alpha_k = 1.0 - self.level_at(n)
             if 2.0 ** (1 - n) > alpha_k:

@@ -75,16 +75,36 @@ def ci_mean_from_moments(mean: float, stdev: float, n: int, confidence: float) -
     return Interval(mean - half, mean + half, confidence, "student-t")
 
 
+#: samples up to which :func:`median_rank_bounds` sums the binomial exactly in integers (no
+#: scipy import: the parent of ``steadybench ab`` makes each execution's interval with it)
+EXACT_BINOMIAL_MAX = 2000
+
+
 def median_rank_bounds(n: int, confidence: float) -> tuple[int, int, float] | None:
     """1-based ranks (j, k) with P(X(j) ≤ median ≤ X(k)) ≥ confidence, and the exact coverage.
 
     Distribution-free: the number of values below the median is Binomial(n, ½), so
     ``[X(j), X(n+1−j)]`` covers it with probability 1 − 2·P(B ≤ j−1). The largest such j is taken
     (the narrowest interval that still holds the level). None when even [min, max] is too short.
+    Up to :data:`EXACT_BINOMIAL_MAX` samples the binomial is summed exactly in integers; above,
+    scipy's distribution function is used.
     """
+    alpha_half = (1.0 - confidence) / 2.0
+    if n <= EXACT_BINOMIAL_MAX:
+        total = 1 << n
+        cumulative, term, j = 0, 1, 0  # term = C(n, i); cumulative = Σ_{i' ≤ i} C(n, i')
+        for i in range(n + 1):
+            if (cumulative + term) / total > alpha_half:
+                break
+            cumulative += term
+            j = i + 1
+            term = term * (n - i) // (i + 1)
+        if j < 1:
+            return None
+        return j, n + 1 - j, 1.0 - 2.0 * (cumulative / total)
     from scipy import stats as sps
 
-    j = int(sps.binom.ppf((1.0 - confidence) / 2.0, n, 0.5))
+    j = int(sps.binom.ppf(alpha_half, n, 0.5))
     # ppf gives the smallest j with cdf(j) ≥ α/2; walk to the largest j whose coverage holds.
     j = max(j + 1, 1)
     while j >= 1 and 1.0 - 2.0 * float(sps.binom.cdf(j - 1, n, 0.5)) < confidence:
