@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -653,3 +654,20 @@ def test_sequential_look_decisions():
     # too few rounds for the level: the interval is the whole line, no decision
     early = look(np.full(3, 0.5) + [0.0, 0.01, 0.02], plan, final=True)
     assert (early.low, early.high, early.decision) == (0.0, math.inf, "no difference")
+
+
+def test_student_t_quantile_matches_r_qt():
+    """stats/student.py (closed form, no scipy) against R 4.2's ``qt``: the grid in
+    tests/data/r_qt.csv was written by ``df <- c(1:60, 99, 100, 249, 500, 999, 1000, 2000, 3999,
+    4000); p <- c(0.55, 0.6, 0.75, 0.8, 0.9, 0.95, 0.975, 0.99, 0.995, 0.999, 0.9995, 0.9999,
+    0.025, 0.005); g <- expand.grid(p = p, df = df); g$q <- qt(g$p, g$df)``."""
+    import csv
+
+    from steadybench.stats.student import t_quantile
+
+    rows = list(csv.DictReader((Path(__file__).parent / "data" / "r_qt.csv").open()))
+    assert len(rows) == 14 * 69
+    for row in rows:
+        p, df, expected = float(row["p"]), int(float(row["df"])), float(row["q"])
+        assert t_quantile(p, df) == pytest.approx(expected, rel=1e-11, abs=0), (p, df)
+    assert t_quantile(0.5, 7) == 0.0 and t_quantile(1.0, 3) == math.inf

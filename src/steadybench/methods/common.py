@@ -146,7 +146,8 @@ def block_half_widths(a: Any, y: Any, keep: Any, block: int, confidence: float,
     than ``minimum_blocks`` usable blocks.
     """
     import numpy as np
-    from scipy import stats as sps
+
+    from ..stats.student import t_quantile
 
     am = np.asarray(a, dtype=float)
     yv = np.asarray(y, dtype=float)
@@ -164,6 +165,6 @@ def block_half_widths(a: Any, y: Any, keep: Any, block: int, confidence: float,
     if m < minimum_blocks:
         return None
     values = np.asarray(solutions)
-    t = float(sps.t.ppf(0.5 + confidence / 2.0, m - 1))
+    t = t_quantile(0.5 + confidence / 2.0, m - 1)
     half = [float(t * values[:, j].std(ddof=1) / math.sqrt(m)) for j in range(p)]
     return half, solutions

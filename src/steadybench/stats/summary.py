@@ -69,9 +69,9 @@ def ci_mean_from_moments(mean: float, stdev: float, n: int, confidence: float) -
     """The Student-t interval from a mean, a sample standard deviation and a count."""
     if n < 2:
         return None
-    from scipy import stats as sps  # here, not at the top: a worker process imports this module
+    from .student import t_quantile
 
-    half = float(sps.t.ppf(0.5 + confidence / 2.0, n - 1)) * stdev / math.sqrt(n)
+    half = t_quantile(0.5 + confidence / 2.0, n - 1) * stdev / math.sqrt(n)
     return Interval(mean - half, mean + half, confidence, "student-t")
 
 
