@@ -240,20 +240,20 @@ def test_across_executions_median_and_order_statistic_interval():
 
 
 def test_run_defaults(monkeypatch, capsys):
-    """The defaults --help states: method auto, 10 executions, 1 warm-up, 0.15 s each (the
+    """The defaults --help states: method auto, 20 executions, 1 warm-up, 0.075 s each (the
     suite runs with 2 executions, see conftest.py; undone here)."""
     from steadybench import defaults
     from steadybench.cli.run import make_runner_factory
 
     monkeypatch.undo()
     assert (defaults.METHOD, defaults.PROCESSES, defaults.WARMUP, defaults.EXECUTION_TIME) == (
-        "auto", 10, 1, 0.15)
+        "auto", 20, 1, 0.075)
     runner = make_runner_factory({"time_limit": 600.0})(None)
-    assert runner.method.name == "auto" and runner.warmup == 1 and runner.processes == 10
-    assert runner.stop.describe() == "elapsed >= 0.15 s"
+    assert runner.method.name == "auto" and runner.warmup == 1 and runner.processes == 20
+    assert runner.stop.describe() == "elapsed >= 0.075 s"
     assert main(["run", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "method auto" in text and "independent executions" in text and "0.15 s" in text
+    assert "method auto" in text and "independent executions" in text and "0.075 s" in text
 
 
 def _seen_by_executions(tmp_path: Path, layout: str, tag: str) -> tuple[list[list[str]], list]:
@@ -272,14 +272,23 @@ def work():
     return [line.split() for line in record.read_text().splitlines()], case.processes
 
 
-def test_layout_design_repeats_the_same_layouts_in_every_invocation(tmp_path):
-    """runner/layout.py: execution i gets the same hash seed, padding and (ASLR off) the same
-    addresses in every invocation, while the executions of one invocation differ."""
+def test_layout_design_repeats_the_same_seeds_in_every_invocation(tmp_path):
+    """runner/layout.py: execution i gets the same hash seed and padding in every invocation,
+    while the executions of one invocation differ; ASLR stays as the system has it."""
     first, entries = _seen_by_executions(tmp_path, "design", "1")
     second, _ = _seen_by_executions(tmp_path, "design", "2")
     assert [r[:2] for r in first] == [r[:2] for r in second]
     assert len({r[0] for r in first}) == 3 and len({r[1] for r in first}) == 3
-    assert all(e["layout"] == "design" for e in entries)
+    assert all(e["layout"] == "design" and e["aslr_off"] is False for e in entries)
+
+
+def test_layout_fixed_repeats_the_same_addresses_in_every_invocation(tmp_path):
+    """--layout fixed: the design's seeds and paddings, and ASLR off for each execution, so
+    execution i sees the same addresses in every invocation."""
+    first, entries = _seen_by_executions(tmp_path, "fixed", "1")
+    second, _ = _seen_by_executions(tmp_path, "fixed", "2")
+    assert [r[:2] for r in first] == [r[:2] for r in second]
+    assert all(e["layout"] == "fixed" for e in entries)
     if not all(e["aslr_off"] for e in entries):
         pytest.skip("this system refuses personality(ADDR_NO_RANDOMIZE)")
     assert [r[2] for r in first] == [r[2] for r in second]  # same addresses

@@ -264,16 +264,17 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     default=None,
     help="Independent executions per benchmark: fresh worker processes, each with its own "
     "hash seed and environment size, run one after another; the interval is across them "
-    "(Kalibera & Jones 2013). Default: 10.",
+    f"(Kalibera & Jones 2013). Default: {defaults.PROCESSES}.",
 )
 @click.option(
     "--layout",
-    type=click.Choice(["design", "random"]),
+    type=click.Choice(["design", "fixed", "random"]),
     default=None,
     help="How executions' hash seeds, environment sizes and address-space randomisation are "
-    "chosen: 'design' gives execution i the same ones in every invocation, so repeated runs "
-    "average over the same layouts; 'random' draws them afresh, as pyperf does. "
-    "Default: design.",
+    "chosen: 'design' gives execution i the same seed and size in every invocation, so "
+    "repeated runs average over the same ones; 'fixed' also turns ASLR off (the same "
+    "addresses every time, but not those of ordinary runs: slower here by 5-12%); 'random' "
+    "draws seed and size afresh, as pyperf does. Default: design.",
 )
 @click.option(
     "--in-process",

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 #: default independent executions per benchmark (fewer than ``run``'s 10: a test suite has many)
 DEFAULT_PROCESSES = 5
+#: seconds of samples per execution (``--steadybench-time``)
+DEFAULT_TIME = 0.15
 
 _KEY = "_steadybench_session"
 
@@ -86,7 +88,7 @@ class BenchmarkSession:
         if self.in_process_reason:
             self.processes = 1
         self.time_per_execution = float(opt("steadybench_time", None)
-                                        or defaults.EXECUTION_TIME)
+                                        or DEFAULT_TIME)
         if not 0 < self.time_per_execution < 3600 or not 1 <= self.processes <= 1000:
             raise ValueError("--steadybench-time must be in (0, 3600) seconds and "
                              "--steadybench-processes in 1..1000")

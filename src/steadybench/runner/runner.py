@@ -66,8 +66,9 @@ class Runner:
             this process.
         confidence: the level of the per-execution intervals (the manager sets its own).
         layout: how the executions' hash seeds, environment sizes and address-space
-            randomisation are chosen: ``"design"`` (the same for every invocation) or
-            ``"random"`` (see :mod:`steadybench.runner.layout`).
+            randomisation are chosen: ``"design"`` (seeds and paddings the same in every
+            invocation), ``"fixed"`` (also ASLR off) or ``"random"`` (see
+            :mod:`steadybench.runner.layout`).
     """
 
     def __init__(
@@ -108,8 +109,11 @@ class Runner:
             raise ConfigurationError(f"processes must be at least 1, got {processes}")
         self.processes = int(processes)
         self.confidence = float(confidence)
-        if layout not in ("design", "random"):
-            raise ConfigurationError(f"layout must be design or random, got {layout!r}")
+        from .layout import LAYOUTS
+
+        if layout not in LAYOUTS:
+            raise ConfigurationError(f"layout must be one of {', '.join(LAYOUTS)}, got "
+                                     f"{layout!r}")
         self.layout = layout
 
     def worker_runner(self, time_limit: float | None = None) -> Runner:
