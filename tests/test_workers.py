@@ -240,20 +240,20 @@ def test_across_executions_median_and_order_statistic_interval():
 
 
 def test_run_defaults(monkeypatch, capsys):
-    """The defaults --help states: method auto, 20 executions, 1 warm-up, 0.075 s each (the
+    """The defaults --help states: method auto, 25 executions, 1 warm-up, 0.06 s each (the
     suite runs with 2 executions, see conftest.py; undone here)."""
     from steadybench import defaults
     from steadybench.cli.run import make_runner_factory
 
     monkeypatch.undo()
     assert (defaults.METHOD, defaults.PROCESSES, defaults.WARMUP, defaults.EXECUTION_TIME) == (
-        "auto", 20, 1, 0.075)
+        "auto", 25, 1, 0.06)
     runner = make_runner_factory({"time_limit": 600.0})(None)
-    assert runner.method.name == "auto" and runner.warmup == 1 and runner.processes == 20
-    assert runner.stop.describe() == "elapsed >= 0.075 s"
+    assert runner.method.name == "auto" and runner.warmup == 1 and runner.processes == 25
+    assert runner.stop.describe() == "elapsed >= 0.06 s"
     assert main(["run", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "method auto" in text and "independent executions" in text and "0.075 s" in text
+    assert "method auto" in text and "independent executions" in text and "0.06 s" in text
 
 
 def _seen_by_executions(tmp_path: Path, layout: str, tag: str) -> tuple[list[list[str]], list]:

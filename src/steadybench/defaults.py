@@ -22,9 +22,9 @@ from __future__ import annotations
 #: the measurement method
 METHOD = "auto"
 #: independent executions (worker processes) per benchmark
-PROCESSES = 20
+PROCESSES = 25
 #: seconds of sampling per execution, at most (the stop rule's time bound)
-EXECUTION_TIME = 0.075
+EXECUTION_TIME = 0.06
 #: warm-up samples per execution
 WARMUP = 1
 #: how the executions' hidden factors are chosen (:mod:`steadybench.runner.layout`)
