@@ -397,3 +397,39 @@ def test_initsplit_in_worker_processes_reports_figures_per_execution():
     assert est.level == "executions" and est.n_executions == 2
     assert len(est["T_i_executions"]) == 2 and len(est["T_i_ci"]) == 2
     assert all("figures" in p and "T_i" in p["figures"] for p in est.case.processes)
+
+
+def _unstable_warnings(values: list[float]) -> list[str]:
+    from steadybench.methods.base import build_estimate, warn_if_unstable
+    from steadybench.model.results import CaseResult
+
+    case = CaseResult("b", "i", processes=[{"value": v} for v in values])
+    case.estimate = build_estimate(case, {"statistic": "median", "confidence": 0.95}, "auto")
+    warn_if_unstable(case)
+    return case.warnings
+
+
+def test_one_slow_execution_does_not_call_a_median_unstable():
+    """Issue 10's "may be unstable": 24 executions within ±1 % and one 50 % slower (a busy
+    moment of a shared VM) give an SD-based CoV of about 10 %, yet the median of executions
+    does not move; the warning measures the spread the way the headline is made (robust CoV)."""
+    values = [6.0 * (1 + 0.01 * ((i * 7) % 5 - 2) / 2) for i in range(24)] + [9.0]
+    assert _unstable_warnings(values) == []
+    spread = [6.0 * (1 + 0.3 * ((i * 7) % 5 - 2) / 2) for i in range(25)]  # ±30 %: unstable
+    (text,) = _unstable_warnings(spread)
+    assert text.startswith("may be unstable: the 25 executions differ by")
+    assert "robust CoV" in text
+
+
+def test_an_interval_reaching_zero_is_flagged():
+    """The demo once printed a CI of [−49.01 µs, 542 µs] with no warning (issue 10)."""
+    from steadybench.methods.base import build_estimate, warn_if_unstable
+    from steadybench.model.results import CaseResult
+
+    case = CaseResult("b", "i")
+    case.estimate = build_estimate(case, {"value": 57.6e-6, "ci_low": -49.01e-6,
+                                          "ci_high": 542e-6, "confidence": 0.95}, "direct")
+    warn_if_unstable(case)
+    assert case.warnings == ["may be unstable: the interval reaches zero or below: use a quieter "
+                             "machine (steadybench system tune, --preset managed), more "
+                             "processes, or longer runs"]

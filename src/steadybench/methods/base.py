@@ -175,9 +175,10 @@ def warn_if_unstable(case: CaseResult) -> None:
     if est is None or not est.ok:
         return
     messages = []
-    if est.independent and est.between_cov is not None and est.between_cov > UNSTABLE_COV:
-        messages.append(f"the {est.n_executions} executions differ by {est.between_cov:.0%} "
-                        f"(CoV, above {UNSTABLE_COV:.0%})")
+    spread, what = _execution_spread(est)
+    if est.independent and spread is not None and spread > UNSTABLE_COV:
+        messages.append(f"the {est.n_executions} executions differ by {spread:.0%} "
+                        f"({what}, above {UNSTABLE_COV:.0%})")
     elif not est.independent and est.within_cov is not None and est.within_cov > UNSTABLE_COV:
         messages.append(f"the runs vary by {est.within_cov:.0%} (CoV, above {UNSTABLE_COV:.0%})")
     if est.ci_low is not None and est.ci_low <= 0 < est.value:  # type: ignore[operator]
@@ -188,6 +189,20 @@ def warn_if_unstable(case: CaseResult) -> None:
                 "processes, or longer runs")
         if text not in case.warnings:
             case.warnings.append(text)
+
+
+def _execution_spread(est: Any) -> tuple[float | None, str]:
+    """How far the executions behind a headline differ, measured the way the headline is
+    made: for a median of executions the robust CoV (1.4826·MAD/median, the SD's equivalent
+    under normality), so that one slow execution among 25, which does not move the median,
+    does not call the median unstable; for a mean, the CoV."""
+    values = est.fields.get("execution_values") if est.fields else None
+    if values and str(est.statistic).startswith("median") and len(values) >= 3:
+        centre = _median(values)
+        if centre:
+            mad = _median([abs(v - centre) for v in values])
+            return 1.4826 * mad / abs(centre), "robust CoV, 1.4826·MAD/median"  # type: ignore[operator]
+    return est.between_cov, "CoV"
 
 
 def _median(values: list[float]) -> float | None:
