@@ -303,3 +303,15 @@ def test_a_budget_too_small_for_any_verdict_says_the_least_rounds(tmp_path, caps
     assert main(["ab", str(a), str(a), "--max-rounds", "2"]) == 2
     err = capsys.readouterr().err
     assert "use --max-rounds ≥ 6" in err and "Traceback" not in err
+
+
+def test_ab_pairs_executions_under_the_fixed_layout_by_default(tmp_path):
+    """defaults.AB_LAYOUT: A and B of a round share seed, environment size and (ASLR off)
+    addresses; --layout changes it, and the JSON records it per variant."""
+    a = bench_file(tmp_path, "a.py", "return lambda: None\n")
+    for option, layout in (((), "fixed"), (("--layout", "design"), "design")):
+        out = tmp_path / f"{layout}.json"
+        assert main(["ab", str(a), str(a), "--max-rounds", "6", "--max-time", "0",
+                     "--execution-time", "0.005", "--json", str(out), "-q", *option]) == 0
+        doc = json.loads(out.read_text())
+        assert doc["variants"]["A"]["layout"] == doc["variants"]["B"]["layout"] == layout

@@ -36,6 +36,12 @@ AB_MAX_TIME = 8.5
 #: ``steadybench ab``: rounds at most by default (``--max-rounds``); more than fit in the time
 #: budget at ~0.2 s per round, so that the budget, not the count, ends a comparison
 AB_MAX_ROUNDS = 60
+#: ``steadybench ab``: how the executions' hidden factors are chosen. ``fixed`` (ASLR off too):
+#: in each round A and B run under the same hash seed, environment size and addresses, so the
+#: layout's effect cancels in the paired ratio. With ``design`` (ASLR on) the rounds' ratios
+#: spread so much wider that ``benchmarks/verdicts.py`` detected a 5 % slowdown in 80 % of
+#: pairs instead of 100 % (docs/comparison.md)
+AB_LAYOUT = "fixed"
 #: ``steadybench ab``: seconds of sampling in each execution of a benchmark file
 AB_EXECUTION_TIME = 0.03
 

@@ -153,6 +153,15 @@ def duet_cpus() -> tuple[int, int]:
     return cpus[-2], cpus[-1]
 
 
+def _describe(variant: Variant) -> dict[str, Any]:
+    """What the result records of a variant: its kind, its description and, for a benchmark
+    file, the layout its executions ran under."""
+    described: dict[str, Any] = {"kind": variant.kind, "description": variant.description}
+    if getattr(variant, "layout", None):
+        described["layout"] = variant.layout
+    return described
+
+
 class ABSession:
     """Runs rounds until the verdict is decided or the budget is spent."""
 
@@ -171,8 +180,7 @@ class ABSession:
             raise ConfigurationError(str(exc).replace("min_rounds", "--min-rounds")
                                      .replace("max_rounds", "--max-rounds")) from None
         self.rng = random.Random(settings.seed)
-        self.result = ABResult(settings, {k: {"kind": v.kind, "description": v.description}
-                                          for k, v in self.variants.items()})
+        self.result = ABResult(settings, {k: _describe(v) for k, v in self.variants.items()})
         self.cpus = duet_cpus() if settings.duet else None
 
     # ------------------------------------------------------------------ one round

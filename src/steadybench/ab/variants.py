@@ -61,6 +61,10 @@ class PythonVariant:
         cwd: the working directory of the workers (a worktree for a git revision).
         extra_path: directories put first on the workers' ``PYTHONPATH``.
         execution_time: seconds of sampling per execution, after ``warmup`` samples.
+        layout: how the executions' hidden factors are chosen (:mod:`steadybench.runner.layout`);
+            by default ``fixed``: execution i of A and execution i of B share hash seed,
+            environment size and, with ASLR off, code and data addresses, so that what the
+            layout does to both cancels in their ratio (see ``docs/comparison.md``).
     """
 
     kind = "python"
@@ -68,7 +72,10 @@ class PythonVariant:
     def __init__(self, label: str, path: str, selector: str | None = None, *,
                  python: str | None = None, cwd: str | None = None,
                  extra_path: tuple[str, ...] = (), execution_time: float = 0.1,
-                 warmup: int = 1, time_limit: float = 120.0, confidence: float = 0.95) -> None:
+                 warmup: int = 1, time_limit: float = 120.0, confidence: float = 0.95,
+                 layout: str | None = None) -> None:
+        from ..defaults import AB_LAYOUT
+
         self.label = label
         self.path = str(Path(path).resolve())
         self.selector = selector
@@ -79,6 +86,7 @@ class PythonVariant:
         self.warmup = warmup
         self.time_limit = time_limit
         self.confidence = confidence
+        self.layout = layout or AB_LAYOUT
         self._runner: Any = None
         self._task: Any = None
         self._merged: Any = None
@@ -119,7 +127,7 @@ class PythonVariant:
 
         self._runner = Runner(ElapsedTime(self.execution_time), warmup=self.warmup,
                               method=make_method(defaults.METHOD), time_limit=self.time_limit,
-                              processes=1, confidence=self.confidence)
+                              processes=1, confidence=self.confidence, layout=self.layout)
         env: dict[str, str] = {}
         sys_path: list[str] = []
         if self.foreign:

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..defaults import AB_EXECUTION_TIME, AB_MAX_ROUNDS, AB_MAX_TIME
+from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, AB_MAX_ROUNDS, AB_MAX_TIME
 from ..errors import ConfigurationError
 from ..fleet.options import check_cluster_options, cluster_options
 from ..history.options import history_options, record_from_opts, wants_history
@@ -51,7 +51,7 @@ def _variants(a: str, b: str | None, opts: dict[str, Any]) -> Iterator[tuple[Any
                               capture=opts["check_output"]))
         return
     common = {"execution_time": opts["execution_time"], "warmup": opts["warmup"],
-              "time_limit": limit, "confidence": opts["confidence"]}
+              "time_limit": limit, "confidence": opts["confidence"], "layout": opts["layout"]}
     revs = (opts["rev_a"], opts["rev_b"])
     if any(revs):
         from pathlib import Path
@@ -137,6 +137,12 @@ def _check_outputs(va: Any, vb: Any) -> str | None:
               help="Rounds before the first look (default 12, or fewer with a smaller budget).")
 @click.option("--execution-time", type=float, default=AB_EXECUTION_TIME, show_default=True,
               help="Seconds of sampling in each execution of a benchmark file.")
+@click.option("--layout", type=click.Choice(["fixed", "design", "random"]), default=AB_LAYOUT,
+              show_default=True,
+              help="Hidden factors of the executions of a benchmark file: 'fixed' runs A and B "
+                   "of a round under the same hash seed, environment size and addresses (ASLR "
+                   "off), so layout effects cancel in their ratio; 'design' leaves ASLR on; "
+                   "'random' draws seed and size afresh.")
 @click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
               help="Warm-up samples in each execution of a benchmark file.")
 @click.option("--time-limit", type=float, default=120.0, show_default=True,
