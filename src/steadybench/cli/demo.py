@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,9 @@ def demo_cmd(out: str, max_time: float, processes: int) -> None:
     opts["report_path"] = folder / "report.html"
     run_definitions(demo_suite.__file__, opts, title="steadybench demo")
     written = [p for k, p in opts.items() if k.endswith("_path")]
-    click.echo("wrote " + ", ".join(str(p) for p in written), err=True)
+    # one line at 80 columns would not fit: the folder once, then the files
+    click.echo(textwrap.fill(f"wrote in {folder}: " + ", ".join(p.name for p in written), 80,
+                             subsequent_indent="  "), err=True)
 
 
 commands = [demo_cmd]
