@@ -54,18 +54,11 @@ def summary_lines(res: ABResult) -> list[str]:
     s = res.settings
     lines = [f"A: {res.variants['A']['description']}", f"B: {res.variants['B']['description']}"]
     look = res.look
-    level = f"{s.confidence:.0%}"
     if res.verdict == FAILED:
         lines.append(f"verdict: failed — {res.reason}")
     elif look is not None:
-        phrase = ratio_phrase(look.estimate, look.low, look.high, fastest_first=True)
-        band = (f", threshold ±{s.threshold:.1%}" if s.threshold > 0 else "")
-        label = {"faster": "B is faster", "slower": "B is slower",
-                 "equivalent": f"unchanged within ±{s.threshold:.1%}",
-                 "no difference": "no real difference found"}.get(res.verdict, res.verdict)
-        lines.append(f"{phrase} at {level}")
-        lines.append(f"verdict: {label}{band}" + (" (interim: interrupted)" if res.interim
-                                                  else ""))
+        lines.append(_answer(res))
+        lines.append(f"verdict: {_verdict(res)}")
     else:
         lines.append(f"verdict: {res.verdict} — {res.reason}")
     n = len(res.paired)
@@ -81,15 +74,30 @@ def summary_lines(res: ABResult) -> list[str]:
     return lines
 
 
+def _answer(res: ABResult) -> str:
+    """The ratio the verdict rests on, the way people say it, at the stated confidence."""
+    look = res.look
+    phrase = ratio_phrase(look.estimate, look.low, look.high, fastest_first=True)
+    return f"{phrase} at {res.settings.confidence:.0%}"
+
+
+def _verdict(res: ABResult) -> str:
+    """The verdict in words, with the threshold it used and whether it is interim."""
+    s = res.settings
+    label = {"faster": "B is faster", "slower": "B is slower",
+             "equivalent": f"unchanged within ±{s.threshold:.1%}",
+             "no difference": "no real difference found"}.get(res.verdict, res.verdict)
+    band = f", threshold ±{s.threshold:.1%}" if s.threshold > 0 else ""
+    return f"{label}{band}" + (" (interim: interrupted)" if res.interim else "")
+
+
 def quiet_line(res: ABResult) -> str:
     """The one line of ``-q``: the verdict first, then the answer it rests on ("no real
     difference found: A is 1.006× faster than B [0.993, 1.020] at 95%" must not read as a
     claim that A is faster)."""
-    lines = summary_lines(res)
     if res.verdict == FAILED or res.look is None:
-        return lines[2]
-    verdict = lines[3].removeprefix("verdict: ")
-    return f"{verdict}: {lines[2]}"
+        return summary_lines(res)[2]
+    return f"{_verdict(res)}: {_answer(res)}"
 
 
 def _looks(res: ABResult) -> list[int]:

@@ -27,8 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..defaults import AB_MAX_ROUNDS as DEFAULT_MAX_ROUNDS
-from ..defaults import AB_MAX_TIME as DEFAULT_MAX_TIME
+from ..defaults import AB_MAX_ROUNDS, AB_MAX_TIME
 from ..errors import ConfigurationError
 from .variants import Outcome, Variant
 
@@ -50,12 +49,12 @@ class ABSettings:
     threshold: float = 0.0
     #: conclude "unchanged within ±X" when the interval lies inside that band
     equivalence: bool = False
-    max_rounds: int = DEFAULT_MAX_ROUNDS
+    max_rounds: int = AB_MAX_ROUNDS
     min_rounds: int | None = None
     #: seconds of rounds; the budget ends the comparison at the next round (None: rounds
     #: only). The default keeps a comparison of identical variants, which can only end at the
     #: budget, under about 10 s in all; a clear difference is decided at an earlier look
-    max_time: float | None = DEFAULT_MAX_TIME
+    max_time: float | None = AB_MAX_TIME
     duet: bool = False
     seed: int | None = None
     #: failed executions of a variant before the comparison gives up

@@ -30,10 +30,10 @@ effect, not for the headline. Where the personality cannot be set, ASLR stays on
 execution records it.
 
 The K executions vary the layout in every mode, so the headline is not tied to one lucky or
-unlucky layout, and its interval across executions shows the layout spread. The design serves
-both sides of ``ab`` (execution i of A and of B share seed and padding), which pairs them more
-tightly. ``random`` (``--layout random``) draws seed and padding afresh per execution, as pyperf
-does.
+unlucky layout, and its interval across executions shows the layout spread. ``ab`` runs under
+``fixed`` (:data:`steadybench.defaults.AB_LAYOUT`): execution i of A and of B share seed, padding
+and addresses, so what the layout does cancels in their ratio. ``random`` (``--layout random``)
+draws seed and padding afresh per execution, as pyperf does.
 """
 
 from __future__ import annotations

@@ -229,10 +229,10 @@ def _rank_sum(first: np.ndarray, second: np.ndarray) -> tuple[float, float, bool
 
 def _norm_p(z: float, alternative: str) -> float:
     if alternative == "less":
-        return float(_ndtr(z))
+        return _ndtr(z)
     if alternative == "greater":
-        return float(_ndtr(-z))
-    return float(min(1.0, 2.0 * min(_ndtr(z), _ndtr(-z))))
+        return _ndtr(-z)
+    return min(1.0, 2.0 * min(_ndtr(z), _ndtr(-z)))
 
 
 def _correction(dz: float, alternative: str, correct: bool) -> float:
@@ -539,7 +539,7 @@ def _approx_two_sample(xs: np.ndarray, ys: np.ndarray, diffs: np.ndarray, alpha:
         guess = round(nm - (centre + zq * sigma0))
         return _step_root(diffs, lambda d: stat(d) - zq, mumin, mumax, guess)
 
-    return root(float(-_ndtri(alpha / 2.0))), root(float(_ndtri(alpha / 2.0)))
+    return root(-_ndtri(alpha / 2.0)), root(_ndtri(alpha / 2.0))
 
 
 # --------------------------------------------------------------------------------------------
@@ -720,8 +720,8 @@ def _approx_one_sample(v: np.ndarray, walsh: np.ndarray, estimate: float, conf: 
             guess = round(walsh.size - (centre + zq * sigma0))
             return _step_root(walsh, lambda dd: stat(dd) - zq, mumin, mumax, guess)
 
-        low = root(float(-_ndtri(alpha / 2)))
-        high = root(float(_ndtri(alpha / 2)))
+        low = root(-_ndtri(alpha / 2))
+        high = root(_ndtri(alpha / 2))
     return ShiftInterval(estimate=estimate, low=low, high=high, confidence=conf,
                          achieved_confidence=achieved, method="normal approximation",
                          reported_confidence=conf if achieved is None else achieved,
@@ -753,7 +753,7 @@ def _bp_log_median(v: np.ndarray) -> tuple[float, float]:
     from scipy import stats as sps
 
     p = float(sps.binom.cdf(a - 1, n, 0.5))
-    z0 = float(-_ndtri(p))
+    z0 = -_ndtri(p)
     se = (math.log(part[n - a]) - math.log(part[a - 1])) / (2.0 * z0)
     return math.log(median), se
 
@@ -808,7 +808,7 @@ def ratio_interval(base: ArrayLike, new: ArrayLike, confidence: float = 0.95, *,
         raise ValueError("Bonett–Price interval needs at least 2 values on each side")
     lb, se_b = _bp_log_median(b)
     ln, se_n = _bp_log_median(nw)
-    half = float(-_ndtri((1.0 - conf) / 2.0)) * math.hypot(se_b, se_n)
+    half = -_ndtri((1.0 - conf) / 2.0) * math.hypot(se_b, se_n)
     diff = lb - ln
     return RatioInterval(estimate=math.exp(diff), low=math.exp(diff - half),
                          high=math.exp(diff + half), confidence=conf, achieved_confidence=None,
