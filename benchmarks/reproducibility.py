@@ -23,6 +23,13 @@ Each tool is invoked as a separate process, with its defaults, and reports one h
   calls ``benchmark(work)``; headline the **mean** of the rounds (``stats.mean`` in the JSON,
   the figure its OPS column is derived from); min and median are kept in the --json output.
 
+A fifth entry, ``floor``, is not a tool but the machine: one Python process with a fixed memory
+layout (hash seed 0, address-space randomisation off with ``setarch -R``) times ``work`` for
+3 s and reports the median time per call. Every invocation of it has the same layout, so its
+CoV across invocations is what the machine's drift alone does to a 3-s measurement, in the same
+rounds as the tools; no tool that measures for about 3 s can be expected to go below it
+(``drift.py`` shows how that drift depends on the length of a measurement).
+
 For each workload there are N rounds (--invocations); round r runs every tool once, in a
 shuffled order, so that drift of the machine (heat, frequency, background load) hits all tools
 alike. For each invocation the headline and the invocation's wall time (process start to exit)
@@ -43,16 +50,19 @@ import argparse
 import functools
 import importlib.util
 import json
+import os
 import platform
 import random
 import re
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
+from array import array
 from pathlib import Path
 
 from _bytecode import compile_steadybench
@@ -96,6 +106,63 @@ def invoke(cmd: list[str], cwd: Path) -> tuple[str, float]:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
         raise RuntimeError(f"{' '.join(cmd)} exited with {proc.returncode}:\n{tail}")
     return proc.stdout, wall
+
+
+SAMPLE_SECONDS = 1e-3
+FLOOR_SECONDS = 3.0  # about steadybench's wall time per invocation
+
+# The probe: it calibrates a loop count so that one sample lasts about SAMPLE_SECONDS, warms up
+# for half a second, then writes (start time, seconds per call) pairs as raw doubles to stdout.
+PROBE = """\
+import sys, time
+from array import array
+{setup}
+duration, target = float(sys.argv[1]), float(sys.argv[2])
+clock = time.perf_counter
+loops = 1
+while True:
+    t0 = clock()
+    for _ in range(loops):
+        work()
+    if clock() - t0 >= target:
+        break
+    loops *= 2
+end = clock() + 0.5
+while clock() < end:
+    work()
+out = array("d")
+start = clock()
+end = start + duration
+while True:
+    t0 = clock()
+    if t0 >= end:
+        break
+    for _ in range(loops):
+        work()
+    out.append(t0 - start)
+    out.append((clock() - t0) / loops)
+sys.stdout.buffer.write(out.tobytes())
+"""
+
+
+def probe(setup: str, seconds: float, fixed_layout: bool = False) -> list[tuple[float, float]]:
+    """Run the probe for ``seconds``; return its (start time, seconds per call) samples.
+
+    With ``fixed_layout`` the process runs with hash seed 0 and, where ``setarch`` is found, with
+    address-space randomisation off, so that every run of it has the same memory layout.
+    """
+    cmd = [PYTHON, "-c", PROBE.format(setup=setup), str(seconds), str(SAMPLE_SECONDS)]
+    env = None
+    if fixed_layout:
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        if shutil.which("setarch"):
+            cmd = ["setarch", platform.machine(), "-R", *cmd]
+    proc = subprocess.run(cmd, capture_output=True, check=False, env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr.decode(errors="replace").strip().splitlines()[-1])
+    values = array("d")
+    values.frombytes(proc.stdout)
+    return list(zip(values[0::2], values[1::2]))
 
 
 # Each runner takes the workload's set-up code, a fresh file stem and the working directory, and
@@ -150,12 +217,22 @@ def run_pytest_benchmark(setup: str, stem: str, tmp: Path) -> tuple[float, float
     return stats["mean"], wall, extra
 
 
+def run_floor(setup: str, stem: str, tmp: Path) -> tuple[float, float, dict]:
+    """The machine's floor: one fixed-layout process timing ``work`` for FLOOR_SECONDS."""
+    t0 = time.perf_counter()
+    samples = probe(setup, FLOOR_SECONDS, fixed_layout=True)
+    wall = time.perf_counter() - t0
+    return (statistics.median(v for _, v in samples), wall,
+            {"samples": len(samples), "aslr_off": shutil.which("setarch") is not None})
+
+
 TOOLS = {
     # name: (runner, headline statistic, module needed in this interpreter or None)
     "steadybench": (run_steadybench, "estimate.value", None),
     "pyperf": (run_pyperf, "mean", "pyperf"),
     "timeit": (run_timeit, "best of N", None),
     "pytest-benchmark": (run_pytest_benchmark, "mean", "pytest_benchmark"),
+    "floor": (run_floor, "median", None),
 }
 
 
@@ -205,6 +282,14 @@ def print_table(name: str, description: str, summary: dict[str, dict], n: int) -
     print(f"steadybench / pyperf: CoV {cov_ratio:.2f}x, wall {wall_ratio:.2f}x")
     print(f"target (steadybench CoV <= 0.5 x pyperf's at no more wall time): "
           f"{'MET' if met else 'NOT met'}")
+    floor = summary.get("floor")
+    if floor is not None and floor["cov"] > 0:
+        print(f"machine floor (one fixed-layout process, {FLOOR_SECONDS:.0f} s, same rounds): "
+              f"CoV {floor['cov'] * 100:.2f}%; steadybench {sb['cov'] / floor['cov']:.2f}x it, "
+              f"pyperf {pp['cov'] / floor['cov']:.2f}x it")
+        if pp["cov"] < 2 * floor["cov"]:
+            print("the target asks for less than this run's floor: pyperf's CoV is under twice "
+                  "the machine's own")
 
 
 def parse_list(value: str, known: dict) -> list[str]:

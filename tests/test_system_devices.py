@@ -357,7 +357,8 @@ def test_background_processes_stopped_and_continued_with_pid_reuse_guarded(tmp_p
     action(ctx)
     assert sent == [(4001, signal.SIGSTOP), (4002, signal.SIGSTOP)]
     info = ctx.case.extra["machine"]
-    assert info["stopped_processes"] == ["syncd (4001)", "syncd (4002)"]
+    assert info["stopped_processes"] == [{"pid": 4001, "name": "syncd"},
+                                         {"pid": 4002, "name": "syncd"}]
     assert info["not_running"] == ["absent"]
     assert any("not permitted to stop root-only" in w for w in ctx.case.warnings)
     journal = Journal.load(run_journal_path(part="processes"))
@@ -368,6 +369,61 @@ def test_background_processes_stopped_and_continued_with_pid_reuse_guarded(tmp_p
     action.close(ctx)
     assert (4001, signal.SIGCONT) in sent and (4002, signal.SIGCONT) not in sent
     assert not run_journal_path(part="processes").exists()
+
+
+def test_long_names_match_on_the_kernel_s_cut_and_parents_are_never_stopped(tmp_path,
+                                                                           monkeypatch):
+    import os
+
+    from steadybench.system.background import find_processes
+
+    board = make_board(tmp_path / "b")
+    # comm keeps 15 bytes: "com.example.syncservice" is seen as its first or last 15
+    _proc(board, 4001, "com.example.syn", 777)
+    _proc(board, 4002, "e.syncservice", 778)  # not a cut of the name: left alone
+    _proc(board, 4003, "ple.syncservice", 779)  # its last 15
+    # the parent chain of this process: its parent's parent (5000) is a "syncd" too
+    monkeypatch.setattr(os, "getppid", lambda: 4999)
+    _proc(board, 4999, "bash", 1)
+    put(board, "proc/4999/stat", "4999 (bash) S 5000 1 1\n")
+    _proc(board, 5000, "syncd", 2)
+    _proc(board, 5001, "syncd", 3)
+    found = find_processes(SysRoot(board), ["com.example.syncservice", "syncd"])
+    assert [p["pid"] for p in found] == [4001, 4003, 5001]
+
+
+def test_apps_on_this_machine_is_journaled_like_background(tmp_path):
+    """``apps`` on the real root stops a real process through the journaled action, so that
+    ``system reset`` could continue it after a ``kill -9`` (it used to keep no journal)."""
+    import shutil
+    import subprocess
+
+    from steadybench.system.background import StopProcessesAction
+    from steadybench.system.journal import run_journal_path
+
+    sleeper = tmp_path / "sbtestsleeper"
+    shutil.copy(shutil.which("sleep"), sleeper)
+    proc = subprocess.Popen([str(sleeper), "60"])
+    state = lambda: Path(f"/proc/{proc.pid}/stat").read_text().rpartition(")")[2].split()[0]  # noqa: E731
+    try:
+        preset = tmp_path / "apps.toml"
+        preset.write_text('countermeasures = ["apps"]\n[apps]\nprocesses = ["sbtestsleeper"]\n')
+        plan = build_preset(str(preset), "/")
+        [(_, action)] = plan.actions
+        assert isinstance(action, StopProcessesAction)
+        ctx = _ctx()
+        action(ctx)
+        assert state() == "T"
+        journal = Journal.load(run_journal_path(part="processes"))
+        assert [u["pid"] for u in journal.undo] == [proc.pid]
+        assert ctx.case.extra["machine"]["stopped_processes"] == [
+            {"pid": proc.pid, "name": "sbtestsleeper"}]
+        action.close(ctx)
+        assert state() in ("S", "R")
+        assert not run_journal_path(part="processes").exists()
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_a_forged_journal_cannot_signal_init_or_a_process_group(tmp_path):

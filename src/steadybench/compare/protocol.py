@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from ..defaults import PROCESSES
 from ..errors import ConfigurationError, SteadybenchError
 from ..stats.speedup import (
     SMALL_SAMPLE,
@@ -252,8 +253,8 @@ def choose_unit(base: Sample, new: Sample) -> tuple[np.ndarray, np.ndarray, str,
                          + ("" if s.executions.size == 1 else "s")
                          + f" ({s.values.size} runs in one process)" for side, s in short)
     reason = (f"{sides}: its run-to-run noise is unknown, so its runs are not tested as "
-              "independent values; measure several executions (steadybench run, default 10) "
-              "or decide live with: steadybench ab BASE_FILE NEW_FILE")
+              "independent values; measure several executions (steadybench run, default "
+              f"{PROCESSES}) or decide live with: steadybench ab BASE_FILE NEW_FILE")
     return base.executions, new.executions, unit, reason
 
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..stats.robust import robust_sd
 from .capture import Capture, CaptureError
 
 #: samples on each side of an edge that the band-limited interpolation uses
@@ -131,7 +132,7 @@ def _levels(x: np.ndarray) -> tuple[float, float]:
 
 def _noise(x: np.ndarray) -> float:
     d2 = x[2:] - 2.0 * x[1:-1] + x[:-2]
-    return 1.4826 * float(np.median(np.abs(d2))) / math.sqrt(6.0)
+    return robust_sd(d2, centre=0.0) / math.sqrt(6.0)
 
 
 def _states(x: np.ndarray, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:

@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..stats.robust import robust_sd
 from .noise import MIN_DF
 
 if TYPE_CHECKING:
@@ -161,9 +162,7 @@ def _sigma(points: Sequence[Point], y: Sequence[float]) -> tuple[float | None, s
         source = (f"run-to-run noise from history (robust σ {sigma_run:.2%} of ln time over "
                   f"{n} executions)")
     if len(y) >= MIN_POINTS_FOR_DRIFT:
-        diffs = np.diff(np.asarray(y))
-        mad = float(np.median(np.abs(diffs - np.median(diffs))))
-        drift = 1.4826 * mad / math.sqrt(2.0)
+        drift = robust_sd(np.diff(np.asarray(y))) / math.sqrt(2.0)
         if sigma_pt is None or drift > sigma_pt:
             return drift, "spread of consecutive records (1.4826·MAD/√2)"
     return sigma_pt, source

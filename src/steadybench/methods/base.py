@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..stats.robust import robust_sd
+
 if TYPE_CHECKING:
     from ..model.estimate import Estimate
     from ..model.implementation import Implementation
@@ -200,8 +202,7 @@ def _execution_spread(est: Any) -> tuple[float | None, str]:
     if values and str(est.statistic).startswith("median") and len(values) >= 3:
         centre = _median(values)
         if centre:
-            mad = _median([abs(v - centre) for v in values])
-            return 1.4826 * mad / abs(centre), "robust CoV, 1.4826·MAD/median"  # type: ignore[operator]
+            return robust_sd(values, centre) / abs(centre), "robust CoV, 1.4826·MAD/median"
     return est.between_cov, "CoV"
 
 

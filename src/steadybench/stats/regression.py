@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigurationError, MeasurementError
+from .robust import robust_sd
 from .summary import check_confidence
 
 #: Default cut of the robust fit (:func:`robust_fit`): a point is dropped when its absolute
@@ -313,8 +314,7 @@ def bimodal_gap(z: ArrayLike) -> tuple[float, float, float]:
     for k in np.argsort(gaps, kind="stable")[::-1][:5]:
         j = lo + int(k)
         left, right = v[:j], v[j:]
-        spread = 1.4826 * 0.5 * (float(np.median(np.abs(left - np.median(left))))
-                                 + float(np.median(np.abs(right - np.median(right)))))
+        spread = 0.5 * (robust_sd(left) + robust_sd(right))
         gap = float(gaps[k])
         score = gap / spread if spread > 0 else (math.inf if gap > 0 else 0.0)
         if score > best:

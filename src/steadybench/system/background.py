@@ -9,8 +9,11 @@ and nothing is lost. Each stopped process is written to a journal (PID, start ti
 start time guards against continuing another process that reused the PID.
 
 Processes are found by their command name (``/proc/PID/comm``, else the name in
-``/proc/PID/stat``) under the machine's root. This process and its parent are never stopped.
-Stopping another user's process needs root (``EPERM`` is reported, the others go on).
+``/proc/PID/stat``) under the machine's root; the kernel cuts that name to 15 bytes, so a longer
+name given matches on its first or last 15 characters. PID 1, this process and its parents are
+never stopped. Stopping another user's process needs root (``EPERM`` is reported, the others go
+on). The ``background`` countermeasure and, on this machine, ``apps``
+(:mod:`steadybench.targets.apps`) both stop processes through :class:`StopProcessesAction`.
 """
 
 from __future__ import annotations
@@ -30,6 +33,28 @@ from .sysfs import SysRoot
 
 Kill = Callable[[int, int], None]
 
+#: the kernel keeps this many bytes of a command name (``TASK_COMM_LEN`` − 1)
+COMM_BYTES = 15
+
+
+def matches(comm: str, names: list[str]) -> bool:
+    """Whether the kernel name ``comm`` is one of ``names`` (cut as the kernel cuts them)."""
+    return any(comm in (n, n[:COMM_BYTES], n[-COMM_BYTES:]) for n in names)
+
+
+def protected_pids(root: SysRoot) -> set[int]:
+    """PIDs never stopped: 1, this process and its parents (the shell that started it)."""
+    pids = {1, os.getpid(), os.getppid()}
+    pid = os.getppid()
+    while pid > 1 and len(pids) < 64:
+        text = root.read(f"proc/{pid}/stat")
+        try:
+            pid = int(text.rpartition(")")[2].split()[1]) if text else 0
+        except (IndexError, ValueError):
+            break
+        pids.add(pid)
+    return pids
+
 
 def process_name(root: SysRoot, pid: int) -> str | None:
     """The command name of ``pid`` under ``root`` (``comm``, else the one in ``stat``)."""
@@ -44,17 +69,16 @@ def process_name(root: SysRoot, pid: int) -> str | None:
 
 def find_processes(root: SysRoot, names: list[str],
                    exclude: set[int] | None = None) -> list[dict[str, Any]]:
-    """The processes under ``root`` whose command name is one of ``names``:
-    ``{pid, name, start_time}`` (this process and its parent excluded)."""
-    wanted = set(names)
-    skip = {os.getpid(), os.getppid()} | (exclude or set())
+    """The processes under ``root`` whose command name is one of ``names`` (see
+    :func:`matches`): ``{pid, name, start_time}``, the :func:`protected_pids` excluded."""
+    skip = protected_pids(root) | (exclude or set())
     found = []
     for entry in root.listdir("proc"):
-        if not entry.isdigit() or int(entry) in skip or int(entry) <= 1:
+        if not entry.isdigit() or int(entry) in skip:
             continue
         pid = int(entry)
         name = process_name(root, pid)
-        if name in wanted:
+        if name is not None and matches(name, names):
             found.append({"pid": pid, "name": name, "start_time": start_time(root, pid)})
     return found
 
@@ -83,7 +107,8 @@ class StopProcessesAction(Action):
             return
         info = ctx.case.extra.setdefault("machine", {})
         found = find_processes(self.root, self.names)
-        info["not_running"] = sorted(set(self.names) - {p["name"] for p in found})
+        info["not_running"] = [n for n in self.names
+                                if not any(matches(p["name"], [n]) for p in found)]
         info["stopped_processes"] = []
         if not found:
             return
@@ -108,7 +133,7 @@ class StopProcessesAction(Action):
                         ctx.warn(f"background: not permitted to stop {proc['name']} "
                                  f"({proc['pid']}); needs root")
                     continue
-                info["stopped_processes"].append(f"{proc['name']} ({proc['pid']})")
+                info["stopped_processes"].append({"pid": proc["pid"], "name": proc["name"]})
         costs = info.setdefault("costs", {})
         costs["background"] = {"time_s": round(ctx.now() - start, 9),
                                "rounds": len(info["stopped_processes"]), "runs": 0,

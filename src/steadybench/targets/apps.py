@@ -7,8 +7,11 @@ restart soon after. The ``apps`` countermeasure does the two things a user can u
 - ``processes = ["name", ...]``: every process whose name (``/proc/PID/comm``, which the kernel
   cuts to 15 bytes: a longer name matches on its first or last 15 characters) is one of these is
   sent ``SIGSTOP`` before the benchmark and ``SIGCONT`` when it ends, on every exit path the
-  runner's ``close`` covers. PID 1, this process and its parents are never stopped. After a
-  ``kill -9`` of steadybench they stay stopped: the record lists them (``kill -CONT PID``).
+  runner's ``close`` covers. PID 1, this process and its parents are never stopped. On this
+  machine that is :class:`~steadybench.system.background.StopProcessesAction`, which journals
+  each process before stopping it, so ``steadybench system reset`` continues it after a
+  ``kill -9``; on a target, after a ``kill -9`` they stay stopped: the record lists them
+  (``kill -CONT PID`` on the device).
 - ``packages = ["com.example.app", ...]`` (Android only): ``am force-stop PACKAGE`` before the
   benchmark. That cannot be undone: the application starts again when it is next launched.
 
@@ -20,80 +23,20 @@ not processes.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 from typing import Any, ClassVar
 
 from ..errors import ConfigurationError, SystemControlError
 from ..runner.actions import Action, RunContext
 from ..runner.runner import Stage
+from ..system.background import StopProcessesAction, matches
 from ..system.presets import Built, Countermeasure, PresetMachine, Skip
 from ..system.sysfs import SysRoot
 from .transport import q
 
-COMM_BYTES = 15
 
-
-def matches(comm: str, names: list[str]) -> bool:
-    """Whether the kernel name ``comm`` is one of ``names`` (cut as the kernel cuts them)."""
-    return any(comm in (n, n[:COMM_BYTES], n[-COMM_BYTES:]) for n in names)
-
-
-class ProcessControl:
-    """The processes of one machine: list them, signal them, force-stop Android packages."""
-
-    where = "this machine"
-
-    def processes(self) -> dict[int, str]:
-        """pid → kernel name (``comm``)."""
-        raise NotImplementedError
-
-    def protected(self) -> set[int]:
-        """PIDs never stopped."""
-        return {1}
-
-    def send(self, pid: int, name: str) -> None:
-        """Send the signal ``name`` (``STOP``/``CONT``); OSError when it cannot be sent."""
-        raise NotImplementedError
-
-    def has_am(self) -> bool:
-        return False
-
-    def force_stop(self, package: str) -> None:
-        raise SystemControlError("am force-stop exists only on Android")
-
-
-class LocalProcesses(ProcessControl):
-    """This machine's processes (``/proc`` and ``os.kill``)."""
-
-    def processes(self) -> dict[int, str]:
-        found = {}
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                with contextlib.suppress(OSError), open(
-                        f"/proc/{entry}/comm", encoding="utf-8", errors="replace") as handle:
-                    found[int(entry)] = handle.read().strip()
-        return found
-
-    def protected(self) -> set[int]:
-        pids = {1, os.getpid()}
-        pid = os.getpid()
-        while pid > 1:  # this process's parents: the shell that started it must not stop
-            try:
-                with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
-                    pid = int(handle.read().rpartition(")")[2].split()[1])
-            except (OSError, IndexError, ValueError):
-                break
-            pids.add(pid)
-        return pids
-
-    def send(self, pid: int, name: str) -> None:
-        os.kill(pid, getattr(signal, f"SIG{name}"))
-
-
-class RemoteProcesses(ProcessControl):
-    """A target's processes, through its shell (:mod:`.transport`)."""
+class RemoteProcesses:
+    """A target's processes, through its shell (:mod:`.transport`): list them, signal them,
+    force-stop Android packages."""
 
     def __init__(self, root: Any) -> None:
         self.target = root.target
@@ -104,6 +47,7 @@ class RemoteProcesses(ProcessControl):
         return status, out.decode("utf-8", "replace")
 
     def processes(self) -> dict[int, str]:
+        """pid → kernel name (``comm``)."""
         status, out = self._ask("for d in /proc/[0-9]*; do "
                                 "if read -r c < \"$d/comm\"; then "
                                 "printf '%s\\t%s\\n' \"${d#/proc/}\" \"$c\"; fi; "
@@ -115,7 +59,12 @@ class RemoteProcesses(ProcessControl):
                 found[int(pid)] = comm.strip()
         return found
 
+    def protected(self) -> set[int]:
+        """PIDs never stopped: the device's init."""
+        return {1}
+
     def send(self, pid: int, name: str) -> None:
+        """Send the signal ``name`` (``STOP``/``CONT``); OSError when it cannot be sent."""
         status, out = self._ask(f"kill -s {q(name)} {int(pid)} 2>&1")
         if status != 0:
             raise OSError(f"kill -s {name} {pid} on {self.where}: {out.strip() or status}")
@@ -130,19 +79,21 @@ class RemoteProcesses(ProcessControl):
                                      f"{out.strip() or status}")
 
 
-def control_for(root: SysRoot) -> ProcessControl:
-    """The processes behind ``root``; :class:`Skip` for a fake local tree."""
+def control_for(root: SysRoot) -> RemoteProcesses | None:
+    """A target's processes behind ``root``; None for this machine's real ones (stopped by
+    :class:`~steadybench.system.background.StopProcessesAction`); :class:`Skip` for a fake
+    local tree."""
     if root.remote:
         return RemoteProcesses(root)
     if not root.is_real:
         raise Skip("a fake tree's processes are not real (use --root / or a target)")
-    return LocalProcesses()
+    return None
 
 
 class StopAppsAction(Action):
     """Force-stop ``packages`` and ``SIGSTOP`` the ``processes`` named; ``SIGCONT`` in close."""
 
-    def __init__(self, control: ProcessControl, processes: list[str],
+    def __init__(self, control: RemoteProcesses, processes: list[str],
                  packages: list[str]) -> None:
         self.control = control
         self.names = processes
@@ -213,10 +164,15 @@ class StopApps(Countermeasure):
         if not processes and not packages:
             raise Skip("no processes or packages named ([apps] processes, packages)")
         control = control_for(machine.root)
-        if packages and not control.has_am():
-            raise Skip(f"packages are force-stopped with Android's am, which "
-                       f"{control.where} does not have")
-        action = StopAppsAction(control, processes, packages)
+        if packages and (control is None or not control.has_am()):
+            where = "this machine" if control is None else control.where
+            raise Skip(f"packages are force-stopped with Android's am, which {where} does "
+                       "not have")
+        action: StopAppsAction | StopProcessesAction
+        if control is None:
+            action = StopProcessesAction(machine.root, processes)
+        else:
+            action = StopAppsAction(control, processes, packages)
         return [(Stage.BEFORE_BENCHMARK, action)], action.describe()
 
 
