@@ -13,12 +13,14 @@ This script measures that floor directly, with no tool in the way:
 * the samples are cut into consecutive windows of W seconds, for W from 1 s to 30 s, and the
   coefficient of variation of the windows' medians is printed for each W.
 
-Reading it: a tool that measures for W seconds per invocation cannot have a run-to-run CoV
-below the figure for W (it would need to measure when the machine is not moving), whatever its
-statistics. ``reproducibility.py``'s tools take 2–8 s per invocation, so compare its CoVs with
-the 3 s and 8 s rows of a drift run made just before or after it. The windows' medians are each
-taken over thousands of samples, so their own sampling error (printed as "sampling") is far
-below the figures on any machine this was tried on.
+Reading it: a tool that measures for W seconds per invocation takes the machine's speed over
+its W seconds, so across invocations it can hardly repeat better than the figure for W at that
+time, whatever its statistics (a robust estimate can set aside a burst shorter than half its
+measurement, not a whole slow or fast stretch). ``reproducibility.py``'s tools take 2–8 s per
+invocation: compare its CoVs with the 3 s and 8 s rows of a drift run made just before or after
+it, and expect both to change with the time of day on a shared machine. The windows' medians
+are each taken over thousands of samples, so their own sampling error (printed as "sampling")
+is far below the figures on any machine this was tried on.
 
 Also printed: the share of the time the machine ran more than 2 % away from its overall median
 speed (in 1-s windows), and the fastest and slowest 1-s windows.
@@ -81,8 +83,9 @@ def report(name: str, seconds: float, result: dict) -> None:
               f"{row['sampling'] * 100:>8.2f}%")
     print(textwrap.fill(
         f"The machine ran more than 2 % away from its median speed in "
-        f"{result['share_away_2pct'] * 100:.0f} % of the 1-s windows (fastest "
-        f"{result['fastest_1s'] * 100:+.1f} %, slowest {result['slowest_1s'] * 100:+.1f} %).",
+        f"{result['share_away_2pct'] * 100:.0f} % of the 1-s windows; they ranged from "
+        f"{-result['fastest_1s'] * 100:.1f} % faster to {result['slowest_1s'] * 100:.1f} % "
+        "slower than the median.",
         width=80))
 
 
@@ -95,6 +98,7 @@ def main() -> int:
                         f"{', '.join(WORKLOADS)} (default sorted1000)")
     parser.add_argument("--json", type=Path, default=None, help="save the figures here")
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # the figures and the progress (stderr) in order
     if args.seconds < 3 * max(WINDOWS):
         parser.error(f"--seconds must be at least {3 * max(WINDOWS):.0f} (three of the "
                      "longest windows)")
