@@ -31,13 +31,13 @@ Usage: python benchmarks/drift.py [--seconds 300] [--workloads sorted1000] [--js
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
 import sys
 import textwrap
 from pathlib import Path
 
+from _common import save_json
 from reproducibility import SAMPLE_SECONDS, WORKLOADS, parse_list, probe
 
 from steadybench.stats.robust import robust_sd
@@ -113,9 +113,7 @@ def main() -> int:
             return 1
         results[name] = analyse(samples)
         report(name, args.seconds, results[name])
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
-        print(f"\nfigures written to {args.json}")
+    save_json(args.json, results, "figures")
     return 0
 
 

@@ -66,7 +66,7 @@ import time
 from array import array
 from pathlib import Path
 
-from _bytecode import compile_steadybench
+from _common import available, compile_steadybench, save_json
 
 PYTHON = sys.executable
 BIN = Path(sys.executable).parent  # the venv's bin directory: steadybench's script is there
@@ -307,7 +307,7 @@ def main() -> int:
                         help="also run steadybench with these options, as a tool of its own "
                              "(e.g. '-p 20'; repeatable); the target is judged on the defaults")
     args = parser.parse_args()
-    compile_steadybench()  # as an installed copy has it (see _bytecode.py)
+    compile_steadybench()  # as an installed copy has it (see _common.py)
     for options in args.variant:
         name = f"steadybench {options}"
         TOOLS[name] = (functools.partial(run_steadybench, options=tuple(shlex.split(options))),
@@ -316,13 +316,7 @@ def main() -> int:
     if args.invocations < 2:
         parser.error("--invocations must be at least 2 (a CoV needs two values)")
 
-    tools = []
-    for tool in args.tools:
-        reason = missing(tool)
-        if reason:
-            print(f"skipping {reason}", file=sys.stderr)
-        else:
-            tools.append(tool)
+    tools = available(args.tools, missing)
     if not tools:
         print("no tool to run", file=sys.stderr)
         return 1
@@ -363,9 +357,7 @@ def main() -> int:
             results["workloads"][workload] = {"description": description, "setup": setup,
                                               "order": order, "tools": figures,
                                               "summary": summary}
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
-        print(f"\nraw figures written to {args.json}")
+    save_json(args.json, results)
     return 0
 
 

@@ -73,7 +73,7 @@ import time
 import timeit
 from pathlib import Path
 
-from _bytecode import compile_steadybench
+from _common import available, compile_steadybench, save_json
 
 PYTHON = sys.executable
 BIN = Path(sys.executable).parent  # the venv's bin directory: steadybench's script is there
@@ -406,17 +406,11 @@ def main() -> int:
                         "default) or with a byte-identical copy under another name")
     parser.add_argument("--json", type=Path, default=None, help="save the raw figures here")
     args = parser.parse_args()
-    compile_steadybench()  # as an installed copy has it (see _bytecode.py)
+    compile_steadybench()  # as an installed copy has it (see _common.py)
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
 
-    tools = []
-    for tool in args.tools:
-        reason = missing(tool)
-        if reason:
-            print(f"skipping {reason}", file=sys.stderr)
-        else:
-            tools.append(tool)
+    tools = available(args.tools, missing)
     if not tools:
         print("no tool to run", file=sys.stderr)
         return 1
@@ -477,9 +471,7 @@ def main() -> int:
                   file=sys.stderr)
         if len(dropped) == len(tools):
             print("nothing works: every tool failed", file=sys.stderr)
-            if args.json:
-                args.json.write_text(json.dumps({"seed": seed, "records": records}, indent=2)
-                                     + "\n")
+            save_json(args.json, {"seed": seed, "records": records})
             return 1
 
     summary = {t: summarize(records[t]) for t in tools if t not in dropped}
@@ -503,16 +495,13 @@ def main() -> int:
     met = judge(summary["ab"]) if "ab" in summary else None
     if met is None:
         print("\ntargets: not judged (steadybench ab was not run)")
-    if args.json:
-        doc = {"python": platform.python_version(), "machine": platform.machine(),
-               "seed": seed, "pairs": args.pairs, "workloads": {
-                   "A": f"sorted(data), {SETUP.format(n=N_A)}",
-                   "B": f"sorted(data), {SETUP.format(n=N_B)}"},
-               "options": options_used(tools, settings), "hf_loops": loops,
-               "dropped": sorted(dropped), "targets_ab": TARGETS, "targets_met": met,
-               "summary": summary, "records": records}
-        args.json.write_text(json.dumps(doc, indent=2) + "\n")
-        print(f"\nraw figures written to {args.json}")
+    save_json(args.json, {
+        "python": platform.python_version(), "machine": platform.machine(), "seed": seed,
+        "pairs": args.pairs, "workloads": {"A": f"sorted(data), {SETUP.format(n=N_A)}",
+                                           "B": f"sorted(data), {SETUP.format(n=N_B)}"},
+        "options": options_used(tools, settings), "hf_loops": loops,
+        "dropped": sorted(dropped), "targets_ab": TARGETS, "targets_met": met,
+        "summary": summary, "records": records})
     return 0
 
 
