@@ -70,6 +70,22 @@ def test_missing_performance_governor_raises_min_freq(tmp_path: Path) -> None:
         make_plan(SysRoot(root), governor="userspace", explicit_governor=True)
 
 
+def test_min_freq_fallback_without_a_readable_maximum_is_unavailable(tmp_path: Path) -> None:
+    root = make_machine(tmp_path / "m", governors="ondemand powersave", boost=None, cpus=2)
+    policy = next(root.glob("sys/devices/system/cpu/cpu*/cpufreq"))
+    (policy / "scaling_max_freq").unlink()
+    plan = make_plan(SysRoot(root))
+    assert [c.setting for c in plan.changes] == ["min_freq"]  # the other CPU still can
+    [missing] = [u for u in plan.unavailable if "governor" in u["reason"]]
+    assert "no performance governor" in missing["reason"]
+    assert "scaling_min_freq/scaling_max_freq unreadable" in missing["reason"]
+    # at the maximum already: nothing to change, and said so
+    other = next(p for p in root.glob("sys/devices/system/cpu/cpu*/cpufreq") if p != policy)
+    (other / "scaling_min_freq").write_text((other / "scaling_max_freq").read_text())
+    plan = make_plan(SysRoot(root))
+    assert plan.changes == [] and any("already at the maximum" in a for a in plan.already)
+
+
 def test_intel_no_turbo(tmp_path: Path) -> None:
     root = make_machine(tmp_path / "m", boost=None, no_turbo=0, cpus=1)
     before = snapshot(root)

@@ -89,6 +89,25 @@ class Setting:
         raise NotImplementedError
 
 
+def plan_min_to_max(root: SysRoot, plan: Plan, owner: str, setting: str, label: str, why: str,
+                    min_file: str, max_file: str, show: Callable[[int], str]) -> None:
+    """Where the wanted governor is missing: plan raising the minimum frequency in ``min_file``
+    to the maximum in ``max_file`` (Rancid §IV-A1: a floor at the top pins the frequency under
+    any governor), for CPU policies and devfreq devices alike. ``show`` formats a frequency."""
+    old = root.read_bytes(min_file)
+    low = root.read_int(min_file)
+    top = root.read_int(max_file)
+    if old is None or low is None or top is None:
+        names = f"{min_file.rpartition('/')[2]}/{max_file.rpartition('/')[2]}"
+        plan.unavailable.append({"name": owner, "reason": f"{why}, and {names} unreadable"})
+        return
+    if low >= top:
+        plan.already.append(f"{label}: minimum frequency already at the maximum")
+        return
+    plan.changes.append(Change(setting, f"/{min_file}", old, f"{top}\n".encode(),
+                               f"{why}: minimum frequency raised to the maximum {show(top)}"))
+
+
 def _policy_dirs(root: SysRoot, cpus: list[int] | None) -> list[tuple[list[int], str]]:
     """cpufreq directories of the online CPUs (shared policies once), with their CPUs."""
     seen: dict[str, tuple[list[int], str]] = {}
@@ -154,20 +173,10 @@ class CpuGovernor(Setting):
 
     def _min_to_max(self, root: SysRoot, rel: str, label: str, plan: Plan,
                     available: list[str]) -> None:
-        old = root.read_bytes(f"{rel}/{MIN_FREQ_FILE}")
-        top = root.read_int(f"{rel}/scaling_max_freq")
-        low = root.read_int(f"{rel}/{MIN_FREQ_FILE}")
         why = f"{label}: no {self.governor} governor (available: {' '.join(available) or 'none'})"
-        if old is None or top is None or low is None:
-            plan.unavailable.append({"name": self.name,
-                                     "reason": f"{why}, and scaling_min/max_freq unreadable"})
-            return
-        if low >= top:
-            plan.already.append(f"{label}: minimum frequency already at the maximum")
-            return
-        plan.changes.append(Change("min_freq", f"/{rel}/{MIN_FREQ_FILE}", old,
-                                   f"{top}\n".encode(),
-                                   f"{why}: minimum frequency raised to the maximum {top} kHz"))
+        plan_min_to_max(root, plan, self.name, "min_freq", label, why,
+                        f"{rel}/{MIN_FREQ_FILE}", f"{rel}/scaling_max_freq",
+                        lambda top: f"{top} kHz")
 
 
 class Boost(Setting):
@@ -247,21 +256,10 @@ class DevfreqGovernor(Setting):
                                        f"{self.governor}\n".encode(),
                                        f"{label}: governor {self.governor}"))
             return
-        old = root.read_bytes(f"{base}/{DEVFREQ_MIN_FILE}")
-        low = root.read_int(f"{base}/{DEVFREQ_MIN_FILE}")
-        top = root.read_int(f"{base}/max_freq")
         why = f"{label}: no {self.governor} governor (available: {' '.join(available) or 'none'})"
-        if old is None or low is None or top is None:
-            plan.unavailable.append({"name": self.name,
-                                     "reason": f"{why}, and min_freq/max_freq unreadable"})
-            return
-        if low >= top:
-            plan.already.append(f"{label}: minimum frequency already at the maximum")
-            return
-        plan.changes.append(Change("devfreq_min_freq", f"/{base}/{DEVFREQ_MIN_FILE}", old,
-                                   f"{top}\n".encode(),
-                                   f"{why}: minimum frequency raised to the maximum "
-                                   f"{top / 1e6:g} MHz"))
+        plan_min_to_max(root, plan, self.name, "devfreq_min_freq", label, why,
+                        f"{base}/{DEVFREQ_MIN_FILE}", f"{base}/max_freq",
+                        lambda top: f"{top / 1e6:g} MHz")
 
 
 #: the settings whose changes a governor may undo when the device gets hot (§IV-A1): re-checked
