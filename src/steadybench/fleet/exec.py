@@ -10,14 +10,12 @@ run and sends what it measured as a ``partial`` event (:mod:`steadybench.fleet.t
 
 from __future__ import annotations
 
-import pickle
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..model.results import CaseResult, Results
-from .task import StopWatcher, emit
+from .task import Attempt, StopWatcher
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -61,13 +59,8 @@ class ExecOutcome:
 def run_exec_job(job: ExecJob) -> ExecOutcome:
     """The body of one exec task on a host."""
     from ..programs.exec import ExecSession
-    from .host import current_host
 
-    host, address = current_host()
-    attempt = uuid.uuid4().hex[:12]
-    started = time.time()
-    emit(job.run_id, {"kind": "start", "key": job.key, "attempt": attempt, "host": host,
-                      "worker": address, "time": started})
+    this = Attempt.begin(job.run_id, job.key)
     session = ExecSession(job.commands, [job.param_set], job.runner, job.options)
     with StopWatcher() as watcher:
         def before_run() -> None:
@@ -82,17 +75,14 @@ def run_exec_job(job: ExecJob) -> ExecOutcome:
     ended = time.time()
     stopped = watcher.stopped.is_set()
     for case in results.cases:
-        case.extra["host"] = host
-        case.extra["fleet"] = {"host": host, "worker": address, "attempt": attempt,
-                               "started": started, "ended": ended}
+        this.stamp(case, ended)
         if stopped:
             case.interrupted = True
-    outcome = ExecOutcome(key=job.key, cases=results.cases, host=host, worker=address,
-                          attempt=attempt, started=started, ended=ended, stopped=stopped,
-                          context=results.context)
+    outcome = ExecOutcome(key=job.key, cases=results.cases, host=this.host, worker=this.worker,
+                          attempt=this.attempt, started=this.started, ended=ended,
+                          stopped=stopped, context=results.context)
     if stopped:
-        emit(job.run_id, {"kind": "partial", "key": job.key, "attempt": attempt, "host": host,
-                          "time": ended, "outcome": pickle.dumps(outcome)})
+        this.partial(ended, outcome)
     return outcome
 
 

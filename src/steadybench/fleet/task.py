@@ -103,6 +103,39 @@ def emit(run_id: str, message: dict[str, Any]) -> None:
         get_worker().log_event(topic(run_id), message)
 
 
+@dataclass
+class Attempt:
+    """One attempt at a task on this host: who runs it and since when. :meth:`begin` announces
+    it to the client (the "start" event); :meth:`stamp` marks a case with it; :meth:`partial`
+    sends what a cancelled attempt measured by the side channel."""
+
+    run_id: str
+    key: str
+    host: str
+    worker: str
+    attempt: str
+    started: float
+
+    @classmethod
+    def begin(cls, run_id: str, key: str) -> Attempt:
+        from .host import current_host
+
+        host, address = current_host()
+        this = cls(run_id, key, host, address, uuid.uuid4().hex[:12], time.time())
+        emit(run_id, {"kind": "start", "key": key, "attempt": this.attempt, "host": host,
+                      "worker": address, "time": this.started})
+        return this
+
+    def stamp(self, case: CaseResult, ended: float) -> None:
+        case.extra["host"] = self.host
+        case.extra["fleet"] = {"host": self.host, "worker": self.worker,
+                               "attempt": self.attempt, "started": self.started, "ended": ended}
+
+    def partial(self, ended: float, outcome: Any) -> None:
+        emit(self.run_id, {"kind": "partial", "key": self.key, "attempt": self.attempt,
+                           "host": self.host, "time": ended, "outcome": pickle.dumps(outcome)})
+
+
 def shipped_path(path: str, text: bytes, directory: str | None = None) -> str:
     """``path`` when it exists on this host with the same text; otherwise a copy of ``text``
     in this host's cache, named by its hash, with the same file name (so the module's name
@@ -211,13 +244,8 @@ def execution_summary(execution: Execution, method: Any, confidence: float) -> d
 def run_case_job(job: CaseJob) -> CaseOutcome:
     """Run one case on this host (the body of the Dask task)."""
     from ..runner.workers import run_in_workers
-    from .host import current_host
 
-    host, address = current_host()
-    attempt = uuid.uuid4().hex[:12]
-    started = time.time()
-    emit(job.run_id, {"kind": "start", "key": job.key, "attempt": attempt, "host": host,
-                      "worker": address, "time": started})
+    this = Attempt.begin(job.run_id, job.key)
     task = prepare_task(job)
     runner = pickle.loads(task.runner)
     runner.processes = max(1, int(job.processes))
@@ -228,8 +256,8 @@ def run_case_job(job: CaseJob) -> CaseOutcome:
     with StopWatcher() as watcher:
         def on_execution(execution: Execution) -> bool:
             summary = execution_summary(execution, runner.method, job.confidence)
-            emit(job.run_id, {"kind": "execution", "key": job.key, "attempt": attempt,
-                              "host": host, "time": time.time(), **summary})
+            emit(job.run_id, {"kind": "execution", "key": job.key, "attempt": this.attempt,
+                              "host": this.host, "time": time.time(), **summary})
             return not watcher.stopped.is_set()
 
         if not watcher.wanted():
@@ -242,12 +270,10 @@ def run_case_job(job: CaseJob) -> CaseOutcome:
     if stopped:
         merged.interrupted = True
         merged.stop_reason = "interrupted (cancelled by the client)"
-    merged.extra["host"] = host
-    merged.extra["fleet"] = {"host": host, "worker": address, "attempt": attempt,
-                             "started": started, "ended": ended}
-    outcome = CaseOutcome(key=job.key, case=merged, host=host, worker=address, attempt=attempt,
-                          started=started, ended=ended, stopped=stopped)
+    this.stamp(merged, ended)
+    outcome = CaseOutcome(key=job.key, case=merged, host=this.host, worker=this.worker,
+                          attempt=this.attempt, started=this.started, ended=ended,
+                          stopped=stopped)
     if stopped:  # the client cancelled the future: the result goes by the side channel
-        emit(job.run_id, {"kind": "partial", "key": job.key, "attempt": attempt, "host": host,
-                          "time": ended, "outcome": pickle.dumps(outcome)})
+        this.partial(ended, outcome)
     return outcome
