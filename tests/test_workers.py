@@ -304,3 +304,20 @@ def test_layout_random_draws_afresh(tmp_path):
 def test_invalid_layout():
     with pytest.raises(ConfigurationError, match="layout"):
         sb.Runner(layout="sometimes")
+
+
+def test_stop_reasons_are_summarised_by_rule_not_by_measured_value():
+    """The demo's progress line listed every execution's reason with its own CoV ("CoV 2.51%
+    <= 3.00%, ... CoV 2.85% <= 3.00% ...") over four 80-column lines; each rule is said once."""
+    from steadybench.runner.workers import summarize_reasons
+
+    reasons = ["20 runs done and CoV 2.51% <= 3.00% over the last 20 runs", "0.1 s elapsed",
+               "20 runs done and CoV 2.85% <= 3.00% over the last 20 runs",
+               "20 runs done and CoV 2.9% <= 3.00% over the last 20 runs"]
+    assert summarize_reasons(reasons) == (
+        "; 20 runs done and CoV <= 3.00% over the last 20 runs (3), 0.1 s elapsed (1)")
+    assert summarize_reasons(["0.06 s elapsed"] * 25) == "; each: 0.06 s elapsed"
+    assert summarize_reasons(["95% CI half-width 1.23% <= 2.00% of the mean",
+                              "95% CI half-width 0.5% <= 2.00% of the mean"]) == (
+        "; each: 95% CI half-width <= 2.00% of the mean")
+    assert summarize_reasons([]) == ""

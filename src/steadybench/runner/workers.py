@@ -31,6 +31,7 @@ import contextlib
 import math
 import os
 import pickle
+import re
 import select
 import signal
 import struct
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import time
 from array import array
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -272,6 +274,23 @@ def _take_result(execution: Execution, worker: _Worker) -> None:
         execution.aslr_off = result["layout"] == "done"
 
 
+def summarize_reasons(reasons: Sequence[str]) -> str:
+    """Why the executions stopped, in one short clause: each distinct rule once, with how many
+    executions it stopped. A reason's measured value ("CoV 2.51% <= 3.00%") differs in every
+    execution, so it is left out of the summary ("CoV <= 3.00%"); each execution's own reason
+    stays in ``case.processes``."""
+    counts = Counter(_MEASURED.sub("<= ", r) for r in reasons if r)
+    if not counts:
+        return ""
+    if len(counts) == 1:
+        return f"; each: {next(iter(counts))}"
+    return "; " + ", ".join(f"{rule} ({n})" for rule, n in counts.most_common())
+
+
+#: the measured figure before a stop rule's threshold: "2.51% <= " in "CoV 2.51% <= 3.00%"
+_MEASURED = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?%? <= ")
+
+
 def run_in_workers(runner: Runner, implementation: Implementation, params: Parameters,
                    meters: Sequence[Meter] = (), benchmark: str | None = None,
                    progress: ProgressCallback | None = None,
@@ -387,10 +406,7 @@ def merge_executions(runner: Runner, merged: CaseResult, executions: Sequence[Ex
     if not tracebacks:
         merged.extra.pop("tracebacks", None)
     done = sum(1 for e in executions if e.case is not None and e.case.n > 0)
-    unique = sorted(set(reasons))
-    merged.stop_reason = f"{done} of {planned} executions" + (
-        f"; each: {unique[0]}" if len(unique) == 1 else
-        f"; {', '.join(unique)}" if unique else "")
+    merged.stop_reason = f"{done} of {planned} executions" + summarize_reasons(reasons)
     merged.extra["executions"] = {"planned": planned, "completed": done,
                                   "isolation": "spawned worker processes"}
     merged.extra["hard_limits"] = {"time_s": runner.time_limit, "runs": runner.max_runs,
