@@ -387,3 +387,26 @@ def test_malformed_estimate_is_one_clear_error(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(ResultsFormatError, match="malformed"):
         load_results(path)
+
+
+def test_a_wrapped_comparison_line_keeps_its_indent():
+    """At 80 columns the demo's "no clear difference ... 1.036× [0.980, \\n1.082]" wrapped its
+    interval to column 0; continuations keep the line's indent, with no trailing spaces."""
+    import io
+
+    from rich.console import Console
+
+    from steadybench.output.console import print_indented
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=40)
+    print_indented(console, "  no clear difference between list_comprehension and generator: "
+                            "1.036× [0.980, 1.082]")
+    print_indented(console, "sum_of_squares [n=100]:")
+    print_indented(console, "  bad \x1b[31mlabel")
+    lines = buf.getvalue().splitlines()
+    assert lines[:3] == ["  no clear difference between", "  list_comprehension and generator:",
+                         "  1.036× [0.980, 1.082]"]
+    assert lines[3] == "sum_of_squares [n=100]:"
+    assert "\x1b" not in lines[4] and lines[4].startswith("  bad ")
+    assert all(len(line) <= 40 and line == line.rstrip() for line in lines)

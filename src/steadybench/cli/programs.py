@@ -171,7 +171,7 @@ def _print_summary(results: Results, console: Console, style: str = "table",
     and warnings on ``console`` (standard error)."""
     from rich.markup import escape
 
-    from ..output.console import make_console
+    from ..output.console import make_console, print_indented
     from ..output.groups import comparison_text
     from ..output.loggers import status_markup
     from ..output.tables import Column, TableSpec, render
@@ -218,7 +218,7 @@ def _print_summary(results: Results, console: Console, style: str = "table",
     confidence = next((float(e.confidence) for c in results.cases
                        if (e := case_estimate(c)) is not None and e.confidence), 0.95)
     for line in comparison_text(results.cases, confidence, commands=True):
-        out.print(escape(line), highlight=False)
+        print_indented(out, line)
     cal = (results.context.get("programs") or {}).get("calibration") or []
     if cal and cal[0]:
         console.print(f"start-up cost subtracted: {format_seconds(cal[0]['mean'])} "

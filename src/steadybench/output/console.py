@@ -31,6 +31,21 @@ def console_text(text: object) -> str:
     return escape(terminal_text(text))
 
 
+def print_indented(console: Console, line: str) -> None:
+    """Print plain ``line`` so that, when it wraps, its continuation keeps the line's indent
+    (a comparison's interval otherwise wraps to column 0 at 80 columns)."""
+    import textwrap
+
+    from rich.text import Text
+
+    body = line.lstrip(" ")
+    indent = line[:len(line) - len(body)]
+    parts = textwrap.wrap(terminal_text(body), width=max(console.width - len(indent), 20),
+                          break_long_words=False, break_on_hyphens=False) or [""]
+    for part in parts:
+        console.print(Text(indent + part), soft_wrap=True)
+
+
 def _visible_segments(buffer: Iterable[Segment]) -> Iterator[Segment]:
     for segment in buffer:
         if segment.control:  # rich's own cursor movements and the like

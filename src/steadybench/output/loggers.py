@@ -22,7 +22,7 @@ from rich.progress import (
 from rich.table import Table
 
 from ..model.results import CaseResult, Results
-from .console import console_text, make_console
+from .console import console_text, make_console, print_indented
 from .format import (
     UNDEFINED,
     case_estimate,
@@ -254,7 +254,7 @@ class ConsoleLogger(Logger):
         if results.cases:
             render(summary_spec(results.cases), self.out, self.style)
             for line in comparison_text(results.cases, self._confidence_of(results)):
-                self.out.print(console_text(line), highlight=False)
+                print_indented(self.out, line)
         for case in results.cases:
             for warning in case.warnings:
                 self.console.print(
