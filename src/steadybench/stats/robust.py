@@ -1,8 +1,9 @@
 """The robust spread used across steadybench: 1.4826 × the median absolute deviation.
 
 For a normal sample 1.4826·MAD estimates the standard deviation (1.4826 ≈ 1/Φ⁻¹(3/4)), while a
-few wild values (a slow execution, an interrupt, a step in a series) barely move it. It is the
-same statistic as R's ``mad()`` with its default constant, against which it is tested.
+few wild values (a slow execution, an interrupt, a step in a series) barely move it (Hampel,
+JASA 1974; Rousseeuw & Croux, JASA 1993). It is the same statistic as R's ``mad()`` with its
+default constant, against which it is tested.
 Pure Python for sequences, so that modules a worker process loads need not import numpy;
 numpy arrays are handled with numpy.
 """
