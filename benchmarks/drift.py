@@ -75,8 +75,10 @@ def analyse(samples: list[tuple[float, float]]) -> dict:
 
 
 def report(name: str, seconds: float, result: dict) -> None:
-    print(f"\n{name}: {seconds:.0f} s in one process, {result['samples']:,} samples of "
-          f"~{SAMPLE_SECONDS * 1e3:.0f} ms, median {result['median'] * 1e9:.1f} ns per call")
+    print("\n" + textwrap.fill(
+        f"{name}: {seconds:.0f} s in one process, {result['samples']:,} samples of "
+        f"~{SAMPLE_SECONDS * 1e3:.0f} ms, median {result['median'] * 1e9:.1f} ns per call",
+        width=80))
     print(f"{'window':>8} {'windows':>8} {'CoV of window medians':>22} {'sampling':>9}")
     for row in result["windows"]:
         print(f"{row['window']:>7.0f}s {row['windows']:>8} {row['cov'] * 100:>21.2f}% "
