@@ -13,6 +13,7 @@ hash, so an edited module is never run from stale bytecode.
 
 from __future__ import annotations
 
+import argparse
 import compileall
 import json
 import py_compile
@@ -27,6 +28,15 @@ def compile_steadybench() -> None:
     if PACKAGE.is_dir():
         compileall.compile_dir(str(PACKAGE), quiet=1,
                                invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+
+
+def parse_list(value: str, known: dict) -> list[str]:
+    """A comma-separated ``--tools``/``--workloads`` value: names of ``known``, each once."""
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    unknown = [v for v in names if v not in known]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(known)} (got {value!r})")
+    return list(dict.fromkeys(names))
 
 
 def available(tools: list[str], missing: Callable[[str], str | None]) -> list[str]:

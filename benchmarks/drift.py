@@ -37,8 +37,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from _common import save_json
-from reproducibility import SAMPLE_SECONDS, WORKLOADS, parse_list, probe
+from _common import parse_list, save_json
+from reproducibility import SAMPLE_SECONDS, WORKLOADS, probe
 
 from steadybench.stats.robust import robust_sd
 

@@ -66,7 +66,7 @@ import time
 from array import array
 from pathlib import Path
 
-from _common import available, compile_steadybench, save_json
+from _common import available, compile_steadybench, parse_list, save_json
 
 PYTHON = sys.executable
 BIN = Path(sys.executable).parent  # the venv's bin directory: steadybench's script is there
@@ -283,14 +283,6 @@ def print_table(name: str, description: str, summary: dict[str, dict], n: int) -
     print(f"steadybench / pyperf: CoV {cov_ratio:.2f}x, wall {wall_ratio:.2f}x")
     print(f"target (steadybench CoV <= 0.5 x pyperf's at no more wall time): "
           f"{'MET' if met else 'NOT met'}")
-
-
-def parse_list(value: str, known: dict) -> list[str]:
-    names = [v.strip() for v in value.split(",") if v.strip()]
-    unknown = [v for v in names if v not in known]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(f"choose from {', '.join(known)} (got {value!r})")
-    return names
 
 
 def main() -> int:

@@ -73,7 +73,7 @@ import time
 import timeit
 from pathlib import Path
 
-from _common import available, compile_steadybench, save_json
+from _common import available, compile_steadybench, parse_list, save_json
 
 PYTHON = sys.executable
 BIN = Path(sys.executable).parent  # the venv's bin directory: steadybench's script is there
@@ -382,19 +382,11 @@ def judge(s: dict) -> bool:
     return all(ok for _, ok in checks)
 
 
-def parse_tools(value: str) -> list[str]:
-    names = [v.strip() for v in value.split(",") if v.strip()]
-    unknown = [v for v in names if v not in TOOLS]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(f"choose from {', '.join(TOOLS)} (got {value!r})")
-    return list(dict.fromkeys(names))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=20,
                         help="A/A pairs and A/B pairs per tool (default 20 each)")
-    parser.add_argument("--tools", type=parse_tools, default=list(TOOLS),
+    parser.add_argument("--tools", type=lambda v: parse_list(v, TOOLS), default=list(TOOLS),
                         help="comma-separated subset of ab,hyperfine,pyperf")
     parser.add_argument("--ab-args", default="", metavar="OPTIONS",
                         help="extra options for steadybench ab, e.g. '--max-rounds 40'")

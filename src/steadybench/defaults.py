@@ -29,6 +29,8 @@ EXECUTION_TIME = 0.06
 WARMUP = 1
 #: how the executions' hidden factors are chosen (:mod:`steadybench.runner.layout`)
 LAYOUT = "design"
+#: the ways of choosing them, for ``--layout`` of ``run`` and ``ab``
+LAYOUTS = ("design", "fixed", "random")
 
 #: ``steadybench ab``: seconds of rounds by default (``--max-time``); with the start-up and the
 #: last round, a comparison that only the budget ends takes about 9 s on a 2-core VM

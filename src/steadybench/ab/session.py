@@ -38,7 +38,6 @@ FAILED = "failed"
 FIRST_LOOK = 12
 
 
-
 @dataclass(frozen=True)
 class ABSettings:
     """How an A/B comparison runs and decides (see ``docs/comparison.md``)."""

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..defaults import AB_LAYOUT
 from ..errors import ConfigurationError
 from ..programs.commands import Command
 from ..programs.process import CommandRunner
@@ -74,8 +75,6 @@ class PythonVariant:
                  extra_path: tuple[str, ...] = (), execution_time: float = 0.1,
                  warmup: int = 1, time_limit: float = 120.0, confidence: float = 0.95,
                  layout: str | None = None) -> None:
-        from ..defaults import AB_LAYOUT
-
         self.label = label
         self.path = str(Path(path).resolve())
         self.selector = selector

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, AB_MAX_ROUNDS, AB_MAX_TIME
+from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, AB_MAX_ROUNDS, AB_MAX_TIME, LAYOUTS
 from ..errors import ConfigurationError
 from ..fleet.options import check_cluster_options, cluster_options
 from ..history.options import history_options, record_from_opts, wants_history
@@ -137,7 +137,7 @@ def _check_outputs(va: Any, vb: Any) -> str | None:
               help="Rounds before the first look (default 12, or fewer with a smaller budget).")
 @click.option("--execution-time", type=float, default=AB_EXECUTION_TIME, show_default=True,
               help="Seconds of sampling in each execution of a benchmark file.")
-@click.option("--layout", type=click.Choice(["fixed", "design", "random"]), default=AB_LAYOUT,
+@click.option("--layout", type=click.Choice(LAYOUTS), default=AB_LAYOUT,
               show_default=True,
               help="Hidden factors of the executions of a benchmark file: 'fixed' runs A and B "
                    "of a round under the same hash seed, environment size and addresses (ASLR "

@@ -268,7 +268,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
 )
 @click.option(
     "--layout",
-    type=click.Choice(["design", "fixed", "random"]),
+    type=click.Choice(defaults.LAYOUTS),
     default=None,
     help="How executions' hash seeds, environment sizes and address-space randomisation are "
     "chosen: 'design' gives execution i the same seed and size in every invocation, so "

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..model.results import CaseResult, Results
     from .measure import Measured
 
-#: default independent executions per benchmark (fewer than ``run``'s 10: a test suite has many)
+#: default independent executions per benchmark (fewer than ``run``'s: a test suite has many)
 DEFAULT_PROCESSES = 5
 #: seconds of samples per execution (``--steadybench-time``)
 DEFAULT_TIME = 0.15

@@ -45,8 +45,8 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-#: the two ways of choosing the hidden factors
-LAYOUTS = ("design", "fixed", "random")
+from ..defaults import LAYOUTS  # the ways of choosing the hidden factors
+
 #: largest environment padding, bytes (Mytkowicz et al. varied 0–4 KiB)
 MAX_ENV_PAD = 4095
 #: the golden ratio's fractional part: i·φ mod 1 is evenly spread for any prefix of i

@@ -19,6 +19,7 @@ import enum
 import time
 from collections.abc import Callable, Sequence
 
+from ..defaults import LAYOUTS
 from ..errors import ConfigurationError
 from ..meters.base import Meter, WallTimeMeter
 from ..methods.base import DirectMethod, Method
@@ -109,8 +110,6 @@ class Runner:
             raise ConfigurationError(f"processes must be at least 1, got {processes}")
         self.processes = int(processes)
         self.confidence = float(confidence)
-        from .layout import LAYOUTS
-
         if layout not in LAYOUTS:
             raise ConfigurationError(f"layout must be one of {', '.join(LAYOUTS)}, got "
                                      f"{layout!r}")
