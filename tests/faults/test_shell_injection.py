@@ -17,6 +17,8 @@ from steadybench.cli import main
 from steadybench.errors import ConfigurationError
 from steadybench.programs.commands import PLACEHOLDER, Command
 from steadybench.programs.shellquote import (
+    AFTER_ANSI_ESCAPE,
+    ANSI,
     BACKQUOTE,
     BRACE,
     COMMENT,
@@ -162,6 +164,8 @@ def test_placeholder_in_a_comment(tmp_path, capsys):
     ("cat <<-'E' && echo '{x}'\n\t{x}\n\tE\n{x}", [SINGLE, HEREDOC, PLAIN]),
     ("cat <<A <<B\n{x}\nA\n{x}\nB\n{x}", [HEREDOC, HEREDOC, PLAIN]),
     ("cat <<<{x}", [PLAIN]),
+    ("a $'{x}' \"$'{x}'\" {x}", [ANSI, DOUBLE, PLAIN]),
+    ("a $'\\n' {x}", [AFTER_ANSI_ESCAPE]),
 ])
 def test_placeholder_contexts(line, expected):
     contexts = placeholder_contexts(line, PLACEHOLDER)

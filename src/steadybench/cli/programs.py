@@ -408,6 +408,9 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     conclude = Hook.build("--conclude", opts["conclude"], names, show)
     setup = Hook.build("--setup", [opts["setup"] or ""], names, show)
     cleanup = Hook.build("--cleanup", [opts["cleanup"] or ""], names, show)
+    for hook in (prepare, conclude, setup, cleanup):
+        if hook is not None:
+            hook.check(param_sets)
     stop = exec_stop_condition(opts)
     settings = ExecOptions(
         stop=stop, warmup=opts.get("warmup") or 0,

@@ -47,11 +47,13 @@ def placeholders(text: str) -> list[str]:
 
 
 def substitute(text: str, values: dict[str, Any], command: str = "",
-               shell: bool = False) -> str:
-    """Replace every ``{name}`` in ``text``; a placeholder without a value is an error.
+               shell: bool = False, keep_unknown: bool = False) -> str:
+    """Replace every ``{name}`` in ``text``; a placeholder without a value is an error, or with
+    ``keep_unknown`` is left as written (a hook's own braces, as hyperfine leaves them).
 
     With ``shell`` (``text`` is a line for ``/bin/sh -c``) each value is quoted for the place
-    it stands in (:func:`~.shellquote.quote_value`), except in the raw form ``{name!raw}``.
+    it stands in (:func:`~.shellquote.quote_value`), except in the raw form ``{name!raw}``; a
+    placeholder where the shell takes the brace itself (``\\{x}``, ``${x}``) is refused.
     """
     contexts = placeholder_contexts(text, PLACEHOLDER) if shell else {}
 
@@ -62,14 +64,22 @@ def substitute(text: str, values: dict[str, Any], command: str = "",
         if token == "}}":
             return "}"
         name = m.group(1)
+        where = f" in command {command!r}" if command else ""
         if name not in values:
-            where = f" in command {command!r}" if command else ""
+            if keep_unknown:
+                return token
             raise ConfigurationError(f"placeholder {{{name}}}{where} has no value "
                                      f"(give it with --param {name}=...)")
         value = str(values[name])
         if not shell or m.group(2):
             return value
-        return quote_value(value, contexts[m.start()], name, command)
+        context = contexts.get(m.start())
+        if context is None:  # the lexer stepped over its brace: \{x} or ${x}
+            raise ConfigurationError(
+                f"placeholder {{{name}}}{where} follows a backslash or a $, where the shell "
+                f"reads its brace itself and its value cannot be quoted; write a space or "
+                f"quotes between them, or {{{name}!raw}} to insert the value unquoted")
+        return quote_value(value, context, name, command)
 
     return PLACEHOLDER.sub(repl, text)
 

@@ -1,7 +1,11 @@
 """Commands run around the measured ones (hyperfine's ``--prepare``, ``--conclude``,
 ``--setup`` and ``--cleanup``): never timed, always through ``/bin/sh -c``, with the same
-``{NAME}`` placeholders as the measured commands. A hook that fails raises
-:class:`~steadybench.errors.BenchmarkFailed` naming it, with the end of its error output."""
+``{NAME}`` placeholders as the measured commands. A hook line is always a shell line, so every
+parameter value is quoted for the place it stands in, as ``--cmd`` values are under ``--shell``
+(:mod:`.shellquote`): ``--param 'x=;touch F' --prepare 'echo {x}'`` echoes ``;touch F``.
+``{x!raw}`` inserts a value as shell code; braces that name no parameter stay as written. A
+hook that fails raises :class:`~steadybench.errors.BenchmarkFailed` naming it, with the end of
+its error output."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BenchmarkFailed, ConfigurationError
+from .commands import substitute
 
 
 @dataclass(frozen=True)
@@ -38,15 +43,29 @@ class Hook:
                                      "commands: give it once, or once per command")
         return cls(option, lines, show_output)
 
-    def run(self, command: str, params: dict[str, Any]) -> None:
-        """Run the hook of ``command`` with its parameters filled in."""
+    def render(self, command: str, params: dict[str, Any]) -> str | None:
+        """The shell line of ``command``'s hook with its parameters quoted in, or None.
+
+        Raises :class:`~steadybench.errors.ConfigurationError` for a placeholder that cannot be
+        quoted where it stands."""
         line = self.lines.get(command)
         if line is None:
+            return None
+        return substitute(line, {str(k): v for k, v in params.items()}, line, shell=True,
+                          keep_unknown=True)
+
+    def check(self, param_sets: Sequence[dict[str, Any]]) -> None:
+        """Render every line with every parameter set: a line that cannot be quoted is refused
+        before anything runs."""
+        for command in self.lines:
+            for params in param_sets:
+                self.render(command, params)
+
+    def run(self, command: str, params: dict[str, Any]) -> None:
+        """Run the hook of ``command`` with its parameters filled in."""
+        text = self.render(command, params)
+        if text is None:
             return
-        try:
-            text = line.format(**{str(k): v for k, v in params.items()})
-        except (KeyError, IndexError, ValueError):
-            text = line  # braces the shell needs: left as written
         proc = subprocess.run(["/bin/sh", "-c", text], stdin=subprocess.DEVNULL,
                               stdout=None if self.show_output else subprocess.DEVNULL,
                               stderr=subprocess.PIPE, check=False)

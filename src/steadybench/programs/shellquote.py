@@ -8,6 +8,14 @@ place it stands*, found by a small POSIX lexer (:func:`placeholder_contexts`):
 * outside quotes (also inside ``$(...)``, which the shell parses afresh): ``shlex.quote``;
 * inside single quotes: each ``'`` of the value becomes ``'\\''`` (close, escaped quote, reopen);
 * inside double quotes: ``\\``, ``"``, ``$`` and a backquote are escaped with a backslash;
+* inside bash's ``$'...'`` (ANSI-C quoting; a POSIX ``sh`` such as dash reads ``$`` and a
+  single-quoted string instead): a value with neither ``'`` nor ``\\`` as it is, the same text
+  under both readings; any other value closes the string, stands as one ``shlex.quote``-d word
+  and reopens it with ``$'``, so neither reading makes it code. Once a ``$'...'`` string holds a
+  backslash escape the two readings disagree on where the string ends (``\\'`` ends it only
+  for a POSIX ``sh``), so every placeholder after it is refused;
+* right after a backslash (``\\{x}``) or a ``$`` (``${x}``), where the shell takes the brace
+  itself: refused (:func:`~.commands.substitute` finds no context for it);
 * inside a ``#`` comment: the value as it is, since nothing in a comment runs, but a value with
   a line break is refused (the line break would end the comment and the rest would run);
 * inside backquotes or ``${...}``, where another level of unquoting happens, or in the body of a
@@ -29,6 +37,8 @@ from ..errors import ConfigurationError
 #: where a placeholder stands in a shell line
 PLAIN, SINGLE, DOUBLE, BACKQUOTE, BRACE, HEREDOC, COMMENT = (
     "plain", "single", "double", "backquote", "brace", "here-document", "comment")
+#: inside bash's ``$'...'``; after a backslash escape in one (where bash and a POSIX sh part)
+ANSI, AFTER_ANSI_ESCAPE = "ansi-c", "after-ansi-c-escape"
 #: contexts where no quoting makes a value literal (another level of unquoting, or none)
 UNQUOTABLE = (BACKQUOTE, BRACE, HEREDOC)
 #: a frame of ``$( ... )``: parsed like the top level, ended by its matching ``)``
@@ -59,6 +69,7 @@ class _Lexer:
         self.placeholder = placeholder
         self.stack: list[list] = [[PLAIN, 0]]  # [context, open parentheses or delimiter]
         self.pending: list[tuple[str, bool]] = []  # here-documents that start on the next line
+        self.ansi_escape_seen = False  # a backslash in a $'...': bash and POSIX sh part ways
 
     def contexts(self) -> dict[int, str]:
         found: dict[int, str] = {}
@@ -72,6 +83,8 @@ class _Lexer:
             kind = self.stack[-1][0]
             if kind == SINGLE:
                 i = self._close_at(i, "'")
+            elif kind == ANSI:
+                i = self._ansi(i)
             elif kind == _COMMENT:
                 i = self._newline(i) if line[i] == "\n" else i + 1
             elif kind == BRACE:
@@ -91,7 +104,9 @@ class _Lexer:
         for kind in UNQUOTABLE:
             if kind in kinds:
                 return kind
-        return kinds[-1] if kinds[-1] in (SINGLE, DOUBLE, COMMENT) else PLAIN
+        if self.ansi_escape_seen:
+            return AFTER_ANSI_ESCAPE
+        return kinds[-1] if kinds[-1] in (SINGLE, DOUBLE, COMMENT, ANSI) else PLAIN
 
     def _close_at(self, i: int, closer: str) -> int:
         if self.line[i] == closer:
@@ -113,6 +128,13 @@ class _Lexer:
             return None
         return i + 1
 
+    def _ansi(self, i: int) -> int:
+        """Inside ``$'...'`` (bash): a backslash escapes the next character, ``'`` ends it."""
+        if self.line[i] == "\\":
+            self.ansi_escape_seen = True
+            return i + 2
+        return self._close_at(i, "'")
+
     def _double(self, i: int) -> int:
         if self.line[i] == "\\":
             return i + 2
@@ -126,6 +148,9 @@ class _Lexer:
         line, frame = self.line, self.stack[-1]
         c = line[i]
         if c == "\\":
+            return i + 2
+        if line.startswith("$'", i):
+            self.stack.append([ANSI, 0])
             return i + 2
         if c in "'\"":
             self.stack.append([SINGLE if c == "'" else DOUBLE, 0])
@@ -198,6 +223,10 @@ def quote_value(value: str, context: str, name: str, command: str = "") -> str:
         return value.replace("'", "'\\''")
     if context == DOUBLE:
         return re.sub(r'([\\"$`])', r"\\\1", value)
+    if context == ANSI:
+        if "'" not in value and "\\" not in value:
+            return value
+        return "'" + shlex.quote(value) + "$'"
     if context == COMMENT:
         if "\n" in value or "\r" in value:
             in_command = f" in command {command!r}" if command else ""
@@ -206,8 +235,14 @@ def quote_value(value: str, context: str, name: str, command: str = "") -> str:
                 "has a line break, which would end the comment and run the rest; remove the "
                 "line break or move the placeholder out of the comment")
         return value
-    where = {BACKQUOTE: "backquotes", BRACE: "${...}", HEREDOC: "a here-document"}[context]
     in_command = f" in command {command!r}" if command else ""
+    if context == AFTER_ANSI_ESCAPE:
+        raise ConfigurationError(
+            f"placeholder {{{name}}}{in_command} stands after a $'...' string with a "
+            "backslash escape, which bash and a POSIX sh end at different places, so its value "
+            f"cannot be quoted for the shell; use printf instead of $'...', or write "
+            f"{{{name}!raw}} to insert the value unquoted (as shell code)")
+    where = {BACKQUOTE: "backquotes", BRACE: "${...}", HEREDOC: "a here-document"}[context]
     raise ConfigurationError(
         f"placeholder {{{name}}}{in_command} stands inside {where}, where its value cannot be "
         f"quoted for the shell; use $(...) instead, or write {{{name}!raw}} to insert the value "
