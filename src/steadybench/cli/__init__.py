@@ -118,12 +118,14 @@ def cli(ctx: click.Context, debug: bool, root: str) -> None:
 
 
 def one_line(message: str) -> str:
-    """``message`` as one line: the lines of a multi-line message (a user's exception, a
-    program's output) are joined with `` | ``, and control characters (terminal escape
+    """``message`` as one line, credentials removed (:func:`steadybench.redact.redact`): the
+    lines of a multi-line message (a user's exception, a program's output) are joined with
+    `` | ``, and control characters (terminal escape
     sequences) are shown escaped (``\\x1b``), never sent to the terminal."""
     from ..output.sanitize import terminal_text
+    from ..redact import redact
 
-    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+    lines = [line.strip() for line in redact(str(message)).splitlines() if line.strip()]
     return " | ".join(terminal_text(line) for line in lines)
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -181,7 +180,9 @@ def evaluate_cmd(ctx: click.Context, what: tuple[str, ...], cmds: tuple[str, ...
                                                              "--highlight-abs"),
         highlight_rel=_nonneg(opts["highlight_rel"], "--highlight-rel"),
         root=root, wait_lock=bool(opts.get("wait_lock")))
-    opts["command_line"] = " ".join(["steadybench", *sys.argv[1:]]) if sys.argv else None
+    from ..redact import command_line
+
+    opts["command_line"] = command_line()
     tgt = _target(what, cmds, shell, opts)
     title = Path(what[0]).stem if len(what) == 1 and what[0].endswith(".py") \
         else "evaluate"

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import shlex
-import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -110,7 +108,9 @@ def machine_control(opts: dict[str, Any], root: str, results_context: dict[str, 
 
 
 def _command_line() -> str:
-    return shlex.join(["steadybench", *sys.argv[1:]]) if sys.argv else "steadybench"
+    from ..redact import command_line
+
+    return command_line()
 
 
 def _commands(args: Sequence[str], cmds: Sequence[str], names: Sequence[str],

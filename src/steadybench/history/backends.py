@@ -22,9 +22,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import SteadybenchError
+from ..redact import redact
 
 #: seconds a writer waits for another writer's transaction (SQLite busy timeout, PostgreSQL
 #: lock timeout); STEADYBENCH_HISTORY_TIMEOUT overrides it
@@ -40,16 +40,16 @@ class HistoryError(SteadybenchError):
     or a record or reference that does not exist."""
 
 
-def redact(url: str) -> str:
-    """``url`` with any password replaced by ``***`` (for messages)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if parts.password:
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-        return urlunsplit(parts._replace(netloc=netloc))
-    return url
+#: a libpq keyword/value connection string (``host=db dbname=x password=...``, libpq
+#: "Connection Strings" §34.1.1 and "Parameter Key Words" §34.1.2): it starts with one of
+#: libpq's keywords and ``=``
+_KEYWORD_DSN = re.compile(
+    r"\s*(?:host|hostaddr|port|dbname|user|password|passfile|require_auth|channel_binding|"
+    r"connect_timeout|client_encoding|options|application_name|fallback_application_name|"
+    r"keepalives\w*|tcp_user_timeout|replication|gssencmode|sslmode|requiressl|"
+    r"sslcompression|sslcert|sslkey|sslpassword|sslcertmode|sslrootcert|sslcrl|sslcrldir|"
+    r"sslsni|requirepeer|ssl_min_protocol_version|ssl_max_protocol_version|krbsrvname|"
+    r"gsslib|gssdelegation|service|target_session_attrs|load_balance_hosts)\s*=")
 
 
 def default_timeout() -> float:
@@ -178,12 +178,12 @@ class PostgresBackend(Backend):
             self.conn = psycopg.connect(url, autocommit=True,
                                         connect_timeout=max(1, int(min(timeout, 60))))
         except psycopg.Error as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            first = _first_line(exc)
             raise HistoryError(f"history {self.where} cannot be reached ({first})") from None
         self.timeout = timeout
 
     def error(self, exc: BaseException) -> HistoryError:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        first = _first_line(exc)
         if isinstance(exc, self._psycopg.errors.LockNotAvailable):
             return HistoryError(f"history {self.where} is locked by another session (waited "
                                 f"{self.timeout:g} s)")
@@ -223,6 +223,12 @@ class PostgresBackend(Backend):
             self.conn.close()
 
 
+def _first_line(exc: BaseException) -> str:
+    """The first line of a driver's error, credentials removed (libpq may quote the DSN)."""
+    text = str(exc).strip()
+    return redact(text.splitlines()[0]) if text else type(exc).__name__
+
+
 def default_path(cwd: str | os.PathLike[str] | None = None) -> Path:
     """``.steadybench/history.sqlite`` at the top of the git repository containing ``cwd``
     (the working directory outside git)."""
@@ -236,21 +242,24 @@ def default_path(cwd: str | os.PathLike[str] | None = None) -> Path:
 def open_backend(url: str | None, timeout: float | None = None,
                  cwd: str | os.PathLike[str] | None = None) -> Backend:
     """The backend a history URL names: None or "" → the project's default SQLite file;
-    ``postgresql://…`` (or ``postgres://``) → PostgreSQL; ``sqlite:///abs/path``,
-    ``sqlite:rel/path`` or a plain path → SQLite."""
+    ``postgresql://…`` (or ``postgres://``) or a libpq keyword string (``host=db dbname=x``)
+    → PostgreSQL; ``sqlite:///abs/path``, ``sqlite:rel/path`` or a plain path → SQLite."""
     wait = default_timeout() if timeout is None else timeout
     if not url:
         return SQLiteBackend(default_path(cwd), wait)
-    if url.startswith(("postgresql://", "postgres://")):
+    if url.startswith(("postgresql://", "postgres://")) or _KEYWORD_DSN.match(url):
         return PostgresBackend(url, wait)
+    if "://" in url and not url.startswith("sqlite:"):
+        scheme = url.split("://", 1)[0]
+        raise HistoryError(f"history URL {redact(url)!r}: unknown scheme {scheme!r} (use a file "
+                           "path, sqlite:PATH or postgresql://…)")
+    if redact(url) != url:  # a password, but no PostgreSQL URL: never a file name
+        raise HistoryError(f"history URL {redact(url)!r} holds a password but is neither a "
+                           "postgresql:// URL nor a libpq keyword string (host=... dbname=...)")
     if url.startswith("sqlite:"):
         rest = url[len("sqlite:"):]
         path = rest[2:] if rest.startswith("//") else rest
         if not path:
             raise HistoryError(f"history URL {url!r} names no file")
         return SQLiteBackend(Path(path), wait)
-    if "://" in url:
-        scheme = url.split("://", 1)[0]
-        raise HistoryError(f"history URL {redact(url)!r}: unknown scheme {scheme!r} (use a file "
-                           "path, sqlite:PATH or postgresql://…)")
     return SQLiteBackend(Path(url), wait)

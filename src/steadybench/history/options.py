@@ -87,7 +87,8 @@ def record_from_opts(results: Results, opts: dict[str, Any]) -> Record | None:
     if results.interrupted:
         click.echo("history: not recorded (the run was interrupted)", err=True)
         return None
-    from .backends import default_path, redact
+    from ..redact import redact
+    from .backends import default_path
 
     url = opts.get("history_url") or None
     rec = record(results, url, opts.get("history_name"), opts.get("command_line"))

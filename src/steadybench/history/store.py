@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.results import now_iso
+from ..redact import redact, redact_tree
 from .backends import Backend, HistoryError, open_backend
 from .git import GitInfo, git_info, resolve_commit
 from .record import Record, current_machine, measurements_of, preset_of
@@ -82,6 +83,9 @@ class HistoryStore:
         if not measurements_of(results):
             raise HistoryError("nothing to record: the results hold no benchmark with a value")
         info = git if git is not None else git_info(cwd)
+        command = redact(command) if command else command  # no credential is ever stored
+        if isinstance(results.get("context"), dict):
+            results = {**results, "context": redact_tree(results["context"])}
         env = results.get("environment") or {}
         record = Record(results=results, created=created or now_iso(), name=name,
                         command=command, git=info, machine=current_machine(env),
@@ -109,8 +113,10 @@ class HistoryStore:
             fp = json.loads(fingerprint) if fingerprint else None
         except ValueError:
             fp = None
+        if results and isinstance(results.get("context"), dict):  # a record of an older version
+            results = {**results, "context": redact_tree(results["context"])}
         return Record(results=results or {}, id=int(rid), created=created, name=name,
-                      command=command,
+                      command=redact(command) if command else command,
                       git=GitInfo(commit=commit, branch=branch,
                                   dirty=None if dirty is None else bool(dirty), note=note),
                       machine=machine, fingerprint=fp, preset=preset, source=source)

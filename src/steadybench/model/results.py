@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ..redact import redact_tree
 from ..stats.streaming import StreamingStats
 from .estimate import Estimate
 
@@ -202,7 +203,7 @@ class CaseResult:
             analyses=self.analyses,
             estimate=self.estimate.to_dict() if self.estimate is not None else None,
             processes=self.processes,
-            extra=self.extra,
+            extra=redact_tree(self.extra),
         )
         return out
 
@@ -228,7 +229,7 @@ class CaseResult:
             analyses=data.get("analyses") or {},
             estimate=Estimate.from_dict(data.get("estimate")),
             processes=list(data.get("processes") or []),
-            extra=data.get("extra") or {},
+            extra=redact_tree(data.get("extra") or {}),
         )
         if keep:
             case.status = list(runs["status"])
@@ -310,7 +311,7 @@ class Results:
             "created": self.created,
             "interrupted": self.interrupted,
             "environment": self.environment,
-            "context": self.context,
+            "context": redact_tree(self.context),  # no credential is ever written
             "benchmarks": [case.to_dict() for case in self.cases],
         }
 
@@ -320,7 +321,7 @@ class Results:
             suite=data.get("suite", "steadybench"),
             cases=[CaseResult.from_dict(b) for b in data.get("benchmarks", [])],
             environment=data.get("environment") or {},
-            context=data.get("context") or {},
+            context=redact_tree(data.get("context") or {}),
             created=data.get("created", ""),
             interrupted=bool(data.get("interrupted", False)),
             schema_version=int(data.get("schema_version", SCHEMA_VERSION)),

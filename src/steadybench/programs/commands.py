@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..fileio import read_user_text
+from ..redact import redact
 from .shellquote import placeholder_contexts, quote_value
 
 #: an argument a shell line may hold unquoted (placeholders, the raw form included, left bare)
@@ -87,7 +88,9 @@ def substitute(text: str, values: dict[str, Any], command: str = "",
 @dataclass(frozen=True)
 class Command:
     """One command to benchmark: a display name and an argument template (with ``shell``, one
-    line for ``/bin/sh -c``, whose values are quoted when rendered)."""
+    line for ``/bin/sh -c``, whose values are quoted when rendered). The default display name
+    is the command with any credential in it masked (:func:`steadybench.redact.redact`); the
+    template keeps it, to run."""
 
     name: str
     template: tuple[str, ...]
@@ -97,7 +100,7 @@ class Command:
     def from_args(cls, args: Sequence[str], name: str | None = None) -> Command:
         if not args or not str(args[0]).strip():
             raise ConfigurationError("empty command")
-        return cls(name or join_args(args), tuple(args))
+        return cls(name or redact(join_args(args)), tuple(args))
 
     @classmethod
     def from_line(cls, line: str, name: str | None = None, shell: bool = False) -> Command:
@@ -105,12 +108,12 @@ class Command:
         if not line.strip():
             raise ConfigurationError("empty command")
         if shell:
-            return cls(name or line, (line,), shell=True)
+            return cls(name or redact(line), (line,), shell=True)
         try:
             args = shlex.split(line)
         except ValueError as exc:
             raise ConfigurationError(f"cannot parse command {line!r}: {exc}") from None
-        return cls(name or line, tuple(args))
+        return cls(name or redact(line), tuple(args))
 
     @property
     def text(self) -> str:

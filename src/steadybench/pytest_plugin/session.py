@@ -160,8 +160,9 @@ class BenchmarkSession:
         url = opt("steadybench_history", None) or os.environ.get("STEADYBENCH_HISTORY_URL")
         if name or opt("steadybench_autosave", False):
             try:
-                from ..history.backends import default_path, redact
+                from ..history.backends import default_path
                 from ..history.options import describe, record
+                from ..redact import redact
 
                 rec = record(results, url, name or None, results.context["command"])
                 out.lines.append(describe(rec, redact(url) if url else str(default_path())))

@@ -59,7 +59,10 @@ def lock_path(root: SysRoot) -> Path:
 
 
 def _command_line() -> str:
-    words = [Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python", *sys.argv[1:]]
+    from ..redact import redact_argv
+
+    words = [Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python",
+             *redact_argv(sys.argv[1:])]
     text = " ".join(words)
     return text if len(text) <= 200 else text[:197] + "..."
 
