@@ -65,6 +65,8 @@ class Fleet:
     scheduler_file: Path
     scheduler: subprocess.Popen[bytes]
     workers: dict[str, WorkerProcess] = field(default_factory=dict)
+    #: Dask's Security for the fleet's own client (a TLS fleet), or None
+    security: Any = None
     _client: Any = None
 
     @property
@@ -76,7 +78,8 @@ class Fleet:
         if self._client is None:
             from distributed import Client
 
-            self._client = Client(self.address, timeout=30, set_as_default=False)
+            self._client = Client(self.address, timeout=30, set_as_default=False,
+                                  security=self.security)
         return self._client
 
     def start_worker(self, host: str, root: Path, *args: str) -> WorkerProcess:
@@ -134,16 +137,19 @@ class Fleet:
 
 
 @contextlib.contextmanager
-def local_fleet(directory: Path) -> Iterator[Fleet]:
-    """A Dask scheduler on 127.0.0.1 (a free port, its address in a scheduler file)."""
+def local_fleet(directory: Path, *scheduler_args: str, security: Any = None) -> Iterator[Fleet]:
+    """A Dask scheduler on 127.0.0.1 (a free port, its address in a scheduler file);
+    ``scheduler_args`` are added to ``dask scheduler``'s (TLS files), ``security`` is the
+    fleet client's."""
     directory.mkdir(parents=True, exist_ok=True)
     scheduler_file = directory / "scheduler.json"
     log = open(directory / "scheduler.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
         [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-         "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+         "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file),
+         *scheduler_args],
         stdout=log, stderr=subprocess.STDOUT, env=child_env())
-    fleet = Fleet(directory, scheduler_file, proc)
+    fleet = Fleet(directory, scheduler_file, proc, security=security)
     try:
         def ready() -> bool:
             if proc.poll() is not None:

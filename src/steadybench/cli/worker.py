@@ -27,7 +27,8 @@ STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 
 
 async def serve(address: str, host_id: str, root: str, preset: dict[str, Any] | None,
-                timeout: float, on_ready: Any) -> int | None:
+                timeout: float, on_ready: Any, host: str | None = None,
+                security: Any = None) -> int | None:
     """Run the Dask worker until a stop signal or the scheduler's end; the signal number."""
     import asyncio
 
@@ -49,7 +50,8 @@ async def serve(address: str, host_id: str, root: str, preset: dict[str, Any] | 
         loop.add_signal_handler(getattr(signal, name), on_signal, getattr(signal, name))
     plugin = HostPlugin(host_id, root, preset)
     worker = Worker(address, nthreads=1, resources={RESOURCE: 1}, name=host_id,
-                    plugins={plugin}, death_timeout=timeout, dashboard=False)
+                    plugins={plugin}, death_timeout=timeout, dashboard=False, host=host,
+                    security=security)
     try:
         await asyncio.wait_for(worker.start(), timeout)
     except (OSError, TimeoutError, RuntimeError) as exc:
@@ -102,12 +104,30 @@ def _kill_core_workers(pids: list[int]) -> None:
               help="When another tuned run holds the machine's tuning lock, wait for it.")
 @click.option("--connect-timeout", type=click.FloatRange(min=0.1, max=3600), default=10.0,
               show_default=True, help="Seconds to wait for the scheduler.")
+@click.option("--host", "listen", metavar="HOST", callback=not_empty,
+              help="The address to listen on. Default: the interface that reaches the "
+              "scheduler (127.0.0.1 for a scheduler on this machine), never every interface.")
+@click.option("--tls-ca-file", metavar="PEM", callback=not_empty,
+              help="The fleet's CA certificate: peers (scheduler, clients) must present a "
+              "certificate it signed (as dask worker's option). Default: Dask's configuration "
+              "(distributed.comm.tls).")
+@click.option("--tls-cert", metavar="PEM", callback=not_empty,
+              help="This worker's certificate (signed by the CA).")
+@click.option("--tls-key", metavar="PEM", callback=not_empty,
+              help="This worker's private key, if not in the --tls-cert file.")
+@click.option("--insecure", is_flag=True,
+              help="Serve a scheduler off this machine over plain TCP (refused without it): "
+              "anyone who can reach the scheduler or this worker can run code here.")
 @click.option("-v", "--verbose", is_flag=True, help="Show Dask's own log (INFO and above).")
 @pass_root
 def worker_cmd(scheduler: str, host_id: str | None, preset: str | None, wait_lock: bool,
-               connect_timeout: float, verbose: bool, root: str) -> None:
-    """Serve benchmarks to a fleet: a Dask worker of SCHEDULER (tcp://HOST:PORT or a
-    scheduler file) with one thread and the resource benchmark=1, one case at a time."""
+               connect_timeout: float, listen: str | None, tls_ca_file: str | None,
+               tls_cert: str | None, tls_key: str | None, insecure: bool, verbose: bool,
+               root: str) -> None:
+    """Serve benchmarks to a fleet: a Dask worker of SCHEDULER (tcp://HOST:PORT,
+    tls://HOST:PORT or a scheduler file) with one thread and the resource benchmark=1, one case
+    at a time. It listens only on the interface that reaches the scheduler; off this machine
+    it needs TLS (--tls-ca-file/--tls-cert/--tls-key) or --insecure (docs/fleet.md, Trust)."""
     import asyncio
 
     try:
@@ -123,7 +143,18 @@ def worker_cmd(scheduler: str, host_id: str | None, preset: str | None, wait_loc
     for name in ["distributed", *logging.root.manager.loggerDict]:
         if name.startswith("distributed"):
             logging.getLogger(name).setLevel(level)
+    from ..fleet.security import TLSFiles, check_transport, configured_security, listen_host
+
     address = scheduler_address(scheduler)
+    files = TLSFiles.from_options(tls_ca_file, tls_cert, tls_key)
+    if files is not None and not address.startswith("tls://"):
+        raise ConfigurationError(f"--tls-* given but the scheduler is {address}: start the "
+                                 "scheduler with TLS too (its address is then tls://...)")
+    security = configured_security(files, "worker")
+    listen = listen or listen_host(address)
+    warning = check_transport(address, listen, security, insecure)
+    if warning:
+        click.echo(warning, err=True)
     host_id = host_id or socket.gethostname()
 
     def ready(worker: Any) -> None:
@@ -136,7 +167,8 @@ def worker_cmd(scheduler: str, host_id: str | None, preset: str | None, wait_loc
             record = _apply_preset(stack, preset, root, wait_lock)
         saved = {name: signal.getsignal(getattr(signal, name)) for name in STOP_SIGNALS}
         try:
-            signum = asyncio.run(serve(address, host_id, root, record, connect_timeout, ready))
+            signum = asyncio.run(serve(address, host_id, root, record, connect_timeout, ready,
+                                       listen, security))
         finally:
             for name, handler in saved.items():
                 if handler is not None:

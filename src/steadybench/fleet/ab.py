@@ -191,7 +191,7 @@ def ab_command_on_cluster(va: Any, vb: Any, settings: ABSettings, opts: dict[str
         raise ConfigurationError("--duet with --cluster: a duet pins two cores of one machine; "
                                  "run it on the host itself")
     wait = float(opts.get("cluster_wait") or 10.0)
-    with open_fleet(opts["cluster"], wait) as client:
+    with open_fleet(opts["cluster"], wait, opts) as client:
         if not opts["quiet"]:
             click.echo(f"ab on the fleet at {client.scheduler.address}: "
                        + ("one comparison per host" if opts.get("every_host") else "one host"),

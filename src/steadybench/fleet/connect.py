@@ -65,14 +65,16 @@ def scheduler_address(target: str) -> str:
                      "an existing scheduler file")
 
 
-def connect(target: str, timeout: float = CONNECT_TIMEOUT_S) -> Client:
-    """A Dask client of the scheduler ``target`` names; one line when it cannot be reached."""
+def connect(target: str, timeout: float = CONNECT_TIMEOUT_S, security: Any = None) -> Client:
+    """A Dask client of the scheduler ``target`` names (``security``: Dask's
+    :class:`~distributed.security.Security`, by default Dask's configured one); one line when
+    it cannot be reached."""
     from distributed import Client
 
     address = scheduler_address(target)
     try:
-        return Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
+        return Client(address, timeout=timeout, set_as_default=False, security=security)
+    except (OSError, TimeoutError, TypeError, ValueError) as exc:  # TypeError: TLS settings
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise FleetError(f"cannot reach the Dask scheduler at {address} within {timeout:g} s "
                          f"({reason})") from None

@@ -220,7 +220,7 @@ def evaluate_on_cluster(session: EvaluationSession, opts: dict[str, Any]) -> dic
             for i, record in enumerate(outcome.records):
                 session.on_execution(record, i + 1, len(outcome.schedule))
 
-    with open_fleet(opts["cluster"], wait) as client:
+    with open_fleet(opts["cluster"], wait, opts) as client:
         hosts = require_hosts(client, wait)
         context["fleet"] = {"scheduler": client.scheduler.address, "run_id": run_id,
                             "hosts": host_records(hosts), "tasks": 1,

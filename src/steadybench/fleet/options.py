@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from distributed import Client
 
 #: option names this module adds, for commands that pass ``**opts`` on
-OPTION_NAMES = ("cluster", "every_host", "cluster_wait", "hosts_report")
+OPTION_NAMES = ("cluster", "every_host", "cluster_wait", "hosts_report", "tls_ca_file",
+                "tls_cert", "tls_key")
 
 
 def _writable(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -36,7 +37,12 @@ def _writable(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
 
 
 def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--cluster, --every-host, --cluster-wait, --hosts-report."""
+    """--cluster, --every-host, --cluster-wait, --hosts-report, --tls-ca-file/-cert/-key."""
+    for name, text in (("--tls-key", "this client's private key, if not in --tls-cert"),
+                       ("--tls-cert", "this client's certificate, signed by the fleet's CA"),
+                       ("--tls-ca-file", "the fleet's CA certificate (default: Dask's "
+                                         "configuration, distributed.comm.tls)")):
+        fn = click.option(name, metavar="PEM", help=f"With --cluster over TLS: {text}.")(fn)
     fn = click.option(
         "--cluster-wait", type=click.FloatRange(min=0, max=86400), default=10.0,
         show_default=True, metavar="SECONDS",
@@ -63,7 +69,7 @@ def check_cluster_options(opts: dict[str, Any]) -> None:
     """--every-host needs --cluster; --preset belongs to the hosts on a fleet."""
     from ..errors import ConfigurationError
 
-    for name in ("every_host", "hosts_report"):
+    for name in ("every_host", "hosts_report", "tls_ca_file", "tls_cert", "tls_key"):
         if opts.get(name) and not opts.get("cluster"):
             raise ConfigurationError(f"--{name.replace('_', '-')} needs --cluster")
     if opts.get("cluster") and opts.get("preset"):
@@ -75,17 +81,29 @@ def check_cluster_options(opts: dict[str, Any]) -> None:
 
 
 @contextlib.contextmanager
-def open_fleet(target: str, wait: float | None = None) -> Iterator[Client]:
-    """A connected client of the fleet ``target`` (closed afterwards); one line when Dask
-    is not installed or the scheduler cannot be reached."""
+def open_fleet(target: str, wait: float | None = None,
+               opts: dict[str, Any] | None = None) -> Iterator[Client]:
+    """A connected client of the fleet ``target`` (closed afterwards), with the TLS files of
+    ``opts`` (``tls_ca_file``, ``tls_cert``, ``tls_key``) or Dask's configured security; one
+    line when Dask is not installed or the scheduler cannot be reached, and a warning when it
+    is reached over plain TCP off this machine (:mod:`.security`)."""
     from ..errors import ConfigurationError
 
     try:
-        from .connect import connect
+        from .connect import connect, scheduler_address
+        from .security import TLSFiles, check_transport, configured_security
     except ImportError as exc:
         raise ConfigurationError(f"--cluster needs Dask distributed: pip install "
                                  f"'steadybench[fleet]' ({exc})") from None
-    client = connect(target, max(1.0, wait if wait is not None else 10.0))
+    opts = opts or {}
+    files = TLSFiles.from_options(opts.get("tls_ca_file"), opts.get("tls_cert"),
+                                  opts.get("tls_key"))
+    security = configured_security(files, "client")
+    address = scheduler_address(target)
+    warning = check_transport(address, "", security, insecure=True, role="client")
+    if warning and not opts.get("quiet"):
+        click.echo(warning, err=True)
+    client = connect(target, max(1.0, wait if wait is not None else 10.0), security)
     try:
         yield client
     finally:
@@ -101,7 +119,7 @@ def run_manager(manager: Any, opts: dict[str, Any]) -> Any:
     from .suite import run_manager_on_fleet
 
     wait = float(opts.get("cluster_wait") or 10.0)
-    with open_fleet(opts["cluster"], wait) as client:
+    with open_fleet(opts["cluster"], wait, opts) as client:
         results = run_manager_on_fleet(manager, client, every_host=bool(opts.get("every_host")),
                                        wait=wait)
     finish_hosts(results, opts)
@@ -116,7 +134,7 @@ def exec_on_cluster(commands: Any, param_sets: Any, runner: Any, settings: Any,
     from .exec import exec_on_fleet
 
     wait = float(opts.get("cluster_wait") or 10.0)
-    with open_fleet(opts["cluster"], wait) as client:
+    with open_fleet(opts["cluster"], wait, opts) as client:
         results = exec_on_fleet(client, list(commands), list(param_sets), runner, settings,
                                 every_host=bool(opts.get("every_host")), wait=wait)
     finish_hosts(results, opts)
