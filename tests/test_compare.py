@@ -159,7 +159,8 @@ def test_results_files_match_and_use_processes(tmp_path):
     doc, _, _ = compare_files(base, new, CompareOptions())
     rows = {r["benchmark"]: r for r in doc["benchmarks"]}
     assert set(rows) == {"sort", "hash"}
-    assert rows["sort"]["test_unit"] == "executions" and rows["sort"]["base"]["n"] == 4
+    assert rows["sort"]["test_unit"].startswith("executions") and rows["sort"]["base"]["n"] == 4
+    assert rows["sort"]["run_noise"]["source"] == "default"  # two runs: between-run model
     assert rows["hash"]["verdict"] == "inconclusive: one execution"
     assert any("only_base" in w for w in doc["warnings"])
     assert doc["suite"]["benchmarks"] == 2

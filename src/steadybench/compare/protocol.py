@@ -67,6 +67,7 @@ NORMALITY_LEVEL = 0.95
 AUTO_LEVELS = tuple(round(0.99 - 0.01 * i, 2) for i in range(50))
 
 PROTOCOLS = ("median", "mean")
+BETWEEN_RUNS = ("auto", "on", "off")
 
 
 @dataclass
@@ -93,6 +94,13 @@ class CompareOptions:
     #: run-to-run noise known from history, for sides with one execution: a function of a
     #: Sample returning a :class:`steadybench.history.noise.Noise` or None
     noise: Any = None
+    #: the variation between invocations (:mod:`steadybench.compare.between`): "auto" uses it
+    #: when both sides are results of separate invocations (steadybench results, history
+    #: records), "on" for any input, "off" never
+    between_runs: str = "auto"
+    #: this machine's run-to-run spread: a function of a Sample returning a
+    #: :class:`~steadybench.compare.between.RunNoise` or None (then the default floor)
+    run_noise: Any = None
 
     def check(self) -> None:
         if self.confidence is not None and not 0 < self.confidence < 1:
@@ -111,6 +119,8 @@ class CompareOptions:
                                          "concludes within)")
             if self.confidence is None:
                 raise ConfigurationError("--equivalence needs a fixed --confidence, not auto")
+        if self.between_runs not in BETWEEN_RUNS:
+            raise ConfigurationError(f"between-runs mode must be one of {BETWEEN_RUNS}")
         if self.resamples < 100:
             raise ConfigurationError(f"permutation resamples must be at least 100, "
                                      f"got {self.resamples}")
@@ -303,7 +313,12 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
     noise = None
     if undecided is not None and opts.noise is not None and a.size and b.size:
         noise = opts.noise(new) or opts.noise(base)
-    if noise is not None:
+    across = undecided is None and (opts.between_runs == "on" or (
+        opts.between_runs == "auto" and base.one_invocation and new.one_invocation))
+    if across:
+        _between_runs(row, base, new, a, b, opts)
+        noise = True  # the interval is set by _between_runs
+    elif noise is not None:
         _known_noise(row, a, b, noise, opts)
         undecided = None
     elif undecided is not None:
@@ -342,6 +357,44 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
     if undecided is None and noise is None and opts.speedup_ci:
         row["speedup_ci"] = speedup_interval(a, b, level_for[opts.verdict_by])
     return row
+
+
+def _between_runs(row: dict[str, Any], base: Sample, new: Sample, a: np.ndarray,
+                  b: np.ndarray, opts: CompareOptions) -> None:
+    """Results of separate invocations: both protocols become the test of the random-effect
+    model (:mod:`steadybench.compare.between`), with the run-to-run spread from the runs on
+    each side, this machine's earlier runs, or the stated floor; the interval is that of
+    median(BASE)/median(NEW), the ratio printed."""
+    from .between import DEFAULT, across_time, from_runs
+
+    if base.runs is not None and new.runs is not None and min(base.runs.size,
+                                                               new.runs.size) >= 2:
+        at = from_runs(base.runs, new.runs)
+    else:
+        found = opts.run_noise(new) or opts.run_noise(base) if opts.run_noise else None
+        at = across_time(a, b, found or DEFAULT)
+    if opts.confidence is None:
+        level = next((lv for lv in AUTO_LEVELS if at.p_two_sided < 1.0 - lv), None)
+        row["confidence_mode"] = "auto"
+        used = level if level is not None else AUTO_LEVELS[-1]
+    else:
+        level = used = opts.confidence
+        row["confidence_mode"] = "fixed"
+    row["confidence"] = level
+    row["protocol_confidence"] = dict.fromkeys(PROTOCOLS, level)
+    low, high = at.interval(used)
+    proto = {"status": "ok", "test": "t with between-run noise", "statistic": at.statistic,
+             "df": at.df, "p_faster": at.p_faster, "p_slower": at.p_slower,
+             "p_two_sided_test": at.p_two_sided,
+             "assumptions": {"between_runs": at.to_dict()}, "reason": at.noise.describe()}
+    row["mean_protocol"] = dict(proto)
+    row["median_protocol"] = dict(proto)
+    row["run_noise"] = at.noise.to_dict()
+    row["_noise_ci"] = {"low": low, "high": high, "confidence": used,
+                        "achieved_confidence": used,
+                        "method": "t with between-run noise (ratio of medians)",
+                        "estimate": math.exp(at.difference)}
+    row["test_unit"] = f"{row['test_unit']}, run as a random effect"
 
 
 def _known_noise(row: dict[str, Any], a: np.ndarray, b: np.ndarray, noise: Any,
@@ -449,6 +502,13 @@ def finish_verdicts(rows: list[dict[str, Any]], opts: CompareOptions) -> None:
                 else f"no difference found by the {opts.verdict_by} test even at 50%")
         if proto["status"] != "ok":
             r["warnings"].append(proto["reason"])
+        if r.get("run_noise") and verdict not in (FASTER, SLOWER):
+            ci = r.get("speedup_ci") or {}
+            r["warnings"].append(
+                f"within the variation between runs ({r['run_noise']['text']}); the interval "
+                f"[{ci.get('low', math.nan):.3f}, {ci.get('high', math.nan):.3f}] cannot rule "
+                "out a smaller change: measure both versions together to decide "
+                "(steadybench ab BASE NEW)")
         r["verdict"] = verdict
 
 
