@@ -76,8 +76,8 @@ class RunNoise:
     def describe(self) -> str:
         """``between runs on this machine: ±1.8 %, from 14 earlier runs``."""
         if self.source == "default":
-            return (f"between runs: ±{self.band:.1%} (95 %), the default floor of "
-                    f"{self.sigma:.1%} per run (no earlier runs of this benchmark known here)")
+            return (f"between runs: ±{self.band:.1%} (95 %), the default floor: no earlier "
+                    "runs known here")
         if self.source == "data":
             return f"between runs: ±{self.band:.1%} (95 %), from the {self.runs} runs compared"
         return (f"between runs on {self.where}: ±{self.band:.1%} (95 %), from {self.runs} "
