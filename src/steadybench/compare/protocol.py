@@ -1,4 +1,4 @@
-r"""Comparing two samples with the Speedup-Test protocol (``003`` §2, Fig. 1), in both directions.
+"""Comparing two samples with the Speedup-Test protocol (``003`` §2, Fig. 1), in both directions.
 
 **The unit is the independent execution.** Runs inside one process share its state and its
 moment on the machine, so they are not independent (``003`` §2 item 3; Kalibera & Jones, ISMM
@@ -27,7 +27,7 @@ Hodges–Lehmann ratio (the median of all ratios BASE_i/NEW_j); the ratio of med
 (``003`` §2.3) stays in the JSON and CSV (``speedup``). Nothing here is O(n²) in the number of
 values.
 
-**Results taken at different times** (two ``steadybench run``\ s, history records): a run is
+**Results taken at different times** (two runs of ``steadybench run``, history records): a run is
 a random effect (:mod:`steadybench.compare.between`); both protocols become the test of that
 model, and the interval is that of the ratio of medians, printed beside it.
 
