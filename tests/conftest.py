@@ -19,3 +19,11 @@ TEST_PROCESSES = 2
 @pytest.fixture(autouse=True)
 def _two_executions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(defaults, "PROCESSES", TEST_PROCESSES)
+
+
+@pytest.fixture(autouse=True)
+def _own_baselines(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+                   ) -> None:
+    """``run`` keeps its last result per case (steadybench.history.last_run): in a folder of
+    the test's own, never the project's."""
+    monkeypatch.setenv("STEADYBENCH_BASELINE_DIR", str(tmp_path_factory.mktemp("baselines")))

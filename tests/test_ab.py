@@ -315,3 +315,52 @@ def test_ab_pairs_executions_under_the_fixed_layout_by_default(tmp_path):
                      "--execution-time", "0.005", "--json", str(out), "-q", *option]) == 0
         doc = json.loads(out.read_text())
         assert doc["variants"]["A"]["layout"] == doc["variants"]["B"]["layout"] == layout
+
+
+def _slow_rounds(monkeypatch, seconds_per_call: float) -> None:
+    """An injected clock on which every execution of a variant takes ``seconds_per_call``."""
+    import steadybench.ab.session as session
+
+    state = {"t": 0.0}
+
+    class Clock:
+        @staticmethod
+        def monotonic() -> float:
+            return state["t"]
+
+    monkeypatch.setattr(session, "time", Clock)
+    original = FakeVariant.execute
+
+    def slow_execute(self):
+        state["t"] += seconds_per_call
+        return original(self)
+
+    monkeypatch.setattr(FakeVariant, "execute", slow_execute)
+
+
+@pytest.mark.parametrize("per_round", [1.7, 3.0])
+def test_the_budget_never_ends_before_a_verdict_is_possible(monkeypatch, per_round):
+    """Issue 25 item 6: at ≥ 1.7 s a round only 5 rounds fit in 8.5 s, too few for an exact
+    95 % interval to exclude 1; the verdict read "no real difference". Now the budget waits for
+    the first decidable round count, and a 50 % slowdown is found."""
+    from steadybench.ab.session import first_decidable
+
+    _slow_rounds(monkeypatch, per_round / 2)
+    a, b = pair(1.5, seed=11)
+    session = ABSession(a, b, ABSettings(max_rounds=40, max_time=8.5, seed=11))
+    assert session.decidable == first_decidable(session.plan) == 6
+    res = session.run()
+    assert len(res.paired) >= 6
+    assert res.verdict == "slower"
+
+
+def test_a_stop_before_any_verdict_is_possible_is_inconclusive():
+    """Interrupted after 3 rounds: 'inconclusive', naming the rounds a verdict needs, never
+    'no difference'."""
+    from steadybench.ab.session import INCONCLUSIVE
+
+    a, b = pair(1.5, seed=12)
+    a.interrupt_at = 3
+    res = ABSession(a, b, ABSettings(max_rounds=40, seed=12)).run()
+    assert res.verdict == INCONCLUSIVE
+    assert "needs at least 6" in res.reason

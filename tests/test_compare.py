@@ -43,8 +43,9 @@ def test_plain_files_worked_example(tmp_path, capsys):
     assert row["verdict"] == "faster" and row["test_unit"] == "values (one per execution)"
     assert row["speedup"] == pytest.approx(2.046 / 1.046)
     assert row["mean_protocol"]["one_sided_low"] == pytest.approx(0.3414632, abs=1e-7)
-    assert row["mean_protocol"]["test"] == "student t"
-    assert row["median_protocol"]["test"] == "wilcoxon-mann-whitney (exact)"
+    # Welch always (equal n and variances here: the same bound as Student's, 003 Example 2.1)
+    assert row["mean_protocol"]["test"] == "welch t"
+    assert row["median_protocol"]["test"].startswith("brunner-munzel")
     assert "speedup_min" not in row
 
 
@@ -98,8 +99,9 @@ def test_confidence_auto_and_show_min(tmp_path, capsys):
     b = _write(tmp_path / "b.txt", T2)
     assert main(["compare", a, b, "--confidence", "auto", "--show-min", "--csv", "-"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    # two-sided p: median 2/126 → 98%; mean 0.02236 → 97%
-    assert rows[0]["MedianConfLevel"] == "0.98" and rows[0]["MeanConfLevel"] == "0.97"
+    # two-sided p: median (Brunner–Munzel, W = 8.13 as scipy's, df 4) 0.00124 → 99%;
+    # mean 0.02236 → 97%
+    assert rows[0]["MedianConfLevel"] == "0.99" and rows[0]["MeanConfLevel"] == "0.97"
     assert float(rows[0]["SpeedupMin"]) == pytest.approx(1.259 / 0.259)
     assert rows[0]["IsMedianSignificant"] == "True"
 
@@ -159,7 +161,8 @@ def test_results_files_match_and_use_processes(tmp_path):
     doc, _, _ = compare_files(base, new, CompareOptions())
     rows = {r["benchmark"]: r for r in doc["benchmarks"]}
     assert set(rows) == {"sort", "hash"}
-    assert rows["sort"]["test_unit"] == "executions" and rows["sort"]["base"]["n"] == 4
+    assert rows["sort"]["test_unit"].startswith("executions") and rows["sort"]["base"]["n"] == 4
+    assert rows["sort"]["run_noise"]["source"] == "default"  # two runs: between-run model
     assert rows["hash"]["verdict"] == "inconclusive: one execution"
     assert any("only_base" in w for w in doc["warnings"])
     assert doc["suite"]["benchmarks"] == 2

@@ -33,6 +33,8 @@ from .variants import Outcome, Variant
 
 #: verdict when a variant cannot be measured
 FAILED = "failed"
+#: verdict when the comparison ended with fewer rounds than any verdict needs
+INCONCLUSIVE = "inconclusive"
 #: rounds before the first look, unless the budget is smaller (a large difference is then
 #: decided after 12 rounds, a few seconds)
 FIRST_LOOK = 12
@@ -160,6 +162,16 @@ def _describe(variant: Variant) -> dict[str, Any]:
     return described
 
 
+def first_decidable(plan: Any) -> int:
+    """The fewest rounds at which a stop (a final look, with the α no earlier look spent) can
+    exclude a ratio of 1 with the exact signed-rank interval: 2^(1−n) ≤ α_final(n) (the
+    smallest two-sided p-value of n pairs is 2^(1−n); Wilcoxon 1945)."""
+    for n in range(2, plan.max_rounds + 1):
+        if 2.0 ** (1 - n) <= 1.0 - plan.level_at(n, final=True):
+            return n
+    return int(plan.max_rounds)
+
+
 class ABSession:
     """Runs rounds until the verdict is decided or the budget is spent."""
 
@@ -178,6 +190,7 @@ class ABSession:
             raise ConfigurationError(str(exc).replace("min_rounds", "--min-rounds")
                                      .replace("max_rounds", "--max-rounds")) from None
         self.rng = random.Random(settings.seed)
+        self.decidable = first_decidable(self.plan)
         self.result = ABResult(settings, {k: _describe(v) for k, v in self.variants.items()})
         self.cpus = duet_cpus() if settings.duet else None
 
@@ -224,7 +237,10 @@ class ABSession:
         started = time.monotonic()
         try:
             for index in range(self.settings.max_rounds):
+                # the budget never ends a comparison before a verdict is possible (issue 25,
+                # item 6: slow rounds used to end it after 5, with "no real difference")
                 if self.settings.max_time is not None and index > 0 \
+                        and len(res.paired) >= self.decidable \
                         and time.monotonic() - started >= self.settings.max_time:
                     res.reason = f"time budget of {self.settings.max_time:g} s spent"
                     break
@@ -286,9 +302,11 @@ class ABSession:
 
         res = self.result
         n = len(res.paired)
-        if n < 2:
+        if n < self.decidable:
             res.reason = (res.reason + "; " if res.reason else "") + \
-                f"{n} complete round(s): too few for a verdict"
+                (f"{n} complete round(s): a verdict at this confidence needs at least "
+                 f"{self.decidable}")
+            res.verdict = INCONCLUSIVE
             return
         if res.looks and res.looks[-1].rounds == n:
             # a planned look just spent its share at these rounds: looking again would spend

@@ -81,6 +81,11 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
 @click.option("--equivalence", is_flag=True,
               help="Conclude 'unchanged within ±X' (X = --threshold) when the interval of the "
                    "ratio lies inside the band.")
+@click.option("--between-runs", type=click.Choice(["auto", "on", "off"]), default="auto",
+              show_default=True,
+              help="Count the variation between separate invocations (a run as a random "
+                   "effect, docs/comparison.md): auto = when both sides are results of "
+                   "separate runs (steadybench results, history records).")
 @click.option("--verdict-by", type=click.Choice(["median", "mean"]), default="median",
               show_default=True, help="Protocol that gives the verdict.")
 @click.option("--show-min", is_flag=True,
@@ -133,7 +138,8 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
                 markdown_path: str | None,
                 csv_path: str | None, report_path: str | None, fail_on: str,
                 baseline_ref: str | None, history_url: str | None, quiet: bool,
-                by_host: bool = False, style: str = "table") -> int:
+                by_host: bool = False, style: str = "table",
+                between_runs: str = "auto") -> int:
     """Compare BASE and NEW with a stated confidence (the Speedup-Test protocol).
 
     BASE and NEW are steadybench results files, plain sample files (one time per line), CSV
@@ -152,10 +158,10 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
                                                       or 0.0),
         equivalence=equivalence,
         verdict_by=verdict_by, show_min=show_min, correction=correction, resamples=resamples,
-        seed=seed)
+        seed=seed, between_runs=between_runs)
     r = parse_fraction(precision, "--precision")
     assert r is not None
-    from ..history.noise import history_noise_lookup
+    from ..history.noise import history_noise_lookup, run_noise_lookup
 
     base_set = new_set = None
     if baseline_ref is not None:
@@ -171,6 +177,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         machine = current_machine(new_set.environment) if new_set.environment else None
         base_set = baseline_samples(baseline_ref, history_url, machine)
         opts.noise, note = history_noise_lookup(history_url, new_set.environment)
+        opts.run_noise = run_noise_lookup(history_url, new_set.environment)
         doc = compare_sets(base_set, new_set, opts, weights, r)
         if note:
             doc["warnings"].append(note)
@@ -193,6 +200,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
             base_set = read_samples(base, column, metric)
             new_set = read_samples(new, column, metric)
         opts.noise, note = history_noise_lookup(history_url, new_set.environment)
+        opts.run_noise = run_noise_lookup(history_url, new_set.environment)
         doc = compare_sets(base_set, new_set, opts, weights, r)
         if note:
             doc["warnings"].append(note)

@@ -207,7 +207,7 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
     from ..compare.core import compare_sets
     from ..compare.output import print_table, to_json, to_markdown
     from ..compare.protocol import CompareOptions, gate_status
-    from ..history.noise import history_noise_lookup
+    from ..history.noise import history_noise_lookup, run_noise_lookup
     from .compare import parse_fraction
 
     lookup, note = history_noise_lookup(url, new.environment or base.environment)
@@ -216,7 +216,8 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
     opts = CompareOptions(confidence=parse_fraction(confidence, "--confidence",
                                                     allow_auto=True),
                           threshold=0.0 if threshold is None else
-                          float(parse_fraction(threshold, "--threshold") or 0.0), noise=lookup)
+                          float(parse_fraction(threshold, "--threshold") or 0.0), noise=lookup,
+                          run_noise=run_noise_lookup(url, new.environment or base.environment))
     doc = compare_sets(base, new, opts)
     for path, render in ((json_path, to_json), (markdown_path, to_markdown)):
         if path:

@@ -207,6 +207,12 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
             if lock is not None:  # every tuned file was restored (or journaled) by now
                 lock.release()
         write_outputs(results, opts)
+    if "no_baseline" in opts:  # the options of run (not of commands reusing this function)
+        from ..history.last_run import report_and_keep
+
+        for line in report_and_keep(results, opts):
+            if not opts.get("quiet"):
+                click.echo(line, err=stdout_taken(opts))
     failed = results.failed
     lost = unrestored(results)
     if lost:
@@ -294,6 +300,14 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     help="When another tuned run holds the machine's tuning lock, wait for it instead of "
     "refusing.",
 )
+@click.option("--no-baseline", is_flag=True,
+              help="Neither print the change since the last run nor keep this run's result.")
+@click.option("--baseline", metavar="NAME", default=None,
+              help="Print the change against the result saved as NAME (--save-baseline) "
+                   "instead of the last run, and keep NAME as it is.")
+@click.option("--save-baseline", metavar="NAME", default=None,
+              help="Keep this run's result as NAME (default: 'last', in "
+                   ".steadybench/baselines; docs/comparison.md).")
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @cluster_options
 @style_option

@@ -42,7 +42,10 @@ def _p(value: float | None) -> str:
 def speedup_text(row: dict[str, Any]) -> str:
     """NEW against BASE in words: "1.950× faster [1.2, 3.1]" or "1.645× slower [...]"."""
     ci = row.get("speedup_ci") or {}
-    return factor_text(row.get("speedup"), ci.get("low"), ci.get("high"))
+    # the interval's own estimate (Hodges–Lehmann ratio, or the ratio of medians under the
+    # between-run model): an interval is printed beside what it is an interval of
+    estimate = ci.get("estimate") if ci.get("estimate") is not None else row.get("speedup")
+    return factor_text(estimate, ci.get("low"), ci.get("high"))
 
 
 def to_json(doc: dict[str, Any]) -> str:
@@ -121,7 +124,11 @@ def _legend(doc: dict[str, Any]) -> str:
     o = doc["options"]
     conf = "auto (highest level in 50%..99% that finds a difference)" \
         if o["confidence"] == "auto" else _pct(o["confidence"])
-    text = (f"NEW against BASE: median(BASE)/median(NEW) in words, with its interval. Unit: "
+    methods = {(r.get("speedup_ci") or {}).get("method") for r in doc["benchmarks"]}
+    what = ("Hodges–Lehmann ratio BASE/NEW (median of all pairwise ratios)"
+            if any(m and m.startswith("Hodges") for m in methods)
+            else "median(BASE)/median(NEW)")
+    text = (f"NEW against BASE: {what} in words, with its interval. Unit: "
             f"independent executions. Verdicts from the {o['verdict_by']} protocol, "
             f"two-sided, confidence {conf}, correction {o['correction']}")
     if o.get("threshold"):

@@ -56,6 +56,12 @@ class Sample:
     estimate: Estimate | None = None
     #: what one unit is, for the output
     unit_name: str = "values (one per execution)"
+    #: the values come from one invocation (one ``steadybench run``), so a comparison with
+    #: another invocation includes the variation between runs
+    #: (:mod:`steadybench.compare.between`)
+    one_invocation: bool = False
+    #: run-level values (each invocation's median) when a side holds several invocations
+    runs: np.ndarray | None = None
 
     @property
     def executions(self) -> np.ndarray:
@@ -220,7 +226,8 @@ def _from_results(path: Path, results: Results, metric: str | None = None) -> Sa
             # steadybench exec starts a process per run (as hyperfine does)
             samples.append(Sample(case.benchmark, np.asarray(values, dtype=float),
                                   case.implementation, dict(case.params), case.unit, None,
-                                  str(path), estimate, unit_name="runs (one process each)"))
+                                  str(path), estimate, unit_name="runs (one process each)",
+                                  one_invocation=True))
             continue
         if not case.processes:  # measured in one process: one execution
             if estimate is not None and estimate.ok:
@@ -234,7 +241,7 @@ def _from_results(path: Path, results: Results, metric: str | None = None) -> Sa
         samples.append(Sample(case.benchmark, np.asarray(values or [], dtype=float),
                               case.implementation, dict(case.params), case.unit,
                               np.asarray(processes, dtype=float), str(path), estimate,
-                              unit_name="executions"))
+                              unit_name="executions", one_invocation=True))
     return SampleSet(str(path), "steadybench", samples, environment=results.environment,
                      results=results, skipped=skipped)
 

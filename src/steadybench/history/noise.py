@@ -157,3 +157,38 @@ def history_noise_lookup(url: str | None, environment: dict[str, Any] | None,
         return cache[label]
 
     return lookup, None
+
+
+def run_noise_lookup(url: str | None, environment: dict[str, Any] | None,
+                     only_if_exists: bool = True) -> NoiseLookup | None:
+    """A function giving the spread between runs of a compared sample (by its label) on the
+    machine of ``environment``, learned from the records of the history (each record one run:
+    its median log-time, :func:`steadybench.compare.between.from_levels`); None when there is
+    no history to read. Feeds :attr:`steadybench.compare.protocol.CompareOptions.run_noise`."""
+    from ..compare.between import from_levels
+    from .backends import HistoryError, default_path
+    from .record import current_machine
+    from .regressions import _point_value
+    from .store import HistoryStore
+
+    if url is None and only_if_exists and not default_path().exists():
+        return None
+    try:
+        store = HistoryStore.open(url)
+    except HistoryError:
+        return None
+    machine = current_machine(environment) if environment else None
+    cache: dict[str, Any] = {}
+
+    def lookup(sample: Any) -> Any:
+        label = sample.label
+        if label not in cache:
+            try:
+                points = store.series(label, machine=machine)
+                cache[label] = from_levels([_point_value(p) for p in points],
+                                           f"{machine or 'this machine'} (history)")
+            except HistoryError:
+                cache[label] = None
+        return cache[label]
+
+    return lookup

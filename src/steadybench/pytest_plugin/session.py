@@ -182,7 +182,7 @@ class BenchmarkSession:
         from ..compare.protocol import FASTER, SLOWER, CompareOptions
         from ..fileio import atomic_write_text
         from ..history.baseline import baseline_samples, samples_of_results
-        from ..history.noise import history_noise_lookup
+        from ..history.noise import history_noise_lookup, run_noise_lookup
         from ..history.record import current_machine
 
         base = baseline_samples(ref, url, current_machine(results.environment))
@@ -191,7 +191,7 @@ class BenchmarkSession:
         if note:
             out.lines.append(note)
         opts = CompareOptions(confidence=self.confidence, threshold=self.threshold,
-                              noise=lookup)
+                              noise=lookup, run_noise=run_noise_lookup(url, results.environment))
         doc = compare_sets(base, new, opts)
         out.comparison = doc
         path = self.config.getoption("steadybench_markdown", None)

@@ -25,6 +25,8 @@ from statistics import NormalDist
 
 #: largest ν computed by the closed form; beyond, ``scipy.stats.t.ppf``
 CLOSED_FORM_MAX_DF = 4000
+#: below this tail probability the closed form's 1 − A(t) cancels: scipy is used
+TAIL_P = 1e-5
 
 
 def _two_sided_cdf(t: float, df: int) -> float:
@@ -66,6 +68,11 @@ def t_quantile(p: float, df: int) -> float:
     df = int(df)
     if p == 0.5:
         return 0.0
+    if min(p, 1.0 - p) < TAIL_P:
+        # 1 − p loses its digits (and rounds to 1 below 1e-17): scipy's tail-accurate ppf
+        from scipy import stats as sps
+
+        return float(sps.t.ppf(p, df))
     if p < 0.5:
         return -t_quantile(1.0 - p, df)
     if df > CLOSED_FORM_MAX_DF:

@@ -1,0 +1,202 @@
+"""The variation between invocations: comparing results taken at different times.
+
+Two separate ``steadybench run``\\ s of identical code differ by more than their executions'
+spread says: the machine shifts every execution of one invocation together (frequency, cache
+and memory placement, neighbours; Kalibera & Jones, "Rigorous benchmarking in reasonable time",
+ISMM 2013, call it the variation at the level of a run). So a run is a **random effect**:
+
+    ln(time of execution j of run r) = μ + u_r + e_rj,   u_r ~ (0, τ²),  e_rj ~ (0, σ²)
+
+and the log-ratio of two runs' medians, d = ln m_B − ln m_N, has variance
+se_B² + se_N² + 2τ², where se is the standard error of a run's log-median from its own
+executions (a seeded bootstrap, Efron & Tibshirani 1993 §6) and τ the run-to-run spread. The
+executions inside one run cannot estimate τ, so τ comes, in this order, from:
+
+1. **the data**: several invocations on each side — their run-level values (:func:`from_runs`,
+   Welch's test on them);
+2. **this machine's earlier runs** of the benchmark (the last-run store or the history): the
+   spread of consecutive run-level log-medians, 1.4826·MAD/√2 (robust to a real change among
+   them), which already holds a run's own se; the comparison then uses
+   max(2σ_L², se_B² + se_N²) (:func:`from_levels`);
+3. **a stated default floor**, :data:`DEFAULT_SIGMA` (1 % per run: the issue's measurements on
+   the development VM found 0.5–1 % per run, and a 95 % band of ±3.2–3.7 % between runs of
+   identical code).
+
+A drift probe measured during the run (``ab/probe.py``) was not used: it is not measured to
+predict a run's shift (``docs/comparison.md``).
+
+The test is Student's t on d/SE with Welch–Satterthwaite degrees of freedom over the three
+components (each se with n − 1, τ² with its own: ∞ for the floor, 0.37·(m − 1) for a MAD of m
+differences — the MAD's asymptotic efficiency at the normal, Huber 1981 §5.1); the interval
+exp(d ± t·SE) is the interval of median(BASE)/median(NEW), the figure printed beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+#: the stated default run-to-run spread (σ of ln time of a run's shift) when nothing is known
+DEFAULT_SIGMA = 0.01
+#: earlier run-level values needed before this machine's own spread replaces the floor
+MIN_RUNS = 5
+#: bootstrap resamples of a run's log-median (seeded: the result is reproducible)
+BOOTSTRAP = 2000
+BOOTSTRAP_SEED = 20251125
+#: the MAD's asymptotic efficiency at the normal (Huber 1981): its degrees of freedom per value
+MAD_EFFICIENCY = 0.37
+
+SOURCES = ("data", "history", "default")
+
+
+@dataclass(frozen=True)
+class RunNoise:
+    """How much separate invocations of the same code differ on this machine.
+
+    ``sigma`` is the standard deviation of a run-level ln(time) (for ``history``, the spread of
+    whole runs' log-medians; for ``default``, the floor on the shift alone); ``df`` its degrees
+    of freedom (inf for the floor); ``runs`` how many runs it was learned from."""
+
+    sigma: float
+    df: float
+    source: str
+    runs: int
+    where: str = "this machine"
+
+    @property
+    def band(self) -> float:
+        """The 95 % band of the ratio between two runs of identical code, as a fraction
+        (exp(1.96·√2·σ) − 1)."""
+        return math.expm1(1.959964 * math.sqrt(2.0) * self.sigma)
+
+    def describe(self) -> str:
+        """``between runs on this machine: ±1.8 %, from 14 earlier runs``."""
+        if self.source == "default":
+            return (f"between runs: ±{self.band:.1%} (95 %), the default floor: no earlier "
+                    "runs known here")
+        if self.source == "data":
+            return f"between runs: ±{self.band:.1%} (95 %), from the {self.runs} runs compared"
+        return (f"between runs on {self.where}: ±{self.band:.1%} (95 %), from {self.runs} "
+                "earlier runs")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "band": self.band, "text": self.describe()}
+
+
+DEFAULT = RunNoise(sigma=DEFAULT_SIGMA, df=math.inf, source="default", runs=0)
+
+
+def robust_spread(levels: Sequence[float]) -> float:
+    """1.4826·MAD of consecutive differences / √2: the spread of one value of a series whose
+    level may step now and then (each step spoils one difference, not the MAD)."""
+    diffs = np.diff(np.asarray(levels, dtype=float))
+    mad = float(np.median(np.abs(diffs - np.median(diffs))))
+    return 1.4826 * mad / math.sqrt(2.0)
+
+
+def from_levels(levels: Sequence[float], where: str = "this machine") -> RunNoise | None:
+    """The run-to-run spread from earlier runs' log-medians, oldest first; None with fewer than
+    :data:`MIN_RUNS` values."""
+    vals = [v for v in levels if math.isfinite(v)]
+    if len(vals) < MIN_RUNS:
+        return None
+    sigma = robust_spread(vals)
+    return RunNoise(sigma=sigma, df=max(1.0, MAD_EFFICIENCY * (len(vals) - 1)),
+                    source="history", runs=len(vals), where=where)
+
+
+def log_median_se(values: np.ndarray, seed: int = BOOTSTRAP_SEED) -> float:
+    """The bootstrap standard error of ln(median) of one run's executions."""
+    v = np.log(np.asarray(values, dtype=float))
+    n = v.size
+    if n < 2 or np.all(v == v[0]):
+        return 0.0
+    rng = np.random.default_rng(seed)
+    meds = np.median(v[rng.integers(0, n, size=(BOOTSTRAP, n))], axis=1)
+    return float(np.std(meds, ddof=1))
+
+
+@dataclass(frozen=True)
+class AcrossTime:
+    """The comparison of two runs under the random-effect model: d = ln m_B − ln m_N."""
+
+    difference: float
+    se: float
+    df: float
+    statistic: float
+    p_faster: float
+    p_slower: float
+    se_base: float
+    se_new: float
+    noise: RunNoise
+
+    @property
+    def p_two_sided(self) -> float:
+        return min(1.0, 2.0 * min(self.p_faster, self.p_slower))
+
+    def interval(self, confidence: float) -> tuple[float, float]:
+        """The interval of median(BASE)/median(NEW) at ``confidence``."""
+        from scipy import stats
+
+        q = float(stats.t.ppf(0.5 + confidence / 2.0, self.df))
+        return math.exp(self.difference - q * self.se), math.exp(self.difference + q * self.se)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"difference": self.difference, "se": self.se, "df": self.df,
+                "statistic": self.statistic, "p_faster": self.p_faster,
+                "p_slower": self.p_slower, "se_base": self.se_base, "se_new": self.se_new,
+                "noise": self.noise.to_dict()}
+
+
+def _satterthwaite(parts: Sequence[tuple[float, float]]) -> float:
+    """Welch–Satterthwaite degrees of freedom of a sum of variance components (var, df)."""
+    total = sum(v for v, _ in parts)
+    denom = sum(v * v / df for v, df in parts if v > 0 and math.isfinite(df) and df > 0)
+    if total <= 0:
+        return math.inf
+    return math.inf if denom == 0 else total * total / denom
+
+
+def _t_test(d: float, se: float, df: float, se_a: float, se_b: float,
+            noise: RunNoise) -> AcrossTime:
+    from scipy import stats
+
+    t = (math.inf if d > 0 else -math.inf if d < 0 else 0.0) if se == 0 else d / se
+    dist = stats.t(df) if math.isfinite(df) else stats.norm()
+    return AcrossTime(difference=d, se=se, df=df, statistic=t, p_faster=float(dist.sf(t)),
+                      p_slower=float(dist.cdf(t)), se_base=se_a, se_new=se_b, noise=noise)
+
+
+def across_time(base: np.ndarray, new: np.ndarray, noise: RunNoise) -> AcrossTime:
+    """Test median(BASE) = median(NEW) for one run on each side (module docs)."""
+    a, b = np.asarray(base, dtype=float), np.asarray(new, dtype=float)
+    d = math.log(float(np.median(a))) - math.log(float(np.median(b)))
+    se_a, se_b = log_median_se(a), log_median_se(b)
+    within = se_a ** 2 + se_b ** 2
+    if noise.source == "history":
+        between = max(2.0 * noise.sigma ** 2 - within, 0.0)
+    else:
+        between = 2.0 * noise.sigma ** 2
+    var = within + between
+    df = _satterthwaite([(se_a ** 2, a.size - 1), (se_b ** 2, b.size - 1),
+                         (between, noise.df)])
+    return _t_test(d, math.sqrt(var), df, se_a, se_b, noise)
+
+
+def from_runs(base_runs: Sequence[float], new_runs: Sequence[float]) -> AcrossTime:
+    """Several invocations on each side: Welch's test on their run-level ln(median)s
+    (``base_runs``/``new_runs`` are the runs' medians, at least 2 a side)."""
+    la, lb = np.log(np.asarray(base_runs, dtype=float)), np.log(np.asarray(new_runs, float))
+    if la.size < 2 or lb.size < 2:
+        raise ValueError("several invocations need at least 2 runs a side")
+    qa, qb = float(np.var(la, ddof=1)) / la.size, float(np.var(lb, ddof=1)) / lb.size
+    df = _satterthwaite([(qa, la.size - 1), (qb, lb.size - 1)])
+    pooled = math.sqrt((float(np.var(la, ddof=1)) + float(np.var(lb, ddof=1))) / 2.0)
+    noise = RunNoise(sigma=pooled, df=float(la.size + lb.size - 2), source="data",
+                     runs=int(la.size + lb.size), where="these runs")
+    d = float(np.mean(la) - np.mean(lb))
+    return _t_test(d, math.sqrt(qa + qb), df, math.sqrt(qa), math.sqrt(qb), noise)
