@@ -234,8 +234,11 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
 @click.option("--branch", default=None, help="Only records made on this branch.")
 @click.option("--confidence", default="0.95", show_default=True,
               help="Report a change only at this confidence (rank test between the segments).")
-@click.option("--min-change", default="0%", show_default=True,
-              help="Report a change only when it is at least this large (e.g. 5%).")
+@click.option("--min-change", default=None,
+              help="Report a change only when it is at least this large (e.g. 5%). Default: "
+                   "the thresholds of steadybench.toml (0% without one).")
+@click.option("--thresholds", "thresholds_path", type=click.Path(dir_okay=False), default=None,
+              help="Thresholds file (default: steadybench.toml at the top of the repository).")
 @click.option("--recent", type=click.IntRange(min=1, max=1_000_000), default=None,
               help="Only changes among the last N records of a series (for CI: 1 = this "
                    "record).")
@@ -244,8 +247,9 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Write the changes as JSON ('-' for stdout).")
 def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str | None,
-                    branch: str | None, confidence: str, min_change: str, recent: int | None,
-                    fail_on: str, json_path: str | None) -> int:
+                    branch: str | None, confidence: str, min_change: str | None,
+                    thresholds_path: str | None, recent: int | None, fail_on: str,
+                    json_path: str | None) -> int:
     """Change points in every benchmark's history (PELT via ruptures; docs/history.md): the
     commit range, the magnitude and the confidence of each."""
     from ..compare.protocol import gate_status
@@ -255,13 +259,22 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
 
     level = parse_fraction(confidence, "--confidence")
     assert level is not None
-    text = min_change.strip()
-    change = 0.0 if text in ("0", "0%") else float(parse_fraction(text, "--min-change") or 0.0)
+    from ..history.thresholds import PERCENT, Threshold, Thresholds, load_thresholds
+
+    if min_change is not None:
+        text = min_change.strip()
+        change = 0.0 if text in ("0", "0%") else float(parse_fraction(text, "--min-change")
+                                                        or 0.0)
+        rules = Thresholds(Threshold(PERCENT, change, "--min-change"))
+    else:
+        rules = load_thresholds(thresholds_path)
     with _open(url) as store:
-        found = regressions(store, list(benchmarks) or None, machine, branch, level, change)
+        found = regressions(store, list(benchmarks) or None, machine, branch, level, 0.0)
     changes = []
     for analysis in found:
         for c in analysis.changes:
+            if not rules.for_label(c.label).passes(c.before_median, c.after_median):
+                continue
             if recent is None or c.index >= analysis.points - recent:
                 changes.append(c)
     if json_path:
@@ -269,6 +282,7 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
                "series": [{"benchmark": a.label, "machine": a.machine, "points": a.points,
                            "sigma": a.sigma, "sigma_source": a.sigma_source, "note": a.note}
                           for a in found],
+               "thresholds": rules.to_dict(),
                "changes": [c.to_dict() for c in changes]}
         _emit(json.dumps(doc, indent=1) + "\n", json_path)
     if json_path != "-":
