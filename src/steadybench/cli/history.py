@@ -303,6 +303,57 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
     return gate_status((c.direction for c in changes), fail_on)
 
 
+@history_group.command("publish")
+@click.argument("directory", type=click.Path(file_okay=False))
+@url_option
+@click.option("--repo-url", default=None,
+              help="Link commits to this repository (https://github.com/OWNER/REPO, or a URL "
+                   "with {commit}); default: [dashboard] repository of steadybench.toml.")
+@click.option("--baseline", default=None,
+              help="Saved record name the index compares with (default: each series' first "
+                   "record).")
+@click.option("--confidence", default="0.95", show_default=True,
+              help="Show change points at this confidence (rank test between the segments).")
+@click.option("--thresholds", "thresholds_path", type=click.Path(dir_okay=False), default=None,
+              help="Thresholds file (default: steadybench.toml at the top of the repository).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1, max=256), default=None,
+              help="Processes finding change points (default: the CPUs available).")
+def publish_cmd(directory: str, url: str | None, repo_url: str | None, baseline: str | None,
+                confidence: str, thresholds_path: str | None, jobs: int | None) -> None:
+    """Write the history as a static site in DIRECTORY: an index of every benchmark, a page
+    per benchmark with its chart, and the open regressions. Works from file:// and from any
+    static host (GitHub Pages); nothing is fetched at view time (docs/dashboard.md)."""
+    import os
+    import time
+
+    from ..history.git import git_info
+    from ..history.publish.collect import collect
+    from ..history.publish.site import write_site
+    from ..history.thresholds import load_thresholds, repository_url
+    from .compare import parse_fraction
+
+    level = parse_fraction(confidence, "--confidence")
+    assert level is not None
+    rules = load_thresholds(thresholds_path)
+    link = repo_url or repository_url()
+    workers = jobs or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                       else os.cpu_count() or 1)
+    started = time.monotonic()
+    with _open(url) as store:
+        board = collect(store, rules, confidence=level, baseline=baseline,
+                        repository=git_info().toplevel, workers=workers,
+                        progress=lambda text: click.echo(f"publish: {text}", err=True))
+    if not board.pages:
+        from ..history.backends import HistoryError
+
+        raise HistoryError(f"history {board.where}: no benchmark recorded: nothing to publish")
+    out = write_site(board, directory, repository_url=link, baseline=baseline)
+    opened = sum(1 for s in board.series if s.open_change)
+    click.echo(f"wrote {out}/index.html: {len(board.pages)} benchmarks, {len(board.series)} "
+               f"series, {len(board.commits)} commits, {opened} open regression(s) "
+               f"({time.monotonic() - started:.1f} s)")
+
+
 @history_group.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @url_option
