@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,8 +126,11 @@ class LiveSteps:
     Measure`)."""
 
     def __init__(self, target: BisectTarget, good: Commit, settings: ABSettings,
-                 history: Any = None, progress: Any = None) -> None:
+                 history: Any = None, progress: Any = None,
+                 announce: Callable[[Commit], None] | None = None) -> None:
         self.target = target
+        #: called when a candidate is checked out and built, as its measuring starts
+        self.announce = announce
         self.good = good
         self.settings = settings
         #: an open :class:`~steadybench.history.store.HistoryStore`, or None
@@ -181,6 +185,8 @@ class LiveSteps:
         try:
             with worktrees([commit.sha], self.target.build, self.target.root) as (tree,):
                 good, candidate = self._variant("A", self._good_tree), self._variant("B", tree)
+                if self.announce is not None:
+                    self.announce(commit)
                 res = ABSession(good, candidate, settings, progress=self.progress).run()
         except BuildFailed as exc:
             return Step(commit, position, SKIP, reason=f"build failed: {exc.reason}")

@@ -172,13 +172,19 @@ def _history(opts: dict[str, Any], root: str) -> Any:
     return HistoryStore.open(opts["history_url"], cwd=root)
 
 
+def _announce(good: Any) -> Any:
+    def say(commit: Any) -> None:
+        click.echo(f"  measuring {commit.short} against {good.short}…", err=True)
+    return say
+
+
 def _one_step(target: Any, good: Any, head: Any, settings: Any, opts: dict[str, Any]) -> int:
     from ..ab.bisect import BAD, SKIP
     from ..ab.bisect_run import LiveSteps
 
     store = _history(opts, target.root)
     try:
-        with LiveSteps(target, good, settings, store) as live:
+        with LiveSteps(target, good, settings, store, announce=_announce(good)) as live:
             step = live(head, 1)
     finally:
         if store is not None:
@@ -204,7 +210,7 @@ def _search(target: Any, good: Any, commits: list[Any], settings: Any, overall: 
 
     store = _history(opts, target.root)
     try:
-        with LiveSteps(target, good, settings, store) as live:
+        with LiveSteps(target, good, settings, store, announce=_announce(good)) as live:
             result = bisect(good, commits, live, settings.confidence, on_step=shown)
     except KeyboardInterrupt:
         from . import Interrupted

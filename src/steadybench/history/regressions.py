@@ -115,10 +115,11 @@ class SeriesAnalysis:
 
 def _point_value(p: Point) -> float:
     """The median log-time of a record's executions (one slowed execution does not move it)."""
-    import numpy as np
+    import statistics
 
     logs = [math.log(v) for v in p.executions if v > 0]
-    return float(np.median(logs)) if logs else math.log(p.value)
+    # statistics.median: the same value as numpy's, without its overhead on a few numbers
+    return float(statistics.median(logs)) if logs else math.log(p.value)
 
 
 @functools.lru_cache(maxsize=64)
