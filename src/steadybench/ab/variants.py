@@ -90,6 +90,8 @@ class PythonVariant:
         self._task: Any = None
         self._merged: Any = None
         self._executions = 0
+        #: the git revision the file was checked out at (``--rev-a``/``--rev-b``, ``bisect``)
+        self.revision: str | None = None
 
     @property
     def description(self) -> str:
@@ -234,6 +236,22 @@ class CommandVariant:
         finally:
             self.runner.capture_stdout = saved
         return outcome.output if outcome.output is not None else f"<failed: {outcome.error}>"
+
+
+def worktree_variant(label: str, tree: Any, relative: str, selector: str | None,
+                     python: str | None = None, **options: Any) -> PythonVariant:
+    """The case ``relative``::``selector`` of a benchmark file as checked out in ``tree`` (a
+    :class:`~steadybench.ab.worktrees.Worktree`): its workers run in the worktree with its
+    ``src`` directory (when there is one) and its top level first on the path, so they import
+    that revision's code. ``python`` may be relative to the worktree (its own venv)."""
+    if python and not Path(python).is_absolute() and (Path(tree.path) / python).exists():
+        python = str(Path(tree.path) / python)
+    src = Path(tree.path) / "src"
+    extra = (str(src),) if src.is_dir() else ()
+    variant = PythonVariant(label, str(Path(tree.path) / relative), selector, python=python,
+                            cwd=tree.path, extra_path=(*extra, tree.path), **options)
+    variant.revision = f"{tree.revision} ({tree.commit[:12]})"
+    return variant
 
 
 def _interpreter(python: str) -> str:

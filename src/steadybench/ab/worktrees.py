@@ -19,6 +19,15 @@ from pathlib import Path
 from ..errors import ConfigurationError
 
 
+class BuildFailed(ConfigurationError):
+    """The build command failed in a revision's worktree; ``reason`` says how (``bisect``
+    skips such a commit, as ``git bisect`` does with exit status 125)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class Worktree:
     """One revision checked out: where, and which commit."""
@@ -37,6 +46,14 @@ def _git(args: list[str], cwd: str) -> str:
         last = (proc.stderr.strip().splitlines() or ["failed"])[-1]
         raise ConfigurationError(f"git {' '.join(args)}: {last}")
     return proc.stdout.strip()
+
+
+def repository_relative(path: str, root: str) -> str:
+    """``path`` relative to the repository's top level, where it is in every worktree."""
+    try:
+        return str(Path(path).resolve().relative_to(root))
+    except ValueError:
+        raise ConfigurationError(f"{path}: not inside the git repository {root}") from None
 
 
 def repository_root(start: str = ".") -> str:
@@ -61,9 +78,9 @@ def worktrees(revisions: list[str], build: str | None, root: str) -> Iterator[li
                                       text=True)
                 if proc.returncode != 0:
                     tail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:]
-                    raise ConfigurationError(
-                        f"--build failed for revision {rev} ({commit[:12]}) with status "
-                        f"{proc.returncode}" + (f": {tail[0]}" if tail else ""))
+                    reason = f"status {proc.returncode}" + (f": {tail[0]}" if tail else "")
+                    raise BuildFailed(f"--build failed for revision {rev} ({commit[:12]}) "
+                                      f"with {reason}", reason)
         yield made
     finally:
         for tree in made:

@@ -27,7 +27,7 @@ from ..errors import SteadybenchError
 
 #: modules of this package that define sub-commands, in the order ``--help`` lists them
 COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "ab", "report", "system",
-                   "edges", "timeit", "evaluate", "history", "worker")
+                   "edges", "timeit", "evaluate", "history", "bisect", "worker")
 
 #: what bare ``steadybench`` prints: the commands a new user starts with
 SHORT_USAGE = """usage: steadybench COMMAND [OPTIONS] [ARGS]...

@@ -54,38 +54,20 @@ def _variants(a: str, b: str | None, opts: dict[str, Any]) -> Iterator[tuple[Any
               "time_limit": limit, "confidence": opts["confidence"], "layout": opts["layout"]}
     revs = (opts["rev_a"], opts["rev_b"])
     if any(revs):
-        from pathlib import Path
-
-        from ..ab.worktrees import repository_root, worktrees
+        from ..ab.variants import worktree_variant
+        from ..ab.worktrees import repository_relative, repository_root, worktrees
 
         if not all(revs):
             raise ConfigurationError("give both --rev-a and --rev-b")
         root = repository_root()
-        rels = []
-        for target in (a, b):
-            path, name = _split_target(target)
-            try:
-                rel = Path(path).resolve().relative_to(root)
-            except ValueError:
-                raise ConfigurationError(f"{path}: not inside the git repository {root}") \
-                    from None
-            rels.append((str(rel), name))
+        targets = [_split_target(target) for target in (a, b)]
+        rels = [(repository_relative(path, root), name) for path, name in targets]
         with worktrees(list(revs), opts["build"], root) as trees:
-            made = []
-            for label, tree, (rel, name), py in zip("AB", trees, rels,
-                                                     (opts["python_a"], opts["python_b"]),
-                                                     strict=True):
-                python = py or opts["python"]
-                if python and not Path(python).is_absolute() and (Path(tree.path) /
-                                                                  python).exists():
-                    python = str(Path(tree.path) / python)
-                src = Path(tree.path) / "src"
-                extra = (str(src),) if src.is_dir() else ()
-                made.append(PythonVariant(label, str(Path(tree.path) / rel), name,
-                                          python=python, cwd=tree.path,
-                                          extra_path=(*extra, tree.path), **common))
-                made[-1].revision = f"{tree.revision} ({tree.commit[:12]})"
-            yield made[0], made[1]
+            yield tuple(worktree_variant(label, tree, rel, name,
+                                         py or opts["python"], **common)
+                        for label, tree, (rel, name), py in
+                        zip("AB", trees, rels, (opts["python_a"], opts["python_b"]),
+                            strict=True))
         return
     if opts["build"]:
         raise ConfigurationError("--build applies with --rev-a and --rev-b")

@@ -235,8 +235,11 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
 @click.option("--branch", default=None, help="Only records made on this branch.")
 @click.option("--confidence", default="0.95", show_default=True,
               help="Report a change only at this confidence (rank test between the segments).")
-@click.option("--min-change", default="0%", show_default=True,
-              help="Report a change only when it is at least this large (e.g. 5%).")
+@click.option("--min-change", default=None,
+              help="Report a change only when it is at least this large (e.g. 5%). Default: "
+                   "the thresholds of steadybench.toml (0% without one).")
+@click.option("--thresholds", "thresholds_path", type=click.Path(dir_okay=False), default=None,
+              help="Thresholds file (default: steadybench.toml at the top of the repository).")
 @click.option("--recent", type=click.IntRange(min=1, max=1_000_000), default=None,
               help="Only changes among the last N records of a series (for CI: 1 = this "
                    "record).")
@@ -245,8 +248,9 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Write the changes as JSON ('-' for stdout).")
 def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str | None,
-                    branch: str | None, confidence: str, min_change: str, recent: int | None,
-                    fail_on: str, json_path: str | None) -> int:
+                    branch: str | None, confidence: str, min_change: str | None,
+                    thresholds_path: str | None, recent: int | None, fail_on: str,
+                    json_path: str | None) -> int:
     """Change points in every benchmark's history (PELT via ruptures; docs/history.md): the
     commit range, the magnitude and the confidence of each."""
     from ..compare.protocol import gate_status
@@ -256,13 +260,22 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
 
     level = parse_fraction(confidence, "--confidence")
     assert level is not None
-    text = min_change.strip()
-    change = 0.0 if text in ("0", "0%") else float(parse_fraction(text, "--min-change") or 0.0)
+    from ..history.thresholds import PERCENT, Threshold, Thresholds, load_thresholds
+
+    if min_change is not None:
+        text = min_change.strip()
+        change = 0.0 if text in ("0", "0%") else float(parse_fraction(text, "--min-change")
+                                                        or 0.0)
+        rules = Thresholds(Threshold(PERCENT, change, "--min-change"))
+    else:
+        rules = load_thresholds(thresholds_path)
     with _open(url) as store:
-        found = regressions(store, list(benchmarks) or None, machine, branch, level, change)
+        found = regressions(store, list(benchmarks) or None, machine, branch, level, 0.0)
     changes = []
     for analysis in found:
         for c in analysis.changes:
+            if not rules.for_label(c.label).passes(c.before_median, c.after_median):
+                continue
             if recent is None or c.index >= analysis.points - recent:
                 changes.append(c)
     if json_path:
@@ -270,6 +283,7 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
                "series": [{"benchmark": a.label, "machine": a.machine, "points": a.points,
                            "sigma": a.sigma, "sigma_source": a.sigma_source, "note": a.note}
                           for a in found],
+               "thresholds": rules.to_dict(),
                "changes": [c.to_dict() for c in changes]}
         _emit(json.dumps(doc, indent=1) + "\n", json_path)
     if json_path != "-":
@@ -288,6 +302,57 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
                 f"(median {c.before_median:.4g} → {c.after_median:.4g} {c.unit}; "
                 f"{c.n_before} vs {c.n_after} executions)"))
     return gate_status((c.direction for c in changes), fail_on)
+
+
+@history_group.command("publish")
+@click.argument("directory", type=click.Path(file_okay=False))
+@url_option
+@click.option("--repo-url", default=None,
+              help="Link commits to this repository (https://github.com/OWNER/REPO, or a URL "
+                   "with {commit}); default: [dashboard] repository of steadybench.toml.")
+@click.option("--baseline", default=None,
+              help="Saved record name the index compares with (default: each series' first "
+                   "record).")
+@click.option("--confidence", default="0.95", show_default=True,
+              help="Show change points at this confidence (rank test between the segments).")
+@click.option("--thresholds", "thresholds_path", type=click.Path(dir_okay=False), default=None,
+              help="Thresholds file (default: steadybench.toml at the top of the repository).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1, max=256), default=None,
+              help="Processes finding change points (default: the CPUs available).")
+def publish_cmd(directory: str, url: str | None, repo_url: str | None, baseline: str | None,
+                confidence: str, thresholds_path: str | None, jobs: int | None) -> None:
+    """Write the history as a static site in DIRECTORY: an index of every benchmark, a page
+    per benchmark with its chart, and the open regressions. Works from file:// and from any
+    static host (GitHub Pages); nothing is fetched at view time (docs/dashboard.md)."""
+    import os
+    import time
+
+    from ..history.git import git_info
+    from ..history.publish.collect import collect
+    from ..history.publish.site import write_site
+    from ..history.thresholds import load_thresholds, repository_url
+    from .compare import parse_fraction
+
+    level = parse_fraction(confidence, "--confidence")
+    assert level is not None
+    rules = load_thresholds(thresholds_path)
+    link = repo_url or repository_url()
+    workers = jobs or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                       else os.cpu_count() or 1)
+    started = time.monotonic()
+    with _open(url) as store:
+        board = collect(store, rules, confidence=level, baseline=baseline,
+                        repository=git_info().toplevel, workers=workers,
+                        progress=lambda text: click.echo(f"publish: {text}", err=True))
+    if not board.pages:
+        from ..history.backends import HistoryError
+
+        raise HistoryError(f"history {board.where}: no benchmark recorded: nothing to publish")
+    out = write_site(board, directory, repository_url=link, baseline=baseline)
+    opened = sum(1 for s in board.series if s.open_change)
+    click.echo(f"wrote {out}/index.html: {len(board.pages)} benchmarks, {len(board.series)} "
+               f"series, {len(board.commits)} commits, {opened} open regression(s) "
+               f"({time.monotonic() - started:.1f} s)")
 
 
 @history_group.command("import")

@@ -14,17 +14,24 @@ from ..model.estimate import LEVEL_EXECUTIONS, LEVEL_RUNS, Estimate
 from ..model.results import CaseResult, Results
 
 
-def results_from_ab(res: Any, command: str | None = None) -> Results:
+def results_from_ab(res: Any, command: str | None = None,
+                    names: dict[str, str] | None = None) -> Results:
+    """``names``: the variants to keep and the benchmark name each is recorded under (``bisect``
+    records the candidate under the benchmark's own name); default both, named by their
+    descriptions."""
     from ..environment import capture_environment
     from ..stats.summary import across_executions
 
     confidence = res.settings.confidence
     cases = []
-    names = {label: str((res.variants.get(label) or {}).get("description") or label)
-             for label in ("A", "B")}
-    if names["A"] == names["B"]:  # the same code twice (an A/A check): keep them apart
-        names = {label: f"{name} ({label})" for label, name in names.items()}
+    if names is None:
+        names = {label: str((res.variants.get(label) or {}).get("description") or label)
+                 for label in ("A", "B")}
+        if names["A"] == names["B"]:  # the same code twice (an A/A check): keep them apart
+            names = {label: f"{name} ({label})" for label, name in names.items()}
     for label in ("A", "B"):
+        if label not in names:
+            continue
         info = res.variants.get(label) or {}
         name = names[label]
         values = [float(r.outcomes[label].value) for r in res.rounds

@@ -37,6 +37,7 @@ requires ``numpy<2``. ruptures is maintained, has wheels, and depends only on nu
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -114,10 +115,27 @@ class SeriesAnalysis:
 
 def _point_value(p: Point) -> float:
     """The median log-time of a record's executions (one slowed execution does not move it)."""
-    import numpy as np
+    import statistics
 
     logs = [math.log(v) for v in p.executions if v > 0]
-    return float(np.median(logs)) if logs else math.log(p.value)
+    # statistics.median: the same value as numpy's, without its overhead on a few numbers
+    return float(statistics.median(logs)) if logs else math.log(p.value)
+
+
+@functools.lru_cache(maxsize=64)
+def _mad_scale(composition: tuple[tuple[int, int], ...]) -> float:
+    """The expected pooled MAD of standard normal groups of these (size, count) pairs, by the
+    seeded simulation (the same composition always gives the same factor, so it is computed
+    once per composition: a dashboard analyses many series of the same shape)."""
+    import numpy as np
+
+    rng = np.random.default_rng(20240501)
+    reps = 400
+    parts = []
+    for k, count in composition:
+        z = rng.standard_normal((reps, count, k))
+        parts.append(np.abs(z - np.median(z, axis=2, keepdims=True)).reshape(reps, -1))
+    return float(np.mean(np.median(np.concatenate(parts, axis=1), axis=1)))
 
 
 def robust_sigma(groups: Sequence[Sequence[float]]) -> tuple[float, int] | None:
@@ -133,16 +151,17 @@ def robust_sigma(groups: Sequence[Sequence[float]]) -> tuple[float, int] | None:
     sizes = [len(g) for g in groups if len(g) >= 2]
     if not sizes:
         return None
-    deviations = np.concatenate([np.abs(np.asarray(g) - np.median(g)) for g in groups
-                                 if len(g) >= 2])
-    raw = float(np.median(deviations))
-    rng = np.random.default_rng(20240501)
-    reps = 400
-    parts = []
-    for k, count in zip(*np.unique(sizes, return_counts=True)):
-        z = rng.standard_normal((reps, int(count), int(k)))
-        parts.append(np.abs(z - np.median(z, axis=2, keepdims=True)).reshape(reps, -1))
-    scale = float(np.mean(np.median(np.concatenate(parts, axis=1), axis=1)))
+    by_size: dict[int, list[Sequence[float]]] = {}
+    for g in groups:
+        if len(g) >= 2:
+            by_size.setdefault(len(g), []).append(g)
+    deviations = []
+    for same in by_size.values():  # the groups of one size as rows: one median per row
+        rows = np.asarray(same, dtype=float)
+        deviations.append(np.abs(rows - np.median(rows, axis=1, keepdims=True)).ravel())
+    raw = float(np.median(np.concatenate(deviations)))
+    sizes_counts = np.unique(sizes, return_counts=True)
+    scale = _mad_scale(tuple((int(k), int(c)) for k, c in zip(*sizes_counts)))
     return raw / scale, int(sum(sizes))
 
 

@@ -236,3 +236,28 @@ class HistoryStore:
                                 row[7], row[8], float(row[9]), row[10], row[11], row[12],
                                 execs or (float(row[9]),)))
         return points
+
+    def every_series(self) -> dict[tuple[str, str], list[Point]]:
+        """Every benchmark's series on every machine, read in one pass (for the dashboard):
+        (label, machine) → points, oldest first (by record order)."""
+        out: dict[tuple[str, str], list[Point]] = {}
+        for row in self.db.execute(
+                "SELECT r.id, r.created, r.git_commit, r.git_branch, r.git_dirty, r.name, "
+                "r.machine, m.label, m.unit, m.value, m.ci_low, m.ci_high, m.level, "
+                "m.executions FROM measurements m JOIN records r ON r.id = m.record_id "
+                "WHERE m.value IS NOT NULL ORDER BY r.id"):
+            try:
+                execs = tuple(float(v) for v in json.loads(row[13] or "[]"))
+            except (TypeError, ValueError):
+                execs = ()
+            point = Point(int(row[0]), row[1], row[2], row[3],
+                          None if row[4] is None else bool(row[4]), row[5], row[6], row[7],
+                          row[8], float(row[9]), row[10], row[11], row[12],
+                          execs or (float(row[9]),))
+            out.setdefault((point.label, point.machine), []).append(point)
+        return out
+
+    def catalogue(self) -> dict[str, tuple[str, str, str]]:
+        """label → (benchmark, implementation, params): how each label is made."""
+        return {r[0]: (r[1], r[2], r[3]) for r in self.db.execute(
+            "SELECT DISTINCT label, benchmark, implementation, params FROM measurements")}

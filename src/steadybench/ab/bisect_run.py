@@ -1,0 +1,220 @@
+"""The live steps of ``steadybench bisect``: the commit range from git, each candidate checked out
+and built in its own worktree, measured against the good revision with ``ab``'s protocol, and
+recorded in the history.
+
+The good revision is checked out and built once, in a worktree kept for the whole search; each
+candidate gets a worktree of its own, removed after its step. The user's checkout, index and
+branches are never touched, and every worktree is removed on every exit path (Ctrl-C included:
+:func:`steadybench.ab.worktrees.worktrees`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ConfigurationError
+from .bisect import BAD, GOOD, SKIP, Commit, Step
+from .session import FAILED, ABResult, ABSession, ABSettings
+
+
+@dataclass(frozen=True)
+class BisectTarget:
+    """What is measured: a case of a benchmark file, where it lives in the repository, and how
+    each revision is prepared."""
+
+    root: str
+    #: the file, relative to the repository's top level
+    relative: str
+    selector: str | None
+    build: str | None = None
+    python: str | None = None
+    #: :class:`~steadybench.ab.variants.PythonVariant` options (execution time, warm-up...)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The name the steps are recorded under in the history: the case's name, or the file
+        when it holds one case."""
+        return self.selector or self.relative
+
+
+def _git(args: list[str], root: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, check=False)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["failed"])[-1]
+        raise ConfigurationError(f"git {' '.join(args)}: {last}")
+    return proc.stdout
+
+
+def resolve(rev: str, root: str) -> Commit:
+    """The commit a revision names, with its subject line."""
+    if not rev or rev.startswith("-"):
+        raise ConfigurationError(f"not a git revision: {rev!r}")
+    sha = _git(["rev-parse", "--verify", "-q", f"{rev}^{{commit}}"], root).strip()
+    return Commit(sha, _git(["show", "-s", "--format=%s", sha], root).strip())
+
+
+def commit_range(good: Commit, bad: Commit, root: str) -> list[Commit]:
+    """The commits after ``good`` up to ``bad`` (included), oldest first, on the ancestry path
+    between them; one clear line when ``good`` is not an ancestor of ``bad``."""
+    check = subprocess.run(["git", "merge-base", "--is-ancestor", good.sha, bad.sha], cwd=root,
+                           capture_output=True, check=False)
+    if check.returncode != 0:
+        raise ConfigurationError(f"the good revision {good.short} is not an ancestor of the bad "
+                                 f"revision {bad.short}")
+    out = _git(["log", "--reverse", "--ancestry-path", "--format=%H%x00%s",
+                f"{good.sha}..{bad.sha}"], root)
+    commits = []
+    for line in out.splitlines():
+        sha, _, subject = line.partition("\0")
+        if sha:
+            commits.append(Commit(sha, subject))
+    if not commits:
+        raise ConfigurationError(f"no commits between {good.short} and {bad.short}")
+    return commits
+
+
+def parse_range(text: str) -> tuple[str, str]:
+    """``BEFORE..AFTER`` as ``history regressions`` prints a change's commit range."""
+    before, sep, after = text.partition("..")
+    if not sep or not before or not after or after.startswith("."):
+        raise ConfigurationError(f"--range {text!r}: expected GOOD..BAD (as history regressions "
+                                 "prints a change point, e.g. 82dff01d1e..5759aee567)")
+    return before, after
+
+
+def change_of(res: ABResult) -> tuple[float | None, float | None, float | None]:
+    """time(candidate)/time(good) − 1 with its interval (the look's ratio is A/B)."""
+    look = res.look
+    if look is None or not look.estimate:
+        return None, None, None
+    low = 1.0 / look.high - 1.0 if look.high else None
+    high = 1.0 / look.low - 1.0 if look.low else None
+    return 1.0 / look.estimate - 1.0, low, high
+
+
+def judge(commit: Commit, position: int, verdict: str, change: float | None,
+          low: float | None, high: float | None, rounds: int, why: str,
+          threshold: float) -> Step:
+    """A step's verdict from the A/B verdict: slower is bad; faster or unchanged within the
+    threshold is good; undecided at the budget is judged by the estimate against the threshold
+    (the nearer side) and says so."""
+    if verdict == "slower":
+        return Step(commit, position, BAD, change, low, high, rounds, f"slower ({why})")
+    if verdict in ("faster", "equivalent"):
+        words = "faster" if verdict == "faster" else f"unchanged within ±{threshold:.1%}"
+        return Step(commit, position, GOOD, change, low, high, rounds, f"{words} ({why})")
+    if threshold > 0 and change is not None and change >= threshold:
+        return Step(commit, position, BAD, change, low, high, rounds,
+                    f"undecided ({why}): the estimate is above the midpoint "
+                    f"{threshold:+.1%}", decided=False)
+    where = (f"the estimate is below the midpoint {threshold:+.1%}" if threshold > 0
+             else "not found slower")
+    return Step(commit, position, GOOD, change, low, high, rounds, f"undecided ({why}): {where}",
+                decided=False)
+
+
+class LiveSteps:
+    """Runs the steps of one search, keeping the good revision's worktree open meanwhile. Use
+    as a context manager; calling it measures one candidate (:data:`steadybench.ab.bisect.
+    Measure`)."""
+
+    def __init__(self, target: BisectTarget, good: Commit, settings: ABSettings,
+                 history: Any = None, progress: Any = None,
+                 announce: Callable[[Commit], None] | None = None) -> None:
+        self.target = target
+        #: called when a candidate is checked out and built, as its measuring starts
+        self.announce = announce
+        self.good = good
+        self.settings = settings
+        #: an open :class:`~steadybench.history.store.HistoryStore`, or None
+        self.history = history
+        self.progress = progress
+        self._stack = contextlib.ExitStack()
+        self._good_tree: Any = None
+        #: records added to the history, per step
+        self.recorded: list[int] = []
+        #: the change of the first candidate found slower (the bad end): the midpoint of the
+        #: later steps is half of it
+        self.reference: float | None = None
+
+    def __enter__(self) -> LiveSteps:
+        from .worktrees import worktrees
+
+        try:
+            (self._good_tree,) = self._stack.enter_context(
+                worktrees([self.good.sha], self.target.build, self.target.root))
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    def _variant(self, label: str, tree: Any) -> Any:
+        from .variants import worktree_variant
+
+        variant = worktree_variant(label, tree, self.target.relative, self.target.selector,
+                                   self.target.python, **self.target.options)
+        variant.check()
+        return variant
+
+    def settings_now(self) -> ABSettings:
+        """The A/B settings of the next step. After the bad end was found slower by Δ, a
+        candidate is judged against the midpoint Δ/2 (or the threshold, when larger): "slower"
+        beyond it is bad, "unchanged within ±Δ/2" (equivalence) is good, each at the step's
+        confidence."""
+        from dataclasses import replace
+
+        if self.reference is None or self.reference <= 0:
+            return self.settings
+        return replace(self.settings, threshold=max(self.settings.threshold,
+                                                    self.reference / 2.0), equivalence=True)
+
+    def __call__(self, commit: Commit, position: int) -> Step:
+        from .worktrees import BuildFailed, worktrees
+
+        settings = self.settings_now()
+        try:
+            with worktrees([commit.sha], self.target.build, self.target.root) as (tree,):
+                good, candidate = self._variant("A", self._good_tree), self._variant("B", tree)
+                if self.announce is not None:
+                    self.announce(commit)
+                res = ABSession(good, candidate, settings, progress=self.progress).run()
+        except BuildFailed as exc:
+            return Step(commit, position, SKIP, reason=f"build failed: {exc.reason}")
+        if res.interim:
+            raise KeyboardInterrupt
+        if res.verdict == FAILED:
+            return Step(commit, position, SKIP, reason=f"could not be measured: {res.reason}")
+        change, low, high = change_of(res)
+        self._record(res, commit)
+        step = judge(commit, position, res.verdict, change, low, high, len(res.paired),
+                     res.reason, settings.threshold)
+        if self.reference is None and step.verdict == BAD:
+            self.reference = change
+        return step
+
+    def _record(self, res: ABResult, commit: Commit) -> None:
+        """Both sides in the history, each at its own commit, under the benchmark's name."""
+        if self.history is None:
+            return
+        from ..history.ab_record import results_from_ab
+        from ..history.git import GitInfo
+        from ..output.results_io import results_to_json
+
+        for side, sha in (("A", self.good.sha), ("B", commit.sha)):
+            data = json.loads(results_to_json(results_from_ab(
+                res, "steadybench bisect", names={side: self.target.label})))
+            if not data.get("benchmarks"):
+                continue
+            rec = self.history.add(data, name="bisect", command="steadybench bisect",
+                                   git=GitInfo(commit=sha, dirty=False), cwd=self.target.root)
+            self.recorded.append(int(rec.id))

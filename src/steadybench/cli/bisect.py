@@ -1,0 +1,280 @@
+"""``steadybench bisect``: find the commit that made a benchmark slower (docs/bisect.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, AB_MAX_ROUNDS, AB_MAX_TIME, LAYOUTS
+from ..errors import ConfigurationError
+from .common import writable_path
+
+#: ``git bisect run``'s exit statuses
+EXIT_GOOD, EXIT_BAD, EXIT_SKIP = 0, 1, 125
+
+
+def _percent(value: float | None) -> str:
+    return "?" if value is None else f"{value:+.1%}"
+
+
+def step_line(step: Any, total: int, number: int, bound: int) -> str:
+    """One step of the path: the candidate, its verdict and the change measured."""
+    head = (f"step {number}/≤{bound}: {step.commit.short} [{step.position}/{total}] "
+            f"{step.commit.subject[:50]!r}: {step.verdict}")
+    if step.verdict == "skip":
+        return f"{head} — {step.reason}"
+    return (f"{head} — {_percent(step.change)} [{_percent(step.low)}, {_percent(step.high)}], "
+            f"{step.reason}, {step.rounds} rounds")
+
+
+def _settings(opts: dict[str, Any], confidence: float, threshold: float) -> Any:
+    from ..ab.session import ABSettings
+
+    settings = ABSettings(confidence=confidence, threshold=threshold,
+                          max_rounds=opts["max_rounds"], min_rounds=opts["min_rounds"],
+                          max_time=opts["max_time"] or None, seed=opts["seed"])
+    settings.check()
+    return settings
+
+
+def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
+    """--threshold, else the project's percentage for this benchmark (steadybench.toml)."""
+    from ..history.thresholds import PERCENT, load_thresholds
+    from .compare import parse_fraction
+
+    if opts["threshold"] is not None:
+        return float(parse_fraction(opts["threshold"], "--threshold") or 0.0)
+    rule = load_thresholds(cwd=root).for_label(label)
+    if rule.kind != PERCENT:
+        click.echo(f"note: the threshold of {label} is in counts ({rule.text()}); bisect "
+                   "measures time and uses 0%", err=True)
+        return 0.0
+    return rule.value
+
+
+@click.command("bisect")
+@click.argument("target", metavar="FILE[::NAME]")
+@click.option("--good", default=None, help="A revision without the slowdown.")
+@click.option("--bad", default=None, help="A revision with it (default: HEAD).")
+@click.option("--range", "range_", metavar="GOOD..BAD", default=None,
+              help="The range as history regressions prints a change point "
+                   "(82dff01d1e..5759aee567), instead of --good/--bad.")
+@click.option("--build", default=None,
+              help="Shell command run in each revision's worktree before measuring; a failure "
+                   "skips the commit (git bisect's 125).")
+@click.option("--step", "step_mode", is_flag=True,
+              help="git bisect run mode: measure HEAD against --good once and exit 0 (good), "
+                   "1 (slower) or 125 (build failed): git bisect run steadybench bisect --step "
+                   "--good REV FILE::NAME.")
+@click.option("--steps", type=click.IntRange(min=1), default=None,
+              help="With --step: the number of steps the confidence is shared over (default: "
+                   "⌈log₂ n⌉ + 1 for the n commits of git bisect's range).")
+@click.option("--confidence", default="0.95", show_default=True,
+              help="Overall confidence: each step runs at 1 − (1 − confidence)/steps.")
+@click.option("--threshold", default=None,
+              help="A candidate is bad when slower beyond this (e.g. 2%); default: the "
+                   "benchmark's threshold in steadybench.toml, else 0.")
+@click.option("--max-rounds", type=click.IntRange(min=2), default=AB_MAX_ROUNDS,
+              show_default=True, help="Budget of each step: rounds.")
+@click.option("--max-time", type=float, default=AB_MAX_TIME, show_default=True,
+              help="Budget of each step: seconds of rounds (0: rounds only).")
+@click.option("--min-rounds", type=click.IntRange(min=2), default=None,
+              help="Rounds before a step's first look.")
+@click.option("--execution-time", type=float, default=AB_EXECUTION_TIME, show_default=True,
+              help="Seconds of sampling in each execution.")
+@click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Warm-up samples in each execution.")
+@click.option("--time-limit", type=float, default=120.0, show_default=True,
+              help="Hard limit in seconds for one execution.")
+@click.option("--layout", type=click.Choice(LAYOUTS), default=AB_LAYOUT, show_default=True,
+              help="Hidden factors of the executions (as ab --layout).")
+@click.option("--python", default=None,
+              help="Interpreter of the workers (a path, or relative to each worktree).")
+@click.option("--seed", type=int, default=None, help="Seed of the random order of rounds.")
+@click.option("--history-url", "history_url", metavar="URL", envvar="STEADYBENCH_HISTORY_URL",
+              default=None, help="History store the steps are recorded in (default: "
+                                 ".steadybench/history.sqlite of the repository).")
+@click.option("--no-history", is_flag=True, help="Do not record the steps.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
+              help="Write the path and the answer as JSON ('-' for stdout).")
+def bisect_cmd(target: str, **opts: Any) -> int:
+    """Find the first commit between a good and a bad revision that made FILE[::NAME] slower.
+
+    Each step measures a candidate against the good revision with ab's sequential protocol;
+    the confidence is shared over the at most ⌈log₂ n⌉ + 1 steps (Bonferroni). Exit status: 1
+    when a first slower commit is named, 0 when there is no regression (with --step: 0 good,
+    1 slower, 125 skipped). Records each step in the history.
+    """
+    from ..ab.bisect import max_steps, step_confidence
+    from ..ab.bisect_run import BisectTarget, parse_range, resolve
+    from ..ab.worktrees import repository_relative, repository_root
+    from .ab import _split_target
+    from .compare import parse_fraction
+
+    for name in ("execution_time", "time_limit"):
+        if not 0 < opts[name] < float("inf"):
+            raise ConfigurationError(f"--{name.replace('_', '-')} must be positive")
+    if opts["max_time"] < 0:
+        raise ConfigurationError("--max-time must be positive (0: rounds only)")
+    overall = parse_fraction(opts["confidence"], "--confidence")
+    assert overall is not None
+    if opts["range_"]:
+        if opts["good"] or opts["bad"]:
+            raise ConfigurationError("give --range or --good/--bad, not both")
+        opts["good"], opts["bad"] = parse_range(opts["range_"])
+    if not opts["good"]:
+        raise ConfigurationError("give --good REV (a revision without the slowdown) or --range")
+    root = repository_root()
+    path, selector = _split_target(target)
+    bisect_target = BisectTarget(
+        root, repository_relative(path, root), selector, opts["build"], opts["python"],
+        {"execution_time": opts["execution_time"], "warmup": opts["warmup"],
+         "time_limit": opts["time_limit"], "layout": opts["layout"]})
+    threshold = _threshold(opts, bisect_target.label, root)
+    good = resolve(opts["good"], root)
+    if opts["step_mode"]:
+        steps = opts["steps"] or _git_bisect_steps(good, root)
+        settings = _settings(opts, step_confidence(overall, steps), threshold)
+        return _one_step(bisect_target, good, resolve("HEAD", root), settings, opts)
+    from ..ab.bisect_run import commit_range
+
+    bad = resolve(opts["bad"] or "HEAD", root)
+    commits = commit_range(good, bad, root)
+    bound = max_steps(len(commits))
+    settings = _settings(opts, step_confidence(overall, bound), threshold)
+    click.echo(f"bisect: {len(commits)} commits after {good.short} (good) up to {bad.short} "
+               f"(bad); at most {bound} steps, each at {settings.confidence:.4%} "
+               f"({overall:.0%} overall, Bonferroni)")
+    return _search(bisect_target, good, commits, settings, overall, bound, opts)
+
+
+def _git_bisect_steps(good: Any, root: str) -> int:
+    """Steps of the search git bisect is running: ⌈log₂ n⌉ + 1 for its range (refs/bisect/bad
+    to the good revision), or 1 outside a git bisect."""
+    from ..ab.bisect import max_steps
+    from ..ab.bisect_run import commit_range, resolve
+
+    try:
+        bad = resolve("refs/bisect/bad", root)
+        return max_steps(len(commit_range(good, bad, root)))
+    except ConfigurationError:
+        return 1
+
+
+def _history(opts: dict[str, Any], root: str) -> Any:
+    if opts["no_history"]:
+        return None
+    from ..history.store import HistoryStore
+
+    return HistoryStore.open(opts["history_url"], cwd=root)
+
+
+def _announce(good: Any) -> Any:
+    def say(commit: Any) -> None:
+        click.echo(f"  measuring {commit.short} against {good.short}…", err=True)
+    return say
+
+
+def _one_step(target: Any, good: Any, head: Any, settings: Any, opts: dict[str, Any]) -> int:
+    from ..ab.bisect import BAD, SKIP
+    from ..ab.bisect_run import LiveSteps
+
+    store = _history(opts, target.root)
+    try:
+        with LiveSteps(target, good, settings, store, announce=_announce(good)) as live:
+            step = live(head, 1)
+    finally:
+        if store is not None:
+            store.close()
+    click.echo(step_line(step, 1, 1, 1).replace("step 1/≤1: ", "bisect step: "))
+    if opts["json_path"]:
+        _write_json(opts["json_path"], {"kind": "steadybench-bisect-step",
+                                        "good": good.sha, "step": _step_dict(step),
+                                        "step_confidence": settings.confidence})
+    return {BAD: EXIT_BAD, SKIP: EXIT_SKIP}.get(step.verdict, EXIT_GOOD)
+
+
+def _search(target: Any, good: Any, commits: list[Any], settings: Any, overall: float,
+            bound: int, opts: dict[str, Any]) -> int:
+    from ..ab.bisect import bisect
+    from ..ab.bisect_run import LiveSteps
+
+    taken: list[Any] = []
+
+    def shown(step: Any) -> None:
+        taken.append(step)
+        click.echo(step_line(step, len(commits), len(taken), bound))
+
+    store = _history(opts, target.root)
+    try:
+        with LiveSteps(target, good, settings, store, announce=_announce(good)) as live:
+            result = bisect(good, commits, live, settings.confidence, on_step=shown)
+    except KeyboardInterrupt:
+        from . import Interrupted
+
+        click.echo(f"bisect: interrupted after {len(taken)} step(s); the repository and its "
+                   "worktrees are as they were", err=True)
+        raise Interrupted() from None
+    finally:
+        if store is not None:
+            store.close()
+    for line in answer_lines(result, overall):
+        click.echo(line)
+    if opts["json_path"]:
+        _write_json(opts["json_path"], to_document(result, overall))
+    return EXIT_BAD if result.found else EXIT_GOOD
+
+
+def answer_lines(result: Any, overall: float) -> list[str]:
+    """The end of the output: the commit, its message, the change and the confidence."""
+    measured = sum(1 for s in result.steps if s.verdict != "skip")
+    confidence = (f"{result.overall_confidence:.1%} overall ({measured} steps at "
+                  f"{result.step_confidence:.4%} each, Bonferroni)")
+    if result.first_bad is not None:
+        ev = result.evidence
+        return [f"first slower commit: {result.first_bad.sha}",
+                f"  message: {result.first_bad.subject}",
+                f"  change: {_percent(ev.change)} [{_percent(ev.low)}, {_percent(ev.high)}] "
+                f"against {result.good.short}" if ev else "  change: —",
+                f"  confidence: {confidence}"]
+    if result.candidates:
+        return ["the first slower commit is one of (the others were skipped): "
+                + ", ".join(c.short for c in result.candidates), f"  confidence: {confidence}"]
+    last = result.steps[-1] if result.steps else None
+    measured_text = (f": {result.bad.short} measured {_percent(last.change)} "
+                     f"[{_percent(last.low)}, {_percent(last.high)}]") if last else ""
+    return [f"no regression between {result.good.short} and {result.bad.short}{measured_text}, "
+            f"at {result.step_confidence:.4%}"]
+
+
+def _step_dict(step: Any) -> dict[str, Any]:
+    return {"commit": step.commit.sha, "subject": step.commit.subject,
+            "position": step.position, "verdict": step.verdict, "change": step.change,
+            "low": step.low, "high": step.high, "rounds": step.rounds, "reason": step.reason}
+
+
+def to_document(result: Any, overall: float) -> dict[str, Any]:
+    return {"kind": "steadybench-bisect", "good": result.good.sha, "bad": result.bad.sha,
+            "commits": result.commits, "requested_confidence": overall,
+            "step_confidence": result.step_confidence,
+            "overall_confidence": result.overall_confidence,
+            "steps": [_step_dict(s) for s in result.steps],
+            "first_bad": result.first_bad.sha if result.first_bad else None,
+            "first_bad_subject": result.first_bad.subject if result.first_bad else None,
+            "candidates": [c.sha for c in result.candidates]}
+
+
+def _write_json(path: str, doc: dict[str, Any]) -> None:
+    from ..fileio import atomic_write_text
+
+    text = json.dumps(doc, indent=1) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(path, text)
+
+
+commands = [bisect_cmd]

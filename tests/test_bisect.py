@@ -1,0 +1,237 @@
+"""``steadybench bisect``: the search (with a simulated measure: every first-bad position, skips,
+the step bound and the Bonferroni confidence), and live on a generated git repository of 40
+commits whose benchmark slows down by 6 % at commit 27 (its loop count lives in a file)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from steadybench.ab.bisect import (
+    BAD,
+    GOOD,
+    SKIP,
+    Commit,
+    Step,
+    bisect,
+    max_steps,
+    step_confidence,
+)
+from steadybench.ab.bisect_run import judge, parse_range
+from steadybench.cli import main
+from steadybench.errors import ConfigurationError
+
+COMMITS = [Commit(f"{i:040x}", f"commit {i}") for i in range(2, 41)]  # after the good commit 1
+GOOD_COMMIT = Commit(f"{1:040x}", "commit 1")
+
+
+def fake(first_bad: int | None, skip: frozenset[int] = frozenset()):
+    """A measure that calls commit number >= first_bad slower, and skips those in ``skip``."""
+    calls: list[int] = []
+
+    def measure(commit: Commit, position: int) -> Step:
+        number = int(commit.subject.split()[1])
+        calls.append(number)
+        if number in skip:
+            return Step(commit, position, SKIP, reason="build failed: status 3")
+        bad = first_bad is not None and number >= first_bad
+        return Step(commit, position, BAD if bad else GOOD, 0.06 if bad else 0.0)
+    return measure, calls
+
+
+@pytest.mark.parametrize("first_bad", range(2, 41))
+def test_every_first_bad_commit_is_found_within_the_bound(first_bad):
+    measure, calls = fake(first_bad)
+    result = bisect(GOOD_COMMIT, COMMITS, measure, 0.99)
+    assert result.first_bad is not None
+    assert result.first_bad.subject == f"commit {first_bad}"
+    assert len(result.steps) <= max_steps(len(COMMITS)) == 7
+    assert calls[0] == 40  # the bad end is confirmed first
+    assert result.evidence is not None and result.evidence.commit == result.first_bad
+
+
+def test_no_regression_stops_after_the_bad_end():
+    measure, calls = fake(None)
+    result = bisect(GOOD_COMMIT, COMMITS, measure, 0.99)
+    assert not result.found and not result.candidates and calls == [40]
+
+
+def test_skipped_commits_are_stepped_around_or_named():
+    measure, calls = fake(27, skip=frozenset({20, 25}))
+    result = bisect(GOOD_COMMIT, COMMITS, measure, 0.99)
+    assert result.first_bad.subject == "commit 27"
+    assert calls[1] == 20 and calls[2] in (19, 21)  # tried, skipped, stepped around
+    # the only commit before the first bad one cannot be built: two candidates remain
+    measure, _ = fake(27, skip=frozenset({26}))
+    short = [c for c in COMMITS if 25 <= int(c.subject.split()[1]) <= 28]
+    result = bisect(COMMITS[22], short[1:], measure, 0.99)  # good = commit 24
+    assert not result.found
+    assert [c.subject for c in result.candidates] == ["commit 26", "commit 27"]
+
+
+def test_the_confidence_is_shared_over_the_steps():
+    assert max_steps(39) == 7 and max_steps(1) == 1 and max_steps(2) == 2
+    level = step_confidence(0.95, 7)
+    assert level == pytest.approx(1 - 0.05 / 7)
+    measure, _ = fake(27)
+    result = bisect(GOOD_COMMIT, COMMITS, measure, level)
+    measured = len(result.steps)
+    assert result.overall_confidence == pytest.approx(1 - measured * 0.05 / 7)
+    assert result.overall_confidence >= 0.95
+
+
+def test_an_undecided_step_is_judged_by_the_midpoint_and_says_so():
+    c = COMMITS[0]
+    assert judge(c, 1, "slower", 0.06, 0.03, 0.09, 12, "decided", 0.03).verdict == BAD
+    assert judge(c, 1, "equivalent", 0.0, -0.01, 0.01, 12, "decided", 0.03).verdict == GOOD
+    above = judge(c, 1, "no difference", 0.04, -0.02, 0.10, 40, "budget", 0.03)
+    below = judge(c, 1, "no difference", 0.01, -0.05, 0.07, 40, "budget", 0.03)
+    assert above.verdict == BAD and not above.decided and "above the midpoint" in above.reason
+    assert below.verdict == GOOD and not below.decided
+    # without a midpoint (the bad end itself) undecided is not a regression
+    assert judge(c, 1, "no difference", 0.05, -0.02, 0.1, 40, "budget", 0.0).verdict == GOOD
+
+
+def test_a_range_as_history_regressions_prints_it():
+    assert parse_range("82dff01d1e..5759aee567") == ("82dff01d1e", "5759aee567")
+    for bad in ("82dff01d1e", "..x", "a...b", "a.."):
+        with pytest.raises(ConfigurationError):
+            parse_range(bad)
+
+
+# ---------------------------------------------------------------- live, on a generated repository
+BENCH = '''import steadybench
+from pathlib import Path
+
+LOOPS = int((Path(__file__).parent / "loops.txt").read_text())
+
+
+@steadybench.benchmark
+def loop():
+    def run():
+        total = 0
+        for i in range(LOOPS):
+            total += i
+        return total
+    return run
+'''
+
+
+def make_repo(path: Path, slow_at: int | None, commits: int = 40) -> Path:
+    """``commits`` commits; from commit ``slow_at`` on the loop runs 6 % more iterations."""
+    path.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=path,
+                       check=True, capture_output=True)
+
+    (path / "bench.py").write_text(BENCH)
+    git("init", "-q")
+    for i in range(1, commits + 1):
+        loops = 21200 if slow_at is not None and i >= slow_at else 20000
+        (path / "loops.txt").write_text(f"{loops}\n")
+        (path / "log.txt").write_text(f"commit {i}\n")
+        git("add", "-A")
+        git("commit", "-qm", f"commit {i}" + (": a loop 6% longer" if i == slow_at else ""))
+    return path
+
+
+def _state(repo: Path) -> tuple[str, str, str]:
+    def out(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True).stdout
+    return out("worktree", "list"), out("status", "--porcelain"), out("rev-parse", "HEAD")
+
+
+LIVE = ["--execution-time", "0.01", "--max-time", "8", "--max-rounds", "200", "--seed", "1"]
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@needs_git
+def test_bisect_names_commit_27_in_at_most_7_steps(tmp_path, monkeypatch, capsys):
+    repo = make_repo(tmp_path / "repo", slow_at=27)
+    before = _state(repo)
+    monkeypatch.chdir(repo)
+    history = tmp_path / "h.sqlite"
+    out = tmp_path / "bisect.json"
+    code = main(["bisect", "--good", "HEAD~39", "--bad", "HEAD", "bench.py::loop", *LIVE,
+                 "--history-url", str(history), "--json", str(out)])
+    text = capsys.readouterr().out
+    doc = json.loads(out.read_text())
+    assert code == 1, text
+    assert doc["first_bad_subject"] == "commit 27: a loop 6% longer", text
+    assert len(doc["steps"]) <= 7
+    assert doc["overall_confidence"] >= 0.95
+    assert "first slower commit:" in text and "message: commit 27" in text
+    assert _state(repo) == before  # worktrees removed, checkout untouched
+    # every step is in the history: the candidate at its commit, the good side at the good one
+    listed = main(["history", "list", "--history-url", str(history), "--json",
+                   str(tmp_path / "list.json")])
+    assert listed == 0
+    records = json.loads((tmp_path / "list.json").read_text())
+    assert len(records) == 2 * len(doc["steps"])
+    assert {r["commit"] for r in records} >= {s["commit"] for s in doc["steps"]}
+
+
+@needs_git
+def test_nothing_changed_ends_with_no_regression(tmp_path, monkeypatch, capsys):
+    repo = make_repo(tmp_path / "repo", slow_at=None, commits=6)
+    monkeypatch.chdir(repo)
+    code = main(["bisect", "--range", "HEAD~5..HEAD", "bench.py::loop", *LIVE, "--no-history"])
+    text = capsys.readouterr().out
+    assert code == 0
+    assert "no regression between" in text and "first slower commit" not in text
+
+
+@needs_git
+def test_git_bisect_run_step_mode_and_build_failures(tmp_path, monkeypatch, capsys):
+    repo = make_repo(tmp_path / "repo", slow_at=None, commits=3)
+    monkeypatch.chdir(repo)
+    # the candidate does not build: git's 125, with the reason
+    (repo / "build.sh").write_text('test "$(cat log.txt)" = "commit 1" || '
+                                   '{ echo "no compiler here" >&2; exit 3; }\n')
+    code = main(["bisect", "--step", "--good", "HEAD~2", "bench.py::loop", *LIVE,
+                 "--build", f"sh {repo / 'build.sh'}", "--no-history"])
+    text = capsys.readouterr().out
+    assert code == 125
+    assert "build failed: status 3: no compiler here" in text
+    assert _state(repo)[0].count("\n") == 1
+    # bad input: one line, status 2
+    assert main(["bisect", "bench.py::loop", "--no-history"]) == 2
+    assert "--good" in capsys.readouterr().err
+    assert main(["bisect", "--good", "nosuchrev", "bench.py::loop", "--no-history"]) == 2
+    assert main(["bisect", "--good", "HEAD", "--bad", "HEAD~1", "bench.py::loop",
+                 "--no-history"]) == 2
+    assert "not an ancestor" in capsys.readouterr().err
+
+
+@needs_git
+def test_ctrl_c_leaves_the_repository_and_worktrees_as_they_were(tmp_path):
+    repo = make_repo(tmp_path / "repo", slow_at=3, commits=4)
+    before = _state(repo)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "steadybench", "bisect", "--good", "HEAD~3",
+                             "bench.py::loop", "--execution-time", "0.01", "--max-time", "60",
+                             "--max-rounds", "5000", "--no-history"], cwd=repo, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:  # ready: a candidate's worktree exists and it is measuring
+            if "measuring" in line:
+                break
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "the repository and its worktrees are as they were" in err
+    assert _state(repo) == before
+    assert list(scratch.iterdir()) == []  # the worktrees' temporary folders are gone
