@@ -1,0 +1,321 @@
+"""A Python case counted: the count per call from a line over call counts, per layout.
+
+For each of K layouts (:mod:`.layout`) the case's process (:mod:`.child`) is counted at
+``n, 2n, …, P·n`` calls (P = :attr:`CountSettings.points`, default 3) and a line fitted
+(:mod:`.fit`): the slope is the count per call, the intercept the interpreter's start-up, the
+imports, the set-up and the harness. ``n`` comes from a native run of the case that also fills
+the bytecode caches: enough calls for :data:`CALL_BUDGET_S` seconds natively (at least 1), so
+the calls are a measurable part of each process without making valgrind's run long.
+
+The headline is the median of the K layouts' slopes; with one layout its interval is the fit's
+(of zero width when the points lie exactly on a line), with several it spans the layouts'
+slopes (how much the count depends on the layout). :class:`CountRunner` puts this behind the
+interface the :class:`~steadybench.manager.Manager` expects of a runner, so ``run``, the
+pytest plugin and the Python API get counts by choosing this runner.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigurationError, MeasurementError
+from ..model.estimate import LEVEL_EXECUTIONS, LEVEL_RUNS, Estimate
+from ..model.implementation import Implementation
+from ..model.parameters import Parameters
+from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
+from ..programs.process import excerpt
+from .backend import (
+    COUNT_MEASURES,
+    NOT_TIME,
+    CountedExecution,
+    count_process,
+    make_identity,
+    python_identity,
+)
+from .child import PREFIX, USER_ERROR_STATUS
+from .fit import CountFit, fit_counts
+from .valgrind import CountFailure, Valgrind, find_valgrind
+
+#: seconds of calls, natively, in the smallest counted process
+CALL_BUDGET_S = 0.01
+#: the smallest count at most (a call this cheap is counted 200,000 times)
+MAX_CALLS = 200_000
+
+
+@dataclass(frozen=True)
+class CountSettings:
+    """How a case is counted. ``calls`` fixes ``n`` (None: from the native run)."""
+
+    measure: str = "instructions"
+    layouts: int = 1
+    points: int = 3
+    calls: int | None = None
+    time_limit: float = 600.0
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        if self.measure not in COUNT_MEASURES:
+            raise ConfigurationError(f"not a count measure: {self.measure!r}")
+        if self.points < 2:
+            raise ConfigurationError("a count per call needs at least 2 call counts (points)")
+        if self.layouts < 1:
+            raise ConfigurationError("at least one layout")
+
+
+def _task_bytes(implementation: Implementation, params: Parameters, benchmark: str,
+                select: tuple[str, str | None] | None = None) -> bytes:
+    from ..runner.worker import WorkerTask
+
+    task = WorkerTask(benchmark=benchmark, params=params, runner=b"", meters=b"",
+                      sys_path=list(sys.path), cwd=os.getcwd(), select=select)
+    if select is None and implementation.origin is not None:
+        task.origin = implementation.origin
+    elif select is None:
+        try:
+            task.implementation = pickle.dumps(implementation)
+        except Exception as exc:
+            raise ConfigurationError(
+                f"{implementation.name}: counting runs the code in a fresh interpreter, which "
+                "needs code it can import (a benchmark file, or a function defined at module "
+                f"level); this one cannot be sent ({type(exc).__name__}: {exc})") from None
+    return pickle.dumps(task)
+
+
+def _user_error(stderr: str) -> str | None:
+    for line in stderr.splitlines():
+        if line.startswith(PREFIX):
+            return line[len(PREFIX):].strip()
+    return None
+
+
+def calibrate(python: str, task_file: str, timeout: float, label: str) -> float:
+    """Seconds per call, from a native run of the case (which also warms bytecode caches)."""
+    try:
+        proc = subprocess.run([python, "-m", "steadybench.counts.child", task_file, "calibrate"],
+                              capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise CountFailure(f"{label}: did not finish within {timeout:g} s natively (killed)",
+                           "hang") from None
+    except OSError as exc:
+        raise CountFailure(f"{label}: {python} cannot be started ({exc.strerror or exc})",
+                           "start") from None
+    _check_child(proc.returncode, proc.stderr, task_file, label)
+    for line in proc.stdout.splitlines():
+        if line.startswith("per_call:"):
+            return float(line.split(":", 1)[1])
+    raise CountFailure(f"{label}: the case's process printed no timing", "output")
+
+
+def _check_child(code: int, stderr: str, task_file: str, label: str) -> None:
+    said = _user_error(stderr)
+    if code == USER_ERROR_STATUS and said:
+        raise CountFailure(f"{label}: {said}", "exit")
+    if code < 0:
+        raise CountFailure(f"{label}: crashed (signal {-code})", "crash")
+    if code != 0:
+        raise CountFailure(f"{label}: exited with status {code}"
+                           + (f": {excerpt(stderr)}" if excerpt(stderr) else ""), "exit")
+    if not os.path.exists(task_file + ".done"):
+        raise CountFailure(f"{label}: the process ended before the calls finished (the code "
+                           "left it early, e.g. with os._exit)", "exit")
+    os.unlink(task_file + ".done")
+
+
+@dataclass(frozen=True)
+class LayoutCount:
+    """One layout's counted processes and their line."""
+
+    executions: tuple[CountedExecution, ...]
+    fit: CountFit
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"layout": self.executions[0].layout.to_dict(), "fit": self.fit.to_dict(),
+                "raw": [e.counts.to_dict() for e in self.executions]}
+
+
+def count_python_case(implementation: Implementation, params: Parameters, benchmark: str,
+                      settings: CountSettings, valgrind: Valgrind | None = None,
+                      python: str | None = None, select: tuple[str, str | None] | None = None,
+                      progress: Callable[[str], None] | None = None,
+                      ) -> tuple[list[LayoutCount], dict[str, Any]]:
+    """Count the case; the layouts' counts and the record of how (``identity``, ``calls``).
+    Raises :class:`~.valgrind.CountFailure` (or ValgrindMissing) when it cannot."""
+    valgrind = valgrind or find_valgrind()
+    python = python or sys.executable
+    label = benchmark if implementation.name in (benchmark, "") else (
+        f"{benchmark} {implementation.name}")
+    work = tempfile.mkdtemp(prefix="sb-count-")
+    try:
+        task_file = os.path.join(work, "task.pickle")
+        with open(task_file, "wb") as f:
+            f.write(_task_bytes(implementation, params, benchmark, select))
+        n = settings.calls
+        per_call = calibrate(python, task_file, settings.time_limit, label)
+        if n is None:
+            n = max(1, min(MAX_CALLS, math.ceil(CALL_BUDGET_S / max(per_call, 1e-9))))
+        calls = [n * k for k in range(1, settings.points + 1)]
+        layouts = []
+        for index in range(settings.layouts):
+            done = []
+            for count in calls:
+                if progress:
+                    progress(f"layout {index + 1}/{settings.layouts}, {count} calls")
+                got = count_process(valgrind, [python, "-m", "steadybench.counts.child",
+                                               task_file, str(count)],
+                                    settings.measure, index, timeout=settings.time_limit,
+                                    label=label, workdir=work)
+                _check_done(task_file, label)
+                done.append(got)
+            fit = fit_counts(calls, [e.value for e in done], settings.confidence)
+            layouts.append(LayoutCount(tuple(done), fit))
+        record = {"measure": settings.measure, "calls": calls, "per_call_native_s": per_call,
+                  "identity": make_identity(settings.measure, valgrind,
+                                            python_identity(python)).to_dict(),
+                  "layouts": [lc.to_dict() for lc in layouts], "note": NOT_TIME}
+        return layouts, record
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _check_done(task_file: str, label: str) -> None:
+    if not os.path.exists(task_file + ".done"):
+        raise CountFailure(f"{label}: the process ended before the calls finished (the code "
+                           "left it early, e.g. with os._exit)", "exit")
+    os.unlink(task_file + ".done")
+
+
+def count_estimate(unit: str, slopes: Sequence[float], fits: Sequence[CountFit],
+                   confidence: float, n_runs: int, what: str = "call",
+                   fields: dict[str, Any] | None = None) -> Estimate:
+    """The case's headline from its layouts' slopes."""
+    figures = dict(fields or {})
+    figures["intercept"] = statistics.median(f.intercept for f in fits)
+    figures["worst_residual_share"] = max(f.worst for f in fits)
+    figures["per"] = what
+    figures["note"] = NOT_TIME
+    value = statistics.median(slopes)
+    if len(slopes) >= 2:
+        mean = statistics.fmean(slopes)
+        cov = statistics.stdev(slopes) / mean if mean else None
+        figures["execution_values"] = list(slopes)
+        figures["interval_scope"] = f"the range of {len(slopes)} layouts' counts"
+        return Estimate(value, min(slopes), max(slopes), None, unit, "count",
+                        f"median of layouts' count per {what}", LEVEL_EXECUTIONS, len(slopes),
+                        n_runs, None, cov, figures)
+    low, high = fits[0].slope_ci
+    figures["interval_scope"] = "the line fit over call counts (one layout)"
+    return Estimate(value, low, high, confidence, unit, "count",
+                    f"count per {what} (slope over {what} counts)", LEVEL_RUNS, 1, n_runs,
+                    None, None, figures)
+
+
+class CountMethod:
+    """The method slot of a counting runner: it builds the case's :class:`Estimate` from the
+    slopes the runner recorded (what :func:`~steadybench.processors.base.finalize_case` calls)."""
+
+    name = "count"
+
+    def __init__(self, settings: CountSettings) -> None:
+        self.settings = settings
+
+    def options(self) -> dict[str, Any]:
+        s = self.settings
+        return {"measure": s.measure, "layouts": s.layouts, "points": s.points, "calls": s.calls}
+
+    def finish(self, case: CaseResult) -> None:
+        record = case.extra.get("counts")
+        if not record or not record.get("layouts"):
+            case.estimate = Estimate(None, unit=case.unit, method=self.name,
+                                     error="; ".join(case.errors) or "no counts")
+            return
+        fits = [CountFit(tuple(lc["fit"]["calls"]), tuple(lc["fit"]["counts"]),
+                         lc["fit"]["slope"], lc["fit"]["intercept"],
+                         tuple(lc["fit"]["slope_ci"]), tuple(lc["fit"]["residuals"]),
+                         lc["fit"]["worst_residual_share"], lc["fit"]["on_line"])
+                for lc in record["layouts"]]
+        case.estimate = count_estimate(case.unit, [f.slope for f in fits], fits,
+                                       self.settings.confidence, case.n, record.get("per", "call"))
+
+
+def fill_case(case: CaseResult, layouts: Sequence[LayoutCount], record: dict[str, Any],
+              what: str = "call") -> None:
+    """Record the layouts' slopes as the case's runs, and the record in ``extra["counts"]``."""
+    unit = record["measure"]
+    case.unit = unit
+    case.units[PRIMARY_METRIC] = unit
+    record["per"] = what
+    for lc in layouts:
+        case.add_run(RUN_OK, {PRIMARY_METRIC: lc.fit.slope})
+        case.accumulate({PRIMARY_METRIC: lc.fit.slope})
+    if len(layouts) >= 2:
+        case.processes = [{"value": lc.fit.slope, "index": i,
+                           "hash_seed": lc.executions[0].layout.hash_seed,
+                           "env_pad": lc.executions[0].layout.env_bytes,
+                           "aslr_off": lc.executions[0].layout.aslr_off}
+                          for i, lc in enumerate(layouts)]
+    case.extra["counts"] = record
+    for lc in layouts:
+        warning = lc.fit.warning(what)
+        if warning and warning not in case.warnings:
+            case.warnings.append(warning)
+    case.stop_reason = f"counted at {', '.join(str(c) for c in layouts[0].fit.calls)} {what}s"
+
+
+class CountRunner:
+    """A runner that counts instead of timing (the shape of
+    :class:`~steadybench.runner.runner.Runner` the manager uses: ``execute``, ``new_case``,
+    ``method``, ``last_case``, ``confidence``)."""
+
+    keep_samples = True
+
+    def __init__(self, settings: CountSettings, python: str | None = None) -> None:
+        self.settings = settings
+        self.method = CountMethod(settings)
+        self.python = python
+        self.confidence = settings.confidence
+        self.last_case: CaseResult | None = None
+        self.processes = settings.layouts
+        self._valgrind: Valgrind | None = None
+        #: the clock the environment record describes (counts read none)
+        from ..clocks import get_clock
+
+        self.clock = get_clock()
+
+    def add_action(self, stage: Any, action: Any) -> None:
+        raise ConfigurationError("machine presets and actions do not apply to counts (a count "
+                                 "does not depend on the machine's state); drop --preset")
+
+    def new_case(self, implementation: Implementation, params: Parameters,
+                 benchmark: str | None = None) -> CaseResult:
+        return CaseResult(benchmark=benchmark or implementation.name,
+                          implementation=implementation.name, params=params.to_dict(),
+                          unit=self.settings.measure, method=self.method.name)
+
+    def execute(self, implementation: Implementation, params: Parameters, meters: Any = (),
+                benchmark: str | None = None, progress: Any = None) -> CaseResult:
+        """Count one case; a failure is one line in ``case.errors`` (the other cases go on),
+        except a missing valgrind, which ends the command (exit 2)."""
+        case = self.new_case(implementation, params, benchmark)
+        self.last_case = case
+        if self._valgrind is None:
+            self._valgrind = find_valgrind()
+        try:
+            layouts, record = count_python_case(implementation, params, case.benchmark,
+                                                self.settings, self._valgrind, self.python)
+        except (CountFailure, MeasurementError) as exc:
+            case.errors.append(str(exc))
+            case.stop_reason = "count failed"
+            return case
+        fill_case(case, layouts, record)
+        return case
