@@ -46,10 +46,12 @@ from .child import PREFIX, USER_ERROR_STATUS
 from .fit import CountFit, fit_counts
 from .valgrind import CountFailure, Valgrind, find_valgrind
 
-#: seconds of calls, natively, in the smallest counted process
-CALL_BUDGET_S = 0.01
-#: the smallest count at most (a call this cheap is counted 200,000 times)
-MAX_CALLS = 200_000
+#: the counted calls of the smallest point, in the measure's unit: ten million instructions
+#: against a start-up of 100–250 million, so the calls are a clear part of each process
+#: without making valgrind's run much longer
+TARGET_COUNT = 10_000_000
+#: the smallest point's calls at most
+MAX_CALLS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -72,17 +74,18 @@ class CountSettings:
             raise ConfigurationError("at least one layout")
 
 
-def _task_bytes(implementation: Implementation, params: Parameters, benchmark: str,
-                select: tuple[str, str | None] | None = None) -> bytes:
-    from ..runner.worker import WorkerTask
-
-    task = WorkerTask(benchmark=benchmark, params=params, runner=b"", meters=b"",
-                      sys_path=list(sys.path), cwd=os.getcwd(), select=select)
+def task_bytes(implementation: Implementation, params: Parameters, benchmark: str,
+               select: tuple[str, str | None] | None = None) -> bytes:
+    """What the counted process (:mod:`.child`) needs to find the case, pickled: the benchmark
+    file's case (``origin``), a ``(file, selector)`` pair, or the pickled implementation."""
+    task: dict[str, Any] = {"benchmark": benchmark, "params": params, "sys_path": list(sys.path),
+                            "cwd": os.getcwd(), "select": select, "origin": None,
+                            "implementation": None}
     if select is None and implementation.origin is not None:
-        task.origin = implementation.origin
+        task["origin"] = implementation.origin
     elif select is None:
         try:
-            task.implementation = pickle.dumps(implementation)
+            task["implementation"] = pickle.dumps(implementation)
         except Exception as exc:
             raise ConfigurationError(
                 f"{implementation.name}: counting runs the code in a fresh interpreter, which "
@@ -98,12 +101,13 @@ def _user_error(stderr: str) -> str | None:
     return None
 
 
-def calibrate(python: str, task_file: str, timeout: float, label: str) -> float:
-    """Seconds per call, from a native run of the case (which also warms bytecode caches)."""
+def check_natively(python: str, task_file: str, timeout: float, label: str) -> None:
+    """Run the case once natively (one call): errors surface in seconds rather than after a
+    valgrind start-up, and the bytecode caches are written before anything is counted."""
     try:
-        proc = subprocess.run([python, "-m", "steadybench.counts.child", task_file, "calibrate"],
+        proc = subprocess.run([python, "-m", "steadybench.counts.child", task_file, "check"],
                               capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, start_new_session=True)
     except subprocess.TimeoutExpired:
         raise CountFailure(f"{label}: did not finish within {timeout:g} s natively (killed)",
                            "hang") from None
@@ -111,10 +115,16 @@ def calibrate(python: str, task_file: str, timeout: float, label: str) -> float:
         raise CountFailure(f"{label}: {python} cannot be started ({exc.strerror or exc})",
                            "start") from None
     _check_child(proc.returncode, proc.stderr, task_file, label)
-    for line in proc.stdout.splitlines():
-        if line.startswith("per_call:"):
-            return float(line.split(":", 1)[1])
-    raise CountFailure(f"{label}: the case's process printed no timing", "output")
+
+
+def calls_for(per_call: float, target: int = TARGET_COUNT, most: int = MAX_CALLS) -> int:
+    """The smallest point's call count: ``target / per_call`` rounded down to 1, 2 or 5 times
+    a power of ten (a readable number, and a deterministic one: ``per_call`` is itself a
+    count), between 1 and ``most``."""
+    want = max(1.0, target / max(per_call, 1.0))
+    power = 10 ** math.floor(math.log10(want))
+    step = max(m for m in (1, 2, 5) if m * power <= want)
+    return int(min(most, step * power))
 
 
 def _check_child(code: int, stderr: str, task_file: str, label: str) -> None:
@@ -159,27 +169,32 @@ def count_python_case(implementation: Implementation, params: Parameters, benchm
     try:
         task_file = os.path.join(work, "task.pickle")
         with open(task_file, "wb") as f:
-            f.write(_task_bytes(implementation, params, benchmark, select))
-        n = settings.calls
-        per_call = calibrate(python, task_file, settings.time_limit, label)
-        if n is None:
-            n = max(1, min(MAX_CALLS, math.ceil(CALL_BUDGET_S / max(per_call, 1e-9))))
+            f.write(task_bytes(implementation, params, benchmark, select))
+        check_natively(python, task_file, settings.time_limit, label)
+
+        def counted(count: int, index: int) -> CountedExecution:
+            if progress:
+                progress(f"layout {index + 1}/{settings.layouts}, {count} calls")
+            got = count_process(valgrind, [python, "-m", "steadybench.counts.child", task_file,
+                                           str(count)], settings.measure, index,
+                                timeout=settings.time_limit, label=label, workdir=work)
+            _check_done(task_file, label)
+            return got
+
+        n, probe = settings.calls, None
+        if n is None:  # size the points from a count (not a clock), so that n is reproducible
+            probe = (counted(0, 0), counted(1, 0))
+            n = calls_for(probe[1].value - probe[0].value)
         calls = [n * k for k in range(1, settings.points + 1)]
         layouts = []
         for index in range(settings.layouts):
-            done = []
-            for count in calls:
-                if progress:
-                    progress(f"layout {index + 1}/{settings.layouts}, {count} calls")
-                got = count_process(valgrind, [python, "-m", "steadybench.counts.child",
-                                               task_file, str(count)],
-                                    settings.measure, index, timeout=settings.time_limit,
-                                    label=label, workdir=work)
-                _check_done(task_file, label)
-                done.append(got)
+            done = [probe[1] if (probe and index == 0 and c == 1) else counted(c, index)
+                    for c in calls]
             fit = fit_counts(calls, [e.value for e in done], settings.confidence)
             layouts.append(LayoutCount(tuple(done), fit))
-        record = {"measure": settings.measure, "calls": calls, "per_call_native_s": per_call,
+        record = {"measure": settings.measure, "calls": calls,
+                  "probe": None if probe is None else {
+                      "calls": [0, 1], "counts": [probe[0].value, probe[1].value]},
                   "identity": make_identity(settings.measure, valgrind,
                                             python_identity(python)).to_dict(),
                   "layouts": [lc.to_dict() for lc in layouts], "note": NOT_TIME}
