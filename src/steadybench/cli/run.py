@@ -64,7 +64,9 @@ def make_runner_factory(opts: dict[str, Any]):
 
     if counting(opts):  # a count backend instead of the clock (steadybench.counts)
         from ..counts.python import CountRunner
+        from ..counts.valgrind import find_valgrind
 
+        find_valgrind()  # missing: one line and exit 2 before anything runs
         settings = count_settings(opts)
         return lambda spec: CountRunner(settings)
     in_process = bool(opts.get("in_process"))

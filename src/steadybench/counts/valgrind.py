@@ -36,7 +36,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import MeasurementError, SteadybenchError
+from ..errors import ConfigurationError, MeasurementError
 from ..programs.process import excerpt, kill_group
 
 #: the event names of ``cachegrind --cache-sim=yes``, in the order of its ``events:`` line
@@ -53,8 +53,9 @@ INSTALL_HINT = ("install it with your package manager (Debian/Ubuntu: apt-get in
 SUPPORTED_PLATFORMS = ("linux", "freebsd", "sunos")
 
 
-class ValgrindMissing(SteadybenchError):
-    """valgrind is not installed, or this platform cannot run it (exit status 2)."""
+class ValgrindMissing(ConfigurationError):
+    """valgrind is not installed, or this platform cannot run it (exit status 2; a
+    configuration error, so it ends the command rather than failing one benchmark)."""
 
 
 class CountFailure(MeasurementError):
