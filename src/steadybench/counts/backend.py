@@ -108,12 +108,14 @@ class CountedExecution:
 def count_process(valgrind: Valgrind, argv: Sequence[str], measure: str, layout_index: int, *,
                   cwd: str | None = None, timeout: float = 600.0, label: str | None = None,
                   extra_env: Mapping[str, str] | None = None,
-                  workdir: str | None = None) -> CountedExecution:
+                  workdir: str | None = None, stdin_data: bytes | None = None,
+                  ) -> CountedExecution:
     """Run ``argv`` under cachegrind in layout ``layout_index``; a
     :class:`~.valgrind.CountFailure` when it gives no counts."""
     env, seed, size = layout_env(layout_index, extra=extra_env)
     with aslr_off_for_children() as aslr_off:
         run = run_counted(valgrind, argv, env=env, cwd=cwd, timeout=timeout,
-                          cache_sim=measure == "cycles", label=label, workdir=workdir)
+                          cache_sim=measure == "cycles", label=label, workdir=workdir,
+                          stdin_data=stdin_data)
     layout = CountLayout(layout_index, seed, size, aslr_off)
     return CountedExecution(run.counts, measure_value(run.counts, measure), layout, run.stdout)

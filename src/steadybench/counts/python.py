@@ -42,7 +42,7 @@ from .backend import (
     make_identity,
     python_identity,
 )
-from .child import PREFIX, USER_ERROR_STATUS
+from .child import DONE, PREFIX, USER_ERROR_STATUS
 from .fit import CountFit, fit_counts
 from .valgrind import CountFailure, Valgrind, find_valgrind
 
@@ -101,20 +101,20 @@ def _user_error(stderr: str) -> str | None:
     return None
 
 
-def check_natively(python: str, task_file: str, timeout: float, label: str) -> None:
+def check_natively(python: str, task: bytes, timeout: float, label: str) -> None:
     """Run the case once natively (one call): errors surface in seconds rather than after a
     valgrind start-up, and the bytecode caches are written before anything is counted."""
     try:
-        proc = subprocess.run([python, "-m", "steadybench.counts.child", task_file, "check"],
-                              capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.run([python, "-m", "steadybench.counts.child", "check"], input=task,
+                              capture_output=True, timeout=timeout, start_new_session=True)
     except subprocess.TimeoutExpired:
         raise CountFailure(f"{label}: did not finish within {timeout:g} s natively (killed)",
                            "hang") from None
     except OSError as exc:
         raise CountFailure(f"{label}: {python} cannot be started ({exc.strerror or exc})",
                            "start") from None
-    _check_child(proc.returncode, proc.stderr, task_file, label)
+    _check_child(proc.returncode, proc.stdout.decode(errors="replace"),
+                 proc.stderr.decode(errors="replace"), label)
 
 
 def calls_for(per_call: float, target: int = TARGET_COUNT, most: int = MAX_CALLS) -> int:
@@ -127,7 +127,7 @@ def calls_for(per_call: float, target: int = TARGET_COUNT, most: int = MAX_CALLS
     return int(min(most, step * power))
 
 
-def _check_child(code: int, stderr: str, task_file: str, label: str) -> None:
+def _check_child(code: int, stdout: str, stderr: str, label: str) -> None:
     said = _user_error(stderr)
     if code == USER_ERROR_STATUS and said:
         raise CountFailure(f"{label}: {said}", "exit")
@@ -136,10 +136,7 @@ def _check_child(code: int, stderr: str, task_file: str, label: str) -> None:
     if code != 0:
         raise CountFailure(f"{label}: exited with status {code}"
                            + (f": {excerpt(stderr)}" if excerpt(stderr) else ""), "exit")
-    if not os.path.exists(task_file + ".done"):
-        raise CountFailure(f"{label}: the process ended before the calls finished (the code "
-                           "left it early, e.g. with os._exit)", "exit")
-    os.unlink(task_file + ".done")
+    _check_done(stdout, label)
 
 
 @dataclass(frozen=True)
@@ -167,18 +164,16 @@ def count_python_case(implementation: Implementation, params: Parameters, benchm
         f"{benchmark} {implementation.name}")
     work = tempfile.mkdtemp(prefix="sb-count-")
     try:
-        task_file = os.path.join(work, "task.pickle")
-        with open(task_file, "wb") as f:
-            f.write(task_bytes(implementation, params, benchmark, select))
-        check_natively(python, task_file, settings.time_limit, label)
+        task = task_bytes(implementation, params, benchmark, select)
+        check_natively(python, task, settings.time_limit, label)
 
         def counted(count: int, index: int) -> CountedExecution:
             if progress:
                 progress(f"layout {index + 1}/{settings.layouts}, {count} calls")
-            got = count_process(valgrind, [python, "-m", "steadybench.counts.child", task_file,
-                                           str(count)], settings.measure, index,
-                                timeout=settings.time_limit, label=label, workdir=work)
-            _check_done(task_file, label)
+            got = count_process(valgrind, [python, "-m", "steadybench.counts.child", str(count)],
+                                settings.measure, index, timeout=settings.time_limit,
+                                label=label, workdir=work, stdin_data=task)
+            _check_done(got.stdout, label)
             return got
 
         n, probe = settings.calls, None
@@ -203,11 +198,10 @@ def count_python_case(implementation: Implementation, params: Parameters, benchm
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _check_done(task_file: str, label: str) -> None:
-    if not os.path.exists(task_file + ".done"):
+def _check_done(stdout: str, label: str) -> None:
+    if DONE not in stdout.rstrip().splitlines()[-1:]:
         raise CountFailure(f"{label}: the process ended before the calls finished (the code "
                            "left it early, e.g. with os._exit)", "exit")
-    os.unlink(task_file + ".done")
 
 
 def count_estimate(unit: str, slopes: Sequence[float], fits: Sequence[CountFit],

@@ -197,13 +197,15 @@ def _valgrind_said(log: str) -> str:
 
 def run_counted(valgrind: Valgrind, argv: Sequence[str], *, env: Mapping[str, str],
                 cwd: str | None = None, timeout: float = 600.0, cache_sim: bool = False,
-                label: str | None = None, workdir: str | None = None) -> CountedRun:
+                label: str | None = None, workdir: str | None = None,
+                stdin_data: bytes | None = None) -> CountedRun:
     """Run ``argv`` under cachegrind and return its totals.
 
     ``workdir`` is a private directory for valgrind's files (a fresh one when None). The
     process runs in a session of its own; at ``timeout`` seconds its whole group is killed and
     a ``hang`` failure raised. The caller chooses ASLR (a personality set around this call is
-    inherited)."""
+    inherited). ``stdin_data`` is written to the process's standard input (else it reads
+    /dev/null)."""
     label = label or " ".join(argv)
     own = workdir is None
     work = Path(workdir or tempfile.mkdtemp(prefix="sb-counts-"))
@@ -213,14 +215,16 @@ def run_counted(valgrind: Valgrind, argv: Sequence[str], *, env: Mapping[str, st
     full = cachegrind_argv(valgrind, str(out_file), str(log_file), cache_sim) + list(argv)
     try:
         try:
-            proc = subprocess.Popen(full, env=dict(env), cwd=cwd, stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen(full, env=dict(env), cwd=cwd,
+                                    stdin=subprocess.DEVNULL if stdin_data is None
+                                    else subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     start_new_session=True)
         except OSError as exc:
             raise CountFailure(f"{label}: valgrind could not be started ({exc.strerror or exc})",
                                "start") from None
         try:
-            stdout, stderr = proc.communicate(timeout=timeout)
+            stdout, stderr = proc.communicate(stdin_data, timeout=timeout)
         except subprocess.TimeoutExpired:
             kill_group(proc.pid)
             proc.communicate()
