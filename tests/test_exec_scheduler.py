@@ -198,10 +198,10 @@ def test_processes_pool_runs_and_keep_per_process_summaries():
     (case,) = s.run().cases
     assert case.n == 12
     assert len(case.processes) == 3
-    assert all(p["n"] == 4 for p in case.processes)
+    assert all(p.n == 4 for p in case.processes)
     assert "best_of" not in case.extra
     # the executions are the independent observations: mean of their means, t interval
-    means = [p["mean"] for p in case.processes]
+    means = [p.spread.mean for p in case.processes]
     est = case.estimate
     assert est.level == "executions" and est.n_executions == 3
     assert est.value == pytest.approx(float(np.mean(means)))
@@ -215,7 +215,7 @@ def test_best_of_reports_the_smallest_mean_and_warns():
     s, _ = session(["work 2"], ExecOptions(stop=Runs(4), processes=3, best_of=True),
                    runner=runner)
     (case,) = s.run().cases
-    means = [p["mean"] for p in case.processes]
+    means = [p.spread.mean for p in case.processes]
     assert case.extra["best_of"]["chosen"] == int(np.argmin(means))
     assert case.stats["mean"] == pytest.approx(min(means))
     assert case.n == 4

@@ -396,7 +396,7 @@ def test_initsplit_in_worker_processes_reports_figures_per_execution():
                      processes=2)
     assert est.level == "executions" and est.n_executions == 2
     assert len(est["T_i_executions"]) == 2 and len(est["T_i_ci"]) == 2
-    assert all("figures" in p and "T_i" in p["figures"] for p in est.case.processes)
+    assert all("T_i" in p.figures for p in est.case.processes)
 
 
 def _unstable_warnings(values: list[float]) -> list[str]:

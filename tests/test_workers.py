@@ -309,7 +309,7 @@ def test_invalid_layout():
 def test_stop_reasons_are_summarised_by_rule_not_by_measured_value():
     """The demo's progress line listed every execution's reason with its own CoV ("CoV 2.51%
     <= 3.00%, ... CoV 2.85% <= 3.00% ...") over four 80-column lines; each rule is said once."""
-    from steadybench.runner.workers import summarize_reasons
+    from steadybench.execution.merge import summarize_reasons
 
     reasons = ["20 runs done and CoV 2.51% <= 3.00% over the last 20 runs", "0.1 s elapsed",
                "20 runs done and CoV 2.85% <= 3.00% over the last 20 runs",

@@ -19,7 +19,6 @@ import os
 import pickle
 import shutil
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,8 @@ class Outcome:
     runs: int = 0
     #: what the execution printed, when an output check was asked for
     output: str | None = None
-    #: the execution's own record (per-execution entry of a worker, or the command's figures)
+    #: the execution's own record (a worker's per-execution entry, or the command's figures),
+    #: as written to the JSON report
     record: dict[str, Any] = field(default_factory=dict)
 
 
@@ -148,26 +148,26 @@ class PythonVariant:
     def execute(self) -> Outcome:
         """One execution in a fresh worker; a KeyboardInterrupt is re-raised after the worker
         has been stopped."""
-        from ..runner.workers import merge_executions, run_execution
+        from ..execution.backends import WorkerBackend, single_execution
+        from ..execution.merge import merge_executions
 
         if self._task is None:
             self._prepare()
-        deadline = time.monotonic() + self.time_limit
-        execution = run_execution(self._task, self._executions, deadline, None,
-                                  self._merged, 0)
+        backend = WorkerBackend(self._runner, task=self._task)
+        execution = single_execution(backend, self._executions, self.time_limit)
         self._executions += 1
-        merge_executions(self._runner, self._merged, [execution], self._executions)
-        entry = self._merged.processes[-1]
+        merge_executions(self._merged, [execution], self._executions,
+                         method=self._runner.method, confidence=self.confidence)
+        record = self._merged.processes[-1]
         if execution.interrupt is not None:
             raise execution.interrupt
-        value = entry.get("value")
         error = execution.error
-        if value is None and error is None:
+        if record.value is None and error is None:
             # the worker ran, the benchmark's code did not: say what it raised
             error = (execution.case.errors[0] if execution.case is not None
                      and execution.case.errors else "the execution gave no value")
-        return Outcome(value if error is None else None, error, execution.interrupted,
-                       int(entry.get("n") or 0), record=dict(entry))
+        return Outcome(record.value if error is None else None, error, execution.interrupted,
+                       record.n, record=record.to_dict())
 
     def probe_output(self) -> str:
         """What one call of the case returns (``repr``), from a fresh interpreter."""
@@ -197,7 +197,8 @@ class CommandVariant:
         self.label = label
         self.command = Command.from_line(line, shell=shell)
         self.cwd = cwd
-        self.runner = CommandRunner(shell=shell, timeout=time_limit, capture_stdout=capture)
+        self.runner = CommandRunner(shell=shell, timeout=time_limit, capture_stdout=capture,
+                                    cwd=cwd)
         self.argv: list[str] = []
 
     @property
@@ -210,14 +211,7 @@ class CommandVariant:
     def execute(self) -> Outcome:
         if not self.argv:
             self.check()
-        before = os.getcwd()
-        if self.cwd:
-            os.chdir(self.cwd)
-        try:
-            run = self.runner.run(self.argv)
-        finally:
-            if self.cwd:
-                os.chdir(before)
+        run = self.runner.run(self.argv)
         record = {"wall_time": run.wall_ns / 1e9, "user_time": run.user_time,
                   "system_time": run.sys_time, "exit_code": run.exit_code}
         if not run.ok:

@@ -31,6 +31,7 @@ import numpy as np
 from ..errors import ResultsFormatError
 from ..fileio import content_lines, read_user_text
 from ..model.estimate import Estimate
+from ..model.execution import execution_values
 from ..model.results import Results
 
 
@@ -182,10 +183,10 @@ def _metric_sample(path: Path, case: Any, metric: str) -> Sample | str:
     if values.size == 0:
         return f"no {metric} value in the successful runs"
     unit = case.units.get(metric, "")
-    if case.method == "exec" and not case.processes:
+    if case.method == "exec" and len(case.processes) <= 1:
         return Sample(case.benchmark, values, case.implementation, dict(case.params), unit,
                       None, str(path), None, unit_name="runs (one process each)")
-    counts = [int(p.get("n") or 0) for p in case.processes if isinstance(p, dict)]
+    counts = [p.n for p in case.processes]
     per: list[float] = []
     if counts and sum(counts) == len(ok):
         start = 0
@@ -213,10 +214,9 @@ def _from_results(path: Path, results: Results, metric: str | None = None) -> Sa
                          results=results, skipped=skipped)
     for case in results.cases:
         estimate = Estimate.from_dict(case.estimate)
-        processes = [float(p["value"]) for p in case.processes
-                     if isinstance(p, dict) and p.get("value") is not None]
+        processes = execution_values(case.processes)
         values = case.samples
-        if not case.processes and case.method == "exec" and values:
+        if len(case.processes) <= 1 and case.method == "exec" and values:
             # steadybench exec starts a process per run (as hyperfine does)
             samples.append(Sample(case.benchmark, np.asarray(values, dtype=float),
                                   case.implementation, dict(case.params), case.unit, None,

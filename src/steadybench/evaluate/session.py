@@ -7,7 +7,8 @@ a random order (``order="random"``, randomised blocks) or always baseline first
 alike instead of deciding the comparison. Optionally it then runs one long execution of each
 preset (``long_runs``; the paper's two-hour runs, §VI-A), in a random order too.
 
-Each execution is one fresh worker process (:func:`steadybench.runner.workers.run_in_workers`),
+Each execution is one fresh worker process (the execution layer's
+:class:`~steadybench.execution.backends.WorkerBackend`),
 so the launches are independent (own hash seed, memory layout). A preset is built anew for each
 execution (:func:`steadybench.system.presets.build_preset`) and its before-benchmark
 countermeasures (tune, pin, priority, quiet, settle) are applied in this process around that
@@ -25,6 +26,7 @@ A target says what one execution runs: :class:`FileTarget` (a benchmark file's c
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import random
 import time
@@ -198,11 +200,12 @@ class FileTarget:
 
     def execute(self, unit: Unit, preset: str, runs: int,
                 options: EvaluateOptions) -> CaseResult:
+        from ..execution.backends import WorkerBackend
+        from ..execution.driver import StageActions, run_executions
         from ..processors.base import finalize_case
         from ..runner.actions import RunContext
-        from ..runner.runner import Runner, Stage
+        from ..runner.runner import Runner
         from ..runner.stop import RunState, build_stop_condition
-        from ..runner.workers import run_in_workers
         from ..system.presets import build_preset
 
         config, params = unit.payload
@@ -218,21 +221,14 @@ class FileTarget:
         case = runner.new_case(implementation, params, unit.benchmark)
         self.last_case = case
         ctx = RunContext(implementation, params, case, RunState(), runner.clock, runner.sleep)
-        staged = runner.actions[Stage.BEFORE_BENCHMARK] + runner.actions[Stage.AFTER_BENCHMARK]
         try:
-            for action in runner.actions[Stage.BEFORE_BENCHMARK]:
-                action(ctx)
-            run_in_workers(runner, implementation, params, plan.meters, unit.benchmark,
-                           None, case)
-            for action in runner.actions[Stage.AFTER_BENCHMARK]:
-                action(ctx)
-        except KeyboardInterrupt:
-            case.interrupted = True
-            case.stop_reason = "interrupted"
-            raise
+            backend = WorkerBackend(runner, implementation, params, plan.meters, unit.benchmark)
+            run_executions(backend, case, 1, time_limit=runner.time_limit, method=runner.method,
+                           confidence=options.confidence,
+                           stop_on_error=implementation.error_policy == "stop",
+                           actions=StageActions.of_runner(runner.actions, ctx),
+                           hard_limits=runner.hard_limits())
         finally:
-            for action in reversed(staged):
-                action.close(ctx)
             with _contained(case):
                 finalize_case(case, (), runner.method, options.confidence)
         case.extra["preset"] = _preset_summary(plan.record)
@@ -464,7 +460,7 @@ def pool_cases(cases: Sequence[CaseResult], params: dict[str, Any]) -> CaseResul
             if status == RUN_OK:
                 pooled.accumulate(values)
         for entry in c.processes:
-            pooled.processes.append({**entry, "index": index})
+            pooled.processes.append(dataclasses.replace(entry, index=index))
         pooled.errors += [e for e in c.errors if e not in pooled.errors]
         pooled.warnings += [w for w in c.warnings if w not in pooled.warnings]
         pooled.interrupted = pooled.interrupted or c.interrupted

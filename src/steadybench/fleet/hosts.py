@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..model.execution import execution_values as _values
 from ..model.results import CaseResult, Results
 
 
@@ -94,8 +95,7 @@ def host_of(case: CaseResult) -> str | None:
 
 def execution_values(case: CaseResult) -> list[float]:
     """The case's per-execution values (one per independent execution that gave one)."""
-    return [float(p["value"]) for p in case.processes
-            if isinstance(p.get("value"), (int, float)) and math.isfinite(p["value"])]
+    return _values(case.processes)
 
 
 def components(groups: Sequence[Sequence[float]]) -> tuple[float | None, float | None,

@@ -4,7 +4,8 @@ The client sends a :class:`CaseJob`: the core's own :class:`~steadybench.runner.
 WorkerTask` (the benchmark file's origin or the pickled code, the pickled in-process runner, the
 meters), the number of independent executions, and the benchmark file's text. On the host,
 :func:`run_case_job` runs the case exactly as ``steadybench run`` does on one machine
-(:func:`steadybench.runner.workers.run_in_workers`: K spawned interpreters in turn, hard time
+(the execution layer: :func:`steadybench.execution.driver.run_executions` with a
+:class:`~steadybench.execution.backends.WorkerBackend`: K spawned interpreters in turn, hard time
 limit, containment), so the benchmark never runs in Dask's threads; the Dask thread only waits
 for the core's worker processes.
 
@@ -38,9 +39,9 @@ from typing import TYPE_CHECKING, Any
 from ..model.implementation import Implementation
 
 if TYPE_CHECKING:
+    from ..execution.backend import Outcome
     from ..model.results import CaseResult
     from ..runner.worker import WorkerTask
-    from ..runner.workers import Execution
 
 #: seconds between two looks at whether the client cancelled the task
 WATCH_INTERVAL_S = 0.2
@@ -222,28 +223,29 @@ class StopWatcher:
                         os.killpg(pid, signal.SIGINT)
 
 
-def execution_summary(execution: Execution, method: Any, confidence: float) -> dict[str, Any]:
-    """One ended execution as plain values (it travels as a scheduler event): its entry as in
+def execution_summary(outcome: Outcome, method: Any, confidence: float) -> dict[str, Any]:
+    """One ended execution as plain values (it travels as a scheduler event): its record as in
     ``case.processes`` (value, interval, n...) and its measured values (ok runs), seconds."""
+    from ..execution.merge import execution_record
     from ..model.results import PRIMARY_METRIC, RUN_OK
     from ..processors.base import finalize_case
-    from ..runner.workers import _entry
 
-    own = copy.deepcopy(execution.case) if execution.case is not None else None
+    own = copy.deepcopy(outcome.case) if outcome.case is not None else None
     values: list[float] = []
     if own is not None:
-        with contextlib.suppress(Exception):  # the entry is informative; the values count
-            finalize_case(own, (), execution.method or method, confidence)
+        with contextlib.suppress(Exception):  # the record is informative; the values count
+            finalize_case(own, (), outcome.method or method, confidence)
         column = own.metrics.get(PRIMARY_METRIC)
         if column is not None:
             values = [float(v) for v, s in zip(column, own.status) if s == RUN_OK]
-    entry = _entry(execution, own)
+    entry = execution_record(outcome, own).to_dict()
     return {"entry": {k: v for k, v in entry.items() if k != "figures"}, "values": values}
 
 
 def run_case_job(job: CaseJob) -> CaseOutcome:
     """Run one case on this host (the body of the Dask task)."""
-    from ..runner.workers import run_in_workers
+    from ..execution.backends import WorkerBackend
+    from ..execution.driver import run_executions
 
     this = Attempt.begin(job.run_id, job.key)
     task = prepare_task(job)
@@ -254,8 +256,9 @@ def run_case_job(job: CaseJob) -> CaseOutcome:
     merged = runner.new_case(implementation, task.params, job.benchmark)
 
     with StopWatcher() as watcher:
-        def on_execution(execution: Execution) -> bool:
-            summary = execution_summary(execution, runner.method, job.confidence)
+        def on_execution(outcome: Outcome) -> bool:
+            outcome.host = this.host
+            summary = execution_summary(outcome, runner.method, job.confidence)
             emit(job.run_id, {"kind": "execution", "key": job.key, "attempt": this.attempt,
                               "host": this.host, "time": time.time(), **summary})
             return not watcher.stopped.is_set()
@@ -263,8 +266,12 @@ def run_case_job(job: CaseJob) -> CaseOutcome:
         if not watcher.wanted():
             watcher.stopped.set()
         else:
-            run_in_workers(runner, implementation, task.params, (), job.benchmark, None, merged,
-                           task=task, on_execution=on_execution)
+            runner.last_case = merged
+            run_executions(WorkerBackend(runner, task=task), merged, runner.processes,
+                           time_limit=runner.time_limit, method=runner.method,
+                           confidence=job.confidence,
+                           stop_on_error=implementation.error_policy == "stop",
+                           on_execution=on_execution, hard_limits=runner.hard_limits())
     ended = time.time()
     stopped = watcher.stopped.is_set()
     if stopped:

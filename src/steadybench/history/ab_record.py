@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.estimate import LEVEL_EXECUTIONS, LEVEL_RUNS, Estimate
+from ..model.execution import Execution
 from ..model.results import CaseResult, Results
 
 
@@ -37,7 +38,7 @@ def results_from_ab(res: Any, command: str | None = None) -> Results:
         for v in values:
             case.add_run("ok", {"wall_time": v})
             case.accumulate({"wall_time": v})
-        case.processes = [{"index": i, "value": v} for i, v in enumerate(values)]
+        case.processes = [Execution(index=i, value=v) for i, v in enumerate(values)]
         case.estimate = Estimate(
             value=spread.centre, ci_low=spread.low, ci_high=spread.high, confidence=confidence,
             unit="s", method="ab", statistic=f"{spread.statistic} of executions",

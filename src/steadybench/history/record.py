@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..model.execution import execution_values
 from .git import GitInfo
 
 
@@ -86,8 +87,7 @@ def measurements_of(data: dict[str, Any]) -> list[dict[str, Any]]:
         est = entry.get("estimate") or {}
         est = est if isinstance(est, dict) else {}
         value = _finite(est.get("value"))
-        executions = [v for v in (_finite(p.get("value")) for p in entry.get("processes") or []
-                                  if isinstance(p, dict)) if v is not None]
+        executions = execution_values(entry.get("processes"))
         if not executions and value is not None:
             executions = [value]
         if value is None and not executions:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..model.execution import Execution
 from ..stats.robust import robust_sd
 
 if TYPE_CHECKING:
@@ -106,18 +107,19 @@ def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estima
     statistic = own.get("statistic") or ("mean" if method in ("direct", "batch") else method)
     confidence = own.get("confidence") or (case.ci or {}).get("confidence")
     unit = case.units.get("wall_time", case.unit) if case.units else case.unit
-    executions = [p for p in case.processes if p.get("value") is not None]
-    within = [p["within_cov"] for p in executions if p.get("within_cov") is not None]
+    executions = [p for p in case.processes if p.ok]
+    within = [p.within_cov for p in executions if p.within_cov is not None]
     if len(executions) >= 2:
         from ..stats.summary import across_executions
 
         level = confidence or 0.95
-        spread = across_executions([p["value"] for p in executions], level)
-        figures["execution_values"] = [p["value"] for p in executions]
+        values = [float(p.value) for p in executions]  # type: ignore[arg-type]
+        spread = across_executions(values, level)
+        figures["execution_values"] = values
         figures["between_sd"] = spread.sd
         figures["interval_scope"] = f"across {len(executions)} independent executions"
         _figures_across_executions(figures, executions, level)
-        calls = [p.get("calls_per_sample") for p in executions]
+        calls = [p.calls_per_sample for p in executions]
         if any(c is not None for c in calls):
             figures["executions"] = calls  # calibrated in each execution
         return Estimate(
@@ -148,7 +150,7 @@ INTERVAL_ONE_EXECUTION = ("within one execution only: the samples of one process
                           "(processes) for an interval that covers the next one")
 
 
-def _figures_across_executions(figures: dict[str, Any], executions: list[dict[str, Any]],
+def _figures_across_executions(figures: dict[str, Any], executions: list[Execution],
                                confidence: float) -> None:
     """Give each per-execution figure (``execution_figures`` of the method, in each entry's
     ``figures``) the centre and interval across executions, as the value has: the pooled fit's
@@ -157,10 +159,9 @@ def _figures_across_executions(figures: dict[str, Any], executions: list[dict[st
 
     names: list[str] = []
     for p in executions:
-        names += [n for n in (p.get("figures") or {}) if n not in names]
+        names += [n for n in p.figures if n not in names]
     for name in names:
-        values = [p["figures"][name] for p in executions
-                  if (p.get("figures") or {}).get(name) is not None]
+        values = [p.figures[name] for p in executions if p.figures.get(name) is not None]
         if len(values) < 2:
             continue
         spread = across_executions(values, confidence)

@@ -174,7 +174,7 @@ class InitSplitMethod(Method):
             if halves[0] > (intervals[0][1] - intervals[0][0]) / 2:
                 basis = f"spread of the solutions of {len(solutions)} cycles of the schedule"
             intervals = [widen(v, ci, h) for v, ci, h in zip(sol.values, intervals, halves)]
-        pooled = sum(1 for e in case.processes if e.get("value") is not None) >= 2
+        pooled = sum(1 for e in case.processes if e.ok) >= 2
         if not rob.straight and not pooled:
             for j in range(len(intervals)):
                 bounds = rob.bounds(j)

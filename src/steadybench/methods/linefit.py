@@ -211,7 +211,7 @@ class LineFitMethod(Method):
                 basis = f"spread of the slopes of {len(solutions)} sweeps"
             slope_ci = widen(fit.slope, slope_ci, half_slope)
             overhead_ci = widen(fit.intercept, overhead_ci, half_overhead)
-        pooled = sum(1 for e in case.processes if e.get("value") is not None) >= 2
+        pooled = sum(1 for e in case.processes if e.ok) >= 2
         if not rob.straight and not pooled:
             bounds = rob.slope_bounds()
             if bounds is not None:

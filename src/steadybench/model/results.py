@@ -18,6 +18,7 @@ from typing import Any
 
 from ..stats.streaming import StreamingStats
 from .estimate import Estimate
+from .execution import Execution
 
 SCHEMA_VERSION = 1
 
@@ -65,8 +66,9 @@ class CaseResult:
     analyses: dict[str, Any] = field(default_factory=dict)
     #: the case's headline, computed once by the method; every output shows it
     estimate: Estimate | None = None
-    #: per-execution values when the case ran as independent worker processes
-    processes: list[dict[str, Any]] = field(default_factory=list)
+    #: one record per independent execution when the case ran as several
+    #: (:mod:`steadybench.model.execution`, made by :mod:`steadybench.execution`)
+    processes: list[Execution] = field(default_factory=list)
     #: anything else a producer records (command line, program output tail, fits, ...)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -169,6 +171,13 @@ class CaseResult:
             return "interrupted"
         return "failed" if self.errors else "ok"
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # ``processes`` always holds records; entries given as dicts (a file's JSON, code
+        # written before the records) are read into them.
+        if name == "processes":
+            value = [Execution.coerce(p, i) for i, p in enumerate(value or ())]
+        object.__setattr__(self, name, value)
+
     # ----------------------------------------------------------------- files
     def to_dict(self) -> dict[str, Any]:
         runs: dict[str, Any] | None = None
@@ -201,7 +210,7 @@ class CaseResult:
             stream={k: v.to_dict() for k, v in self.stream.items()},
             analyses=self.analyses,
             estimate=self.estimate.to_dict() if self.estimate is not None else None,
-            processes=self.processes,
+            processes=[e.to_dict() for e in self.processes],
             extra=self.extra,
         )
         return out
@@ -227,7 +236,7 @@ class CaseResult:
             stream={k: StreamingStats.from_dict(v) for k, v in (data.get("stream") or {}).items()},
             analyses=data.get("analyses") or {},
             estimate=Estimate.from_dict(data.get("estimate")),
-            processes=list(data.get("processes") or []),
+            processes=[p for p in data.get("processes") or [] if isinstance(p, dict)],
             extra=data.get("extra") or {},
         )
         if keep:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..model.execution import execution_values
 from ..model.results import CaseResult
 from .format import case_estimate, format_params
 from .relative import Variant, summary_lines
@@ -32,8 +33,7 @@ class Comparison:
 
 
 def _executions(case: CaseResult) -> list[float] | None:
-    values = [p.get("value") for p in case.processes if isinstance(p, dict)]
-    values = [float(v) for v in values if isinstance(v, int | float)]
+    values = execution_values(case.processes)
     return values if len(values) >= 2 else None
 
 

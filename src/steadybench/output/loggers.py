@@ -21,6 +21,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from ..model.execution import execution_values
 from ..model.results import CaseResult, Results
 from .console import console_text, make_console, print_indented
 from .format import (
@@ -294,8 +295,7 @@ def running_estimate(case: CaseResult, state: Any) -> str:
     so_far = getattr(state, "estimate", None)
     if so_far is not None:
         return f"≈ {format_value(so_far, estimate_unit(case))}"
-    values = [p.get("value") for p in case.processes if isinstance(p, dict)]
-    values = [v for v in values if isinstance(v, int | float)]
+    values = execution_values(case.processes)
     if values:
         return f"≈ {format_value(statistics.median(values), estimate_unit(case))}"
     stream = getattr(state, "stream", None)

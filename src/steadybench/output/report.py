@@ -47,6 +47,7 @@ import jinja2
 from .. import __version__
 from ..errors import ConfigurationError
 from ..fileio import atomic_write_bytes, atomic_write_text
+from ..model.execution import execution_values
 from ..model.results import (
     PRIMARY_METRIC,
     RUN_FAILED,
@@ -502,8 +503,7 @@ def _case_view(case: CaseResult, index: str, figs: _Figures, *, compact: bool,
 
 # ============================================================================ relative
 def _executions(case: CaseResult) -> list[float] | None:
-    values = [p.get("value") for p in case.processes if isinstance(p, Mapping)]
-    values = [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    values = execution_values(case.processes)
     return values if len(values) >= 2 else None
 
 

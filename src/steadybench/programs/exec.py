@@ -40,9 +40,9 @@ import numpy as np
 
 from ..environment import capture_environment
 from ..errors import ConfigurationError
+from ..execution.backend import ExecutionRequest
 from ..model.results import (
     PRIMARY_METRIC,
-    RUN_OK,
     RUN_WARMUP,
     CaseResult,
     Results,
@@ -271,51 +271,86 @@ class ExecSession:
         self.rng = random.Random(options.seed)
         #: per execution: the jobs, in command × parameter order
         self.executions: list[list[Job]] = []
+        #: the execution layer's records of them are in each merged case's ``processes``
         self.calibrations: list[Calibration | None] = []
         # Check every command before anything runs: a typo fails at once.
         self._argvs = {
             (ci, pi): runner.resolve(cmd.render(ps))
             for ci, cmd in enumerate(self.commands) for pi, ps in enumerate(self.param_sets)
         }
+        #: one case per command × parameter set, in that order: the executions merged
+        self.merged = [self._new_case(ci, pi) for ci in range(len(self.commands))
+                       for pi in range(len(self.param_sets))]
 
     # ------------------------------------------------------------------ running
     def run(self) -> Results:
-        """All executions, then the merged results (what :meth:`results` returns)."""
-        for _ in range(self.options.processes):
-            self._execute_once()
-        return self.results()
+        """All executions through the execution layer, then the finished results (what
+        :meth:`results` returns). The hard time limit covers all executions of a case together
+        (the execution layer's one meaning of ``--time-limit``)."""
+        from ..execution.backends import CommandBackend
+        from ..execution.driver import StageActions, run_executions
 
-    def _new_jobs(self) -> list[Job]:
-        jobs = []
         opts = self.options
-        settings = opts.loop_settings()
         before = list(self.before_run_actions)
         if self.before_run is not None:
             hook = self.before_run
             before.insert(0, FunctionAction(lambda ctx: hook()))
+        clock = self.runner.clock
+        run_executions(CommandBackend(self), self.merged, opts.processes,
+                       time_limit=opts.time_limit, method=None, confidence=opts.confidence,
+                       stop_on_error=not opts.ignore_failure,
+                       actions=StageActions(before_run=before, after_run=self.after_run_actions),
+                       clock=lambda: clock() / 1e9)
+        return self.results()
+
+    def _new_jobs(self, request: ExecutionRequest) -> list[Job]:
+        jobs: list[Job] = []
+        opts = self.options
+        own, report = self.progress, request.progress
+
+        def progress(case: CaseResult, state: RunState) -> None:
+            if own is not None:
+                own(case, state)
+            if report is not None:
+                report(sum(job.state.runs for job in jobs))
+
+        settings = dataclasses.replace(opts.loop_settings(),
+                                       time_limit=min(opts.time_limit, request.time_left))
         for ci, cmd in enumerate(self.commands):
             for pi, ps in enumerate(self.param_sets):
-                case = CaseResult(benchmark=cmd.name, implementation=cmd.name, params=dict(ps),
-                                  method="exec")
-                case.units.update(EXEC_UNITS)
+                case = self._new_case(ci, pi)
                 argv = self._argvs[(ci, pi)]
-                case.extra["command"] = cmd.text
-                case.extra["argv"] = list(argv)
                 executor = CommandExecutor(self.runner, cmd, argv, case, opts.ignore_failure,
-                                           time_limit=opts.time_limit, max_time=opts.max_time)
+                                           time_limit=settings.time_limit, max_time=opts.max_time)
                 loop = RunLoop(executor, case, settings, clock=self.runner.clock,
-                               before_run=before, after_run=self.after_run_actions,
-                               progress=self.progress)
+                               before_run=list(request.before_run),
+                               after_run=list(request.after_run),
+                               progress=progress if own or report else None)
                 executor.state = loop.state
                 jobs.append(Job(cmd, dict(ps), argv, loop))
         return jobs
 
-    def _execute_once(self) -> None:
+    def _new_case(self, ci: int, pi: int) -> CaseResult:
+        cmd, ps = self.commands[ci], self.param_sets[pi]
+        case = CaseResult(benchmark=cmd.name, implementation=cmd.name, params=dict(ps),
+                          method="exec")
+        case.units.update(EXEC_UNITS)
+        case.extra["command"] = cmd.text
+        case.extra["argv"] = list(self._argvs[(ci, pi)])
+        return case
+
+    def execute_once(self, request: ExecutionRequest) -> tuple[list[Job], Calibration | None]:
+        """One execution: every command × parameter set stepped in turn until each loop ends
+        (:class:`steadybench.execution.backends.CommandBackend` calls it)."""
         opts = self.options
-        calibration = self.calibrate_fn(self.runner) if opts.correct else None
-        self.calibrations.append(calibration)
-        jobs = self._new_jobs()
-        self.executions.append(jobs)
+        calibration = None
+        self.calibrations.append(None)
+        self.executions.append([])
+        if opts.correct:
+            calibration = self.calibrate_fn(self.runner)
+            self.calibrations[-1] = calibration
+        jobs = self._new_jobs(request)
+        self.executions[-1] = jobs
         try:
             while True:
                 active = [j for j in jobs if not j.done]
@@ -338,6 +373,7 @@ class ExecSession:
                 job.loop.close()
                 _require_a_success(job)
             _apply_correction(jobs, calibration)
+        return jobs, calibration
 
     def _calibration_run(self, calibration: Calibration) -> None:
         run = self.runner.run(calibration.command)
@@ -346,12 +382,9 @@ class ExecSession:
 
     # ------------------------------------------------------------------ results
     def results(self, interrupted: bool = False) -> Results:
-        """Finished cases of everything measured so far (safe to call after Ctrl-C)."""
-        cases = []
-        for index in range(len(self.commands) * len(self.param_sets)):
-            per_exec = [jobs[index] for jobs in self.executions if index < len(jobs)]
-            if per_exec:
-                cases.append(self._merge(per_exec))
+        """Finished cases of everything measured so far (safe to call after Ctrl-C; once)."""
+        cases = [self._finish(index, case) for index, case in enumerate(self.merged)
+                 if any(index < len(jobs) for jobs in self.executions)]
         results = Results(suite="exec", cases=cases, environment=capture_environment(),
                           interrupted=interrupted)
         results.context["programs"] = {
@@ -372,40 +405,25 @@ class ExecSession:
         }
         return results
 
-    def _merge(self, per_exec: list[Job]) -> CaseResult:
+    def _finish(self, index: int, merged: CaseResult) -> CaseResult:
+        """The case of one command × parameter set: its executions merged by the execution
+        layer (or, with ``best_of``, the execution with the smallest mean), with exec's own
+        figures (start-up correction, exit statuses)."""
         opts = self.options
-        cases = [j.case for j in per_exec]
-        summaries = []
-        for i, (job, cal) in enumerate(zip(per_exec, self.calibrations)):
-            ok = job.case.values(PRIMARY_METRIC)
-            summaries.append({
-                "index": i,
-                "n": len(ok),
-                "mean": float(np.mean(ok)) if ok else None,
-                "stdev": float(np.std(ok, ddof=1)) if len(ok) > 1 else None,
-                "median": float(np.median(ok)) if ok else None,
-                "raw_mean": float(np.mean(job.case.values("wall_time_raw"))) if ok else None,
-                "startup": cal.value if cal else 0.0,
-                "stop_reason": job.case.stop_reason,
-            })
-        if len(cases) == 1:
-            case, chosen = cases[0], 0
-        elif opts.best_of:
-            means = [s["mean"] if s["mean"] is not None else math.inf for s in summaries]
+        per_exec = [jobs[index] for jobs in self.executions if index < len(jobs)]
+        chosen: int | None = 0 if len(per_exec) == 1 else None
+        case = merged
+        if opts.best_of and len(per_exec) > 1:
+            means = [r.spread.mean if r.spread is not None and r.spread.mean is not None
+                     else math.inf for r in merged.processes]
             chosen = int(np.argmin(means))
-            case = cases[chosen]
+            case = per_exec[chosen].case
+            case.extra.update({k: v for k, v in merged.extra.items() if k not in case.extra})
+        if len(per_exec) == 1:
+            case.stop_reason = per_exec[0].case.stop_reason
         else:
-            chosen = None
-            case = _pool(cases)
-        if len(cases) > 1:
-            if not opts.best_of:
-                # each execution's mean is one independent observation: the headline is their
-                # mean with the interval across executions (Kalibera & Jones, ISMM 2013)
-                for summary in summaries:
-                    summary["value"] = summary["mean"]
-                    summary["within_cov"] = (summary["stdev"] / summary["mean"]
-                                             if summary["stdev"] and summary["mean"] else None)
-            case.processes = summaries
+            case.stop_reason = "; ".join(dict.fromkeys(j.case.stop_reason for j in per_exec
+                                                       if j.case.stop_reason))
         cal = self.calibrations[chosen if chosen is not None else 0]
         case.extra["calibration"] = cal.to_dict() if cal else None
         case.extra["shell"] = bool(getattr(self.runner, "shell", False))
@@ -415,19 +433,23 @@ class ExecSession:
                 key = "signal" if math.isnan(value) else str(int(value))
                 codes[key] = codes.get(key, 0) + 1
         case.extra["exit_statuses"] = codes
-        if opts.best_of and len(cases) > 1:
-            case.method = f"exec (best of {len(cases)})"
-            case.extra["best_of"] = {"executions": len(cases), "chosen": chosen,
-                                     "label": f"best of {len(cases)} executions (smallest mean)"}
-            _warn(case, BEST_OF_WARNING.format(k=len(cases)))
+        if opts.best_of and len(per_exec) > 1:
+            case.method = f"exec (best of {len(per_exec)})"
+            case.extra["best_of"] = {"executions": len(per_exec), "chosen": chosen,
+                                     "label": f"best of {len(per_exec)} executions "
+                                              "(smallest mean)"}
+            _warn(case, BEST_OF_WARNING.format(k=len(per_exec)))
+            case.estimate = None  # the chosen execution's own estimate, made again
         finalize_case(case, (), None, opts.confidence)
+        if case is not merged:  # best of: the other executions' records, for reference
+            case.processes = list(merged.processes)
         raw = case.values("wall_time_raw")
         figures: dict[str, Any] = {
             "raw_mean": float(np.mean(raw)) if raw else None,
             "startup": cal.value if cal else 0.0,
             "corrected": cal is not None,
         }
-        if opts.best_of and len(cases) > 1:
+        if opts.best_of and len(per_exec) > 1:
             figures["label"] = case.extra["best_of"]["label"]
         estimate = case.estimate
         assert estimate is not None  # finalize_case always makes one
@@ -471,28 +493,6 @@ def _apply_correction(jobs: Sequence[Job], calibration: Calibration | None) -> N
 def _warn(case: CaseResult, message: str) -> None:
     if message not in case.warnings:
         case.warnings.append(message)
-
-
-def _pool(cases: list[CaseResult]) -> CaseResult:
-    """One case holding the runs of every execution (statuses and metrics concatenated)."""
-    first = cases[0]
-    pooled = CaseResult(benchmark=first.benchmark, implementation=first.implementation,
-                        params=dict(first.params), method=first.method)
-    pooled.units = dict(first.units)
-    pooled.extra = dict(first.extra)
-    names = list(dict.fromkeys(n for c in cases for n in c.metrics))
-    for c in cases:
-        for i, status in enumerate(c.status):
-            values = {n: c.metrics[n][i] if n in c.metrics and not math.isnan(c.metrics[n][i])
-                      else None for n in names}
-            pooled.add_run(status, values)
-            if status == RUN_OK:
-                pooled.accumulate(values)
-        pooled.errors += [e for e in c.errors if e not in pooled.errors]
-        pooled.warnings += [w for w in c.warnings if w not in pooled.warnings]
-        pooled.interrupted = pooled.interrupted or c.interrupted
-    pooled.stop_reason = "; ".join(dict.fromkeys(c.stop_reason for c in cases if c.stop_reason))
-    return pooled
 
 
 def exec_commands(commands: Sequence[Command], param_sets: Sequence[dict[str, Any]] | None = None,

@@ -123,6 +123,8 @@ class CommandRunner:
             protocol reads it); it goes to a temporary file, never a pipe, so a chatty program
             cannot block on a full pipe.
         clock: zero-argument callable returning integer nanoseconds.
+        cwd: the working directory of the commands (default: this process's); a relative
+            program path is found from it.
     """
 
     shell: bool = False
@@ -133,6 +135,7 @@ class CommandRunner:
     clock: Clock = time.perf_counter_ns
     shell_path: str = "/bin/sh"
     env: dict[str, str] | None = None
+    cwd: str | None = None
     _files: list = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
@@ -157,6 +160,9 @@ class CommandRunner:
             return [self.shell_path, "-c", " ".join(argv)]
         program = argv[0]
         if os.sep in program:
+            if self.cwd is not None and not os.path.isabs(program):
+                program = os.path.join(self.cwd, program)
+                argv = [program, *argv[1:]]
             if not os.path.exists(program):
                 raise ConfigurationError(f"command not found: {program}")
             if os.path.isdir(program) or not os.access(program, os.X_OK):
@@ -208,6 +214,7 @@ class CommandRunner:
                 argv, stdin=stdin,
                 stdout=out_file if out_file is not None else subprocess.DEVNULL,
                 stderr=err_file, start_new_session=True, close_fds=True, env=self.env,
+                cwd=self.cwd,
             )
         except OSError as exc:
             raise ConfigurationError(start_failure(argv[0], exc)) from None

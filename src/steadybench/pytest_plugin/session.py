@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..model.execution import execution_values
+
 if TYPE_CHECKING:
     import pytest
 
@@ -232,8 +234,7 @@ class BenchmarkSession:
                 lines.append(f"  {case.extra.get('pytest_name', case.benchmark)}: {value} "
                              f"{ci}  [{level}]")
                 if est is not None:
-                    execs = [float(p["value"]) for p in case.processes
-                             if isinstance(p, dict) and p.get("value") is not None]
+                    execs = execution_values(case.processes)
                     variants.append(Variant(case.extra.get("pytest_name", case.benchmark), est,
                                             execs or None))
             if key:  # a relative summary compares the members of a group, not unrelated tests

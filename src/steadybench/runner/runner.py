@@ -232,26 +232,28 @@ class Runner:
     def _execute_in_workers(self, implementation: Implementation, params: Parameters,
                             meters: Sequence[Meter], benchmark: str | None,
                             progress: ProgressCallback | None) -> CaseResult:
-        """The case as independent executions: the benchmark-stage actions (machine tuning,
-        pinning, priority) run here, around all the worker processes, which inherit them."""
-        from .workers import run_in_workers
+        """The case as ``processes`` independent executions in spawned workers, through the
+        execution layer (:func:`steadybench.execution.driver.run_executions`): the
+        benchmark-stage actions (machine tuning, pinning, priority) run here, around all the
+        worker processes, which inherit them; the per-run ones run in every worker."""
+        from ..execution.backends import WorkerBackend
+        from ..execution.driver import StageActions, run_executions
 
         case = self.new_case(implementation, params, benchmark)
         self.last_case = case
         ctx = RunContext(implementation, params, case, RunState(), self.clock, self.sleep)
-        staged = self.actions[Stage.BEFORE_BENCHMARK] + self.actions[Stage.AFTER_BENCHMARK]
-        try:
-            self._run_stage(Stage.BEFORE_BENCHMARK, ctx)
-            run_in_workers(self, implementation, params, meters, benchmark, progress, case)
-            self._run_stage(Stage.AFTER_BENCHMARK, ctx)
-        except KeyboardInterrupt:
-            case.interrupted = True
-            case.stop_reason = "interrupted"
-            raise
-        finally:
-            for action in reversed(staged):
-                action.close(ctx)
+        run_executions(WorkerBackend(self, implementation, params, meters, benchmark), case,
+                       self.processes, time_limit=self.time_limit, method=self.method,
+                       confidence=self.confidence,
+                       stop_on_error=implementation.error_policy == "stop",
+                       actions=StageActions.of_runner(self.actions, ctx), progress=progress,
+                       hard_limits=self.hard_limits())
         return case
+
+    def hard_limits(self) -> dict[str, object]:
+        """The limits every case of this runner had (``extra["hard_limits"]``)."""
+        return {"time_s": self.time_limit, "runs": self.max_runs,
+                "stop": self.stop.describe()}
 
     def new_case(self, implementation: Implementation, params: Parameters,
                  benchmark: str | None = None) -> CaseResult:
