@@ -139,7 +139,7 @@ def test_exec_counts_per_process_and_each_failure_is_one_line(tmp_path, capsys):
     crash = tmp_path / "crash.sh"
     crash.write_text("#!/bin/sh\nkill -SEGV $$\n")
     not_a_program = tmp_path / "data.bin"
-    not_a_program.write_bytes(b"\x00\x01 not an executable\n")
+    not_a_program.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(200))  # a broken ELF header
     for p in (crash, not_a_program):
         p.chmod(0o755)
     out = tmp_path / "r.json"

@@ -50,6 +50,9 @@ from .valgrind import CountFailure, Valgrind, find_valgrind
 #: against a start-up of 100–250 million, so the calls are a clear part of each process
 #: without making valgrind's run much longer
 TARGET_COUNT = 10_000_000
+#: a Python case's counted processes may run this many times its time limit: the limit is
+#: checked natively first (a hang shows there), and valgrind runs Python 20–50× slower
+VALGRIND_SLOWDOWN = 50
 #: the smallest point's calls at most
 MAX_CALLS = 1_000_000
 
@@ -171,7 +174,8 @@ def count_python_case(implementation: Implementation, params: Parameters, benchm
             if progress:
                 progress(f"layout {index + 1}/{settings.layouts}, {count} calls")
             got = count_process(valgrind, [python, "-m", "steadybench.counts.child", str(count)],
-                                settings.measure, index, timeout=settings.time_limit,
+                                settings.measure, index,
+                                timeout=settings.time_limit * VALGRIND_SLOWDOWN,
                                 label=label, workdir=work, stdin_data=task)
             _check_done(got.stdout, label)
             return got

@@ -246,6 +246,10 @@ def run_counted(valgrind: Valgrind, argv: Sequence[str], *, env: Mapping[str, st
                                                  else "a signal")
             raise CountFailure(f"{label}: crashed under valgrind ({name})"
                                + (f": {excerpt(err)}" if excerpt(err) else ""), "crash")
+        refused = re.search(r"^valgrind: (.+)$", err + "\n" + log, re.MULTILINE)
+        if refused:  # e.g. "this is not an executable" (valgrind then tries it with /bin/sh)
+            raise CountFailure(f"{label}: valgrind could not run it ({excerpt(refused.group(1))})",
+                               "start")
         if not out_file.exists():
             said = _valgrind_said(log) or excerpt(err) or f"exit status {code}"
             raise CountFailure(f"{label}: valgrind could not run it ({said})", "start")
