@@ -24,11 +24,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, MeasurementError
+from ..execution.backend import Outcome
 from ..model.estimate import LEVEL_EXECUTIONS, LEVEL_RUNS, Estimate
 from ..model.implementation import Implementation
 from ..model.parameters import Parameters
@@ -45,6 +46,9 @@ from .backend import (
 from .child import DONE, PREFIX, USER_ERROR_STATUS
 from .fit import CountFit, fit_counts
 from .valgrind import CountFailure, Valgrind, find_valgrind
+
+if TYPE_CHECKING:
+    from ..execution.backend import ExecutionRequest
 
 #: the counted calls of the smallest point, in the measure's unit: ten million instructions
 #: against a start-up of 100–250 million, so the calls are a clear part of each process
@@ -154,52 +158,91 @@ class LayoutCount:
                 "raw": [e.counts.to_dict() for e in self.executions]}
 
 
-def count_python_case(implementation: Implementation, params: Parameters, benchmark: str,
-                      settings: CountSettings, valgrind: Valgrind | None = None,
-                      python: str | None = None, select: tuple[str, str | None] | None = None,
-                      progress: Callable[[str], None] | None = None,
-                      ) -> tuple[list[LayoutCount], dict[str, Any]]:
-    """Count the case; the layouts' counts and the record of how (``identity``, ``calls``).
-    Raises :class:`~.valgrind.CountFailure` (or ValgrindMissing) when it cannot."""
-    valgrind = valgrind or find_valgrind()
-    python = python or sys.executable
-    label = benchmark if implementation.name in (benchmark, "") else (
-        f"{benchmark} {implementation.name}")
-    work = tempfile.mkdtemp(prefix="sb-count-")
-    try:
-        task = task_bytes(implementation, params, benchmark, select)
-        check_natively(python, task, settings.time_limit, label)
+class PythonCountBackend:
+    """A backend of the execution layer (:mod:`steadybench.execution`): execution ``i`` counts
+    the case in layout ``i`` at every point and fits its line. The first execution first runs
+    the case natively (:func:`check_natively`) and, unless ``settings.calls`` fixes ``n``,
+    counts the probe (0 and 1 calls) that sizes the points; every execution then uses the same
+    points. Each outcome's raw case has one run, the layout's count per call, and its
+    ``extra["counts"]``; ``Outcome.counts`` holds every cachegrind event per call (the
+    difference of the largest and smallest points over their calls)."""
 
-        def counted(count: int, index: int) -> CountedExecution:
-            if progress:
-                progress(f"layout {index + 1}/{settings.layouts}, {count} calls")
-            got = count_process(valgrind, [python, "-m", "steadybench.counts.child", str(count)],
-                                settings.measure, index,
-                                timeout=settings.time_limit * VALGRIND_SLOWDOWN,
-                                label=label, workdir=work, stdin_data=task)
-            _check_done(got.stdout, label)
-            return got
+    isolation = "counted processes under valgrind"
+    cases = 1
 
-        n, probe = settings.calls, None
-        if n is None:  # size the points from a count (not a clock), so that n is reproducible
-            probe = (counted(0, 0), counted(1, 0))
-            n = calls_for(probe[1].value - probe[0].value)
-        calls = [n * k for k in range(1, settings.points + 1)]
-        layouts = []
-        for index in range(settings.layouts):
-            done = [probe[1] if (probe and index == 0 and c == 1) else counted(c, index)
-                    for c in calls]
-            fit = fit_counts(calls, [e.value for e in done], settings.confidence)
-            layouts.append(LayoutCount(tuple(done), fit))
-        record = {"measure": settings.measure, "calls": calls,
-                  "probe": None if probe is None else {
-                      "calls": [0, 1], "counts": [probe[0].value, probe[1].value]},
-                  "identity": make_identity(settings.measure, valgrind,
-                                            python_identity(python)).to_dict(),
-                  "layouts": [lc.to_dict() for lc in layouts], "note": NOT_TIME}
-        return layouts, record
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    def __init__(self, implementation: Implementation, params: Parameters, benchmark: str,
+                 settings: CountSettings, valgrind: Valgrind, python: str | None = None,
+                 select: tuple[str, str | None] | None = None) -> None:
+        self.settings = settings
+        self.valgrind = valgrind
+        self.python = python or sys.executable
+        self.implementation, self.params, self.benchmark = implementation, params, benchmark
+        self.label = benchmark if implementation.name in (benchmark, "") else (
+            f"{benchmark} {implementation.name}")
+        self.task = task_bytes(implementation, params, benchmark, select)
+        self.calls: list[int] | None = None
+        self.probe: tuple[CountedExecution, CountedExecution] | None = None
+
+    def _counted(self, count: int, index: int, timeout: float, work: str) -> CountedExecution:
+        got = count_process(self.valgrind, [self.python, "-m", "steadybench.counts.child",
+                                            str(count)], self.settings.measure, index,
+                            timeout=timeout, label=self.label, workdir=work,
+                            stdin_data=self.task)
+        _check_done(got.stdout, self.label)
+        return got
+
+    def record(self) -> dict[str, Any]:
+        """How the case was counted (everything but the layouts' own counts)."""
+        probe = self.probe
+        return {"measure": self.settings.measure, "calls": self.calls,
+                "probe": None if probe is None else {
+                    "calls": [0, 1], "counts": [probe[0].value, probe[1].value]},
+                "identity": make_identity(self.settings.measure, self.valgrind,
+                                          python_identity(self.python)).to_dict(),
+                "note": NOT_TIME}
+
+    def execute(self, request: ExecutionRequest) -> list[Outcome]:
+        from ..model.execution import ProcessLayout
+
+        index = request.index
+        settings = self.settings
+        timeout = min(settings.time_limit * VALGRIND_SLOWDOWN, request.time_left)
+        work = tempfile.mkdtemp(prefix="sb-count-")
+        try:
+            if self.calls is None:
+                check_natively(self.python, self.task, min(settings.time_limit,
+                                                            request.time_left), self.label)
+                n = settings.calls
+                if n is None:  # sized from a count (not a clock): the same n every time
+                    self.probe = (self._counted(0, 0, timeout, work),
+                                  self._counted(1, 0, timeout, work))
+                    n = calls_for(self.probe[1].value - self.probe[0].value)
+                self.calls = [n * k for k in range(1, settings.points + 1)]
+            done = []
+            for c in self.calls:
+                reuse = self.probe is not None and index == 0 and c == 1
+                done.append(self.probe[1] if reuse else self._counted(c, index, timeout, work))
+                if request.progress is not None:
+                    request.progress(0)
+            fit = fit_counts(self.calls, [e.value for e in done], settings.confidence)
+        except (CountFailure, MeasurementError) as exc:
+            return [Outcome(index, error=str(exc))]
+        except KeyboardInterrupt as exc:
+            return [Outcome(index, error="interrupted", interrupted=True, interrupt=exc)]
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        layout_count = LayoutCount(tuple(done), fit)
+        raw = CaseResult(benchmark=self.benchmark, implementation=self.implementation.name,
+                         params=self.params.to_dict(), unit=settings.measure, method="count")
+        fill_case(raw, [layout_count], {**self.record(), "layouts": [layout_count.to_dict()]})
+        first, last = done[0].counts.to_dict(), done[-1].counts.to_dict()
+        span = self.calls[-1] - self.calls[0]
+        per_call = {k: (last[k] - first[k]) / span for k in first
+                    if first[k] is not None and last[k] is not None}
+        layout = done[0].layout
+        return [Outcome(index, case=raw, counts=per_call,
+                        layout=ProcessLayout(None, layout.hash_seed, layout.env_bytes, "fixed",
+                                             layout.aslr_off))]
 
 
 def _check_done(stdout: str, label: str) -> None:
@@ -275,7 +318,7 @@ def fill_case(case: CaseResult, layouts: Sequence[LayoutCount], record: dict[str
         case.processes = [{"value": lc.fit.slope, "index": i,
                            "hash_seed": lc.executions[0].layout.hash_seed,
                            "env_pad": lc.executions[0].layout.env_bytes,
-                           "aslr_off": lc.executions[0].layout.aslr_off}
+                           "layout": "fixed", "aslr_off": lc.executions[0].layout.aslr_off}
                           for i, lc in enumerate(layouts)]
     case.extra["counts"] = record
     for lc in layouts:
@@ -317,18 +360,28 @@ class CountRunner:
 
     def execute(self, implementation: Implementation, params: Parameters, meters: Any = (),
                 benchmark: str | None = None, progress: Any = None) -> CaseResult:
-        """Count one case; a failure is one line in ``case.errors`` (the other cases go on),
-        except a missing valgrind, which ends the command (exit 2)."""
+        """Count one case through the execution layer's driver, one execution per layout; a
+        failure is one line in ``case.errors`` (the other cases go on), except a missing
+        valgrind, which ends the command (exit 2)."""
+        from ..execution.driver import run_executions
+
         case = self.new_case(implementation, params, benchmark)
         self.last_case = case
         if self._valgrind is None:
             self._valgrind = find_valgrind()
-        try:
-            layouts, record = count_python_case(implementation, params, case.benchmark,
-                                                self.settings, self._valgrind, self.python)
-        except (CountFailure, MeasurementError) as exc:
-            case.errors.append(str(exc))
-            case.stop_reason = "count failed"
-            return case
-        fill_case(case, layouts, record)
+        settings = self.settings
+        backend = PythonCountBackend(implementation, params, case.benchmark, settings,
+                                     self._valgrind, self.python)
+        done = run_executions(backend, case, settings.layouts,
+                              time_limit=settings.time_limit * VALGRIND_SLOWDOWN
+                              * settings.layouts, method=self.method,
+                              confidence=settings.confidence, progress=progress)
+        layouts = [o.case.extra["counts"]["layouts"][0] for outcomes in done for o in outcomes
+                   if o.case is not None]
+        case.unit = settings.measure
+        case.units[PRIMARY_METRIC] = settings.measure
+        if layouts:
+            case.extra["counts"] = {**backend.record(), "layouts": layouts, "per": "call"}
+            case.stop_reason = (f"counted at {', '.join(map(str, backend.calls or []))} calls "
+                                f"in {len(layouts)} layout(s)")
         return case
