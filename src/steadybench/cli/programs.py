@@ -23,6 +23,7 @@ from ..output.format import (
     estimate_ci_text,
     estimate_value_text,
     format_seconds,
+    format_value,
 )
 from ..output.tables import style_option
 from ..programs.choices import ORDERS
@@ -50,6 +51,7 @@ from .common import (
     write_outputs,
 )
 from .hyperfine_options import exec_stop_options, hyperfine_options
+from .measure import count_settings, counting, measure_option, refuse_with_counts
 from .validate import (
     NON_NEGATIVE_SECONDS,
     POSITIVE,
@@ -178,7 +180,13 @@ def _print_summary(results: Results, console: Console, style: str = "table",
 
     out = make_console(stderr=stdout_taken)
     iters_mode = any(c.method.startswith("iters") for c in results.cases)
-    if iters_mode:
+    counts_mode = bool(results.cases) and all(c.method == "count" for c in results.cases)
+    if counts_mode:
+        spec = TableSpec([Column("command", justify="left"), Column("counted"),
+                          Column("estimate"), Column("CI"), Column("per"),
+                          Column("fixed part", drop=1),
+                          Column("status", justify="left", wrap=True)])
+    elif iters_mode:
         spec = TableSpec([Column("command", justify="left"), Column("points"),
                           Column("slope (per iter)"), Column("CI"),
                           Column("intercept", drop=2), Column("R²", drop=3),
@@ -193,7 +201,12 @@ def _print_summary(results: Results, console: Console, style: str = "table",
     for case in results.cases:
         status = status_markup(case)
         est = case_estimate(case)
-        if iters_mode:
+        if counts_mode:
+            intercept = est.figure("intercept") if est else None
+            spec.add_row(escape(case.label), str(case.n), estimate_value_text(est),
+                         estimate_ci_text(est), str(est.figure("per") if est else "—"),
+                         format_value(intercept, case.unit), status)
+        elif iters_mode:
             fit = case.extra.get("fit") or {}
             loglog = fit.get("loglog") or {}
             r2 = fit.get("r2")
@@ -207,7 +220,7 @@ def _print_summary(results: Results, console: Console, style: str = "table",
             rss = case.stream.get("max_rss")
             spec.add_row(
                 escape(case.label), str(case.n), estimate_value_text(est),
-                estimate_ci_text(est), format_seconds(case.stats.get("stdev")),
+                estimate_ci_text(est), format_value(case.stats.get("stdev"), case.unit),
                 format_seconds(est.figure("raw_mean") if est else None),
                 format_seconds(case.stream["user_time"].mean if "user_time" in case.stream
                                else None),
@@ -374,6 +387,7 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
 @exec_stop_options
 @hyperfine_options
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@measure_option
 @cluster_options
 @style_option
 @output_options
@@ -399,6 +413,11 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
             click.echo(f"note: -n {name} names a command (hyperfine's meaning); for a number "
                        f"of runs give -r {name}", err=True)
     param_sets = _param_sets(opts, commands)
+    if counting(opts):
+        refuse_with_counts(opts, ("shell", "cluster", "preset", "best_of", "prepare", "setup",
+                                  "cleanup", "conclude", "runs", "warmup", "max_runs"))
+        _count_programs(commands, param_sets, opts, "exec")
+        return
     if opts["processes"] and opts["best_of"] and opts["processes"] != opts["best_of"]:
         raise ConfigurationError("--processes and --best-of disagree; give one of them")
     executions = opts["best_of"] or opts["processes"] or 1
@@ -484,6 +503,45 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         _finish(results, opts, console, interrupted)
 
 
+def _count_programs(commands: Sequence[Command], param_sets: Sequence[dict[str, Any]],
+                    opts: dict[str, Any], command: str) -> None:
+    """``exec``/``iters`` with ``--measure instructions|cycles``: each command counted under
+    valgrind (steadybench.counts.programs); a failing command is one line, the others go on."""
+    from ..counts.programs import count_command, count_iters
+    from ..counts.valgrind import find_valgrind
+    from ..processors.base import finalize_case
+    from ..programs.iters import iters_argv
+
+    valgrind = find_valgrind()
+    settings = count_settings(opts, "processes" if command == "exec" else "layouts")
+    runner = _runner(opts, capture=True)
+    console = None if opts["quiet"] else _console()
+    cases: list[CaseResult] = []
+    interrupted = False
+    try:
+        for c in commands:
+            for ps in param_sets:
+                case = CaseResult(benchmark=c.name, implementation=c.name, params=dict(ps),
+                                  method="count", unit=settings.measure)
+                cases.append(case)
+                if console is not None:
+                    console.print(f"  counting {c.name} under valgrind ({settings.measure})",
+                                  highlight=False, markup=False)
+                if command == "exec":
+                    count_command(case, valgrind, runner.resolve(c.render(ps)), settings)
+                else:
+                    count_iters(case, valgrind,
+                                lambda n, c=c, ps=ps: runner.resolve(iters_argv(c, n, ps)),
+                                settings)
+                finalize_case(case, (), None, settings.confidence)
+    except KeyboardInterrupt:
+        interrupted = True
+    results = Results(suite=command, cases=cases, environment=capture_environment(),
+                      interrupted=interrupted)
+    results.context.update(command_line=_command_line(), measure=settings.measure)
+    _finish(results, opts, console, interrupted)
+
+
 def _running_estimate(case: CaseResult) -> str:
     """The mean of the raw run times so far (the start-up correction comes at the end)."""
     raw = case.values("wall_time_raw")
@@ -504,6 +562,7 @@ def _export_hyperfine(results: Results, opts: dict[str, Any]) -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @command_options
 @iters_options(default_time=3.0)
+@measure_option
 @style_option
 @output_options
 @pass_root
@@ -522,6 +581,10 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     commands = _commands(args, opts["cmds"], opts["names"], opts["shell"],
                          opts["commands_file"])
     param_sets = _param_sets(opts, commands, reserved=("iters",))
+    if counting(opts):
+        refuse_with_counts(opts, ("shell", "preset"))
+        _count_programs(commands, param_sets, opts, "iters")
+        return
     settings = _iters_settings(opts)
     runner = _runner(opts, capture=True)
     for c in commands:  # every command must be runnable before anything is measured

@@ -20,6 +20,7 @@ from .common import (
     stop_options,
     write_outputs,
 )
+from .measure import count_settings, counting, measure_option, refuse_with_counts
 from .validate import count, harden, not_empty
 
 #: most independent executions per benchmark (-p)
@@ -61,6 +62,13 @@ def make_runner_factory(opts: dict[str, Any]):
     from ..runner.runner import Runner
     from ..runner.stop import ElapsedTime
 
+    if counting(opts):  # a count backend instead of the clock (steadybench.counts)
+        from ..counts.python import CountRunner
+        from ..counts.valgrind import find_valgrind
+
+        find_valgrind()  # missing: one line and exit 2 before anything runs
+        settings = count_settings(opts)
+        return lambda spec: CountRunner(settings)
     in_process = bool(opts.get("in_process"))
     processes = 1 if in_process else (opts.get("processes") or defaults.PROCESSES)
     stop = stop_condition_from(opts)
@@ -142,6 +150,8 @@ def unrestored(results: Results) -> list[str]:
 def case_budget(opts: dict[str, Any]) -> float | None:
     """Expected seconds per case, for the ETA: the time budget of one execution times the
     executions (None when the stop rule has no time budget)."""
+    if counting(opts):
+        return None  # counts take as long as valgrind takes; no time budget
     processes = 1 if opts.get("in_process") else (opts.get("processes") or defaults.PROCESSES)
     if opts.get("max_time"):
         return float(opts["max_time"]) * processes
@@ -186,6 +196,9 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         if not opts.get("quiet"):
             click.echo("in-process (--in-process): not isolated; for debugging only, the "
                        "interval describes one execution", err=True)
+    elif counting(opts):
+        manager.context["isolation"] = "counted processes under valgrind"
+        manager.context["measure"] = opts["measure"]
     else:
         manager.context["isolation"] = "spawned worker processes"
     lock = None
@@ -309,6 +322,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
               help="Keep this run's result as NAME (default: 'last', in "
                    ".steadybench/baselines; docs/comparison.md).")
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@measure_option
 @cluster_options
 @style_option
 @output_options
@@ -316,6 +330,9 @@ def run_cmd(file: str, **opts: Any) -> None:
     """Run the benchmarks defined in FILE (a Python file)."""
     if opts.get("in_process") and opts.get("processes"):
         raise ConfigurationError("--in-process and --processes exclude each other")
+    refuse_with_counts(opts, ("in_process", "preset", "cluster", "method", "method_option",
+                              "layout", "stream", "runs", "max_time", "target_cov",
+                              "target_ci"))
     check_cluster_options(opts)
     ctx = click.get_current_context()
     opts["command_line"] = ctx.command_path + " " + file

@@ -41,11 +41,17 @@ def format_params(params: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in params.items())
 
 
+#: units of the count measures (:mod:`steadybench.counts`), shown with all their digits
+COUNT_UNITS = ("instructions", "cycles")
+
+
 def format_value(value: float | None, unit: str) -> str:
     if unit == "s":
         return format_seconds(value)
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return UNDEFINED
+    if unit in COUNT_UNITS and abs(value) >= 1000:
+        return f"{value:,.0f} {unit}"  # counts are exact: every digit, grouped
     return f"{value:.4g}{(' ' + unit) if unit else ''}"
 
 

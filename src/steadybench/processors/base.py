@@ -303,7 +303,7 @@ class SummaryAnalyzer(Processor):
         n = case.n
         if n == 0 and not case.errors:
             case.warnings.append("no successful runs: statistics are undefined")
-        elif n == 1:
+        elif n == 1 and case.method != "count":  # a count's interval is its line fit's
             case.warnings.append("one run only: spread and confidence interval are undefined")
 
 

@@ -1,0 +1,387 @@
+"""A Python case counted: the count per call from a line over call counts, per layout.
+
+For each of K layouts (:mod:`.layout`) the case's process (:mod:`.child`) is counted at
+``n, 2n, …, P·n`` calls (P = :attr:`CountSettings.points`, default 3) and a line fitted
+(:mod:`.fit`): the slope is the count per call, the intercept the interpreter's start-up, the
+imports, the set-up and the harness. ``n`` comes from a native run of the case that also fills
+the bytecode caches: enough calls for :data:`CALL_BUDGET_S` seconds natively (at least 1), so
+the calls are a measurable part of each process without making valgrind's run long.
+
+The headline is the median of the K layouts' slopes; with one layout its interval is the fit's
+(of zero width when the points lie exactly on a line), with several it spans the layouts'
+slopes (how much the count depends on the layout). :class:`CountRunner` puts this behind the
+interface the :class:`~steadybench.manager.Manager` expects of a runner, so ``run``, the
+pytest plugin and the Python API get counts by choosing this runner.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigurationError, MeasurementError
+from ..execution.backend import Outcome
+from ..model.estimate import LEVEL_EXECUTIONS, LEVEL_RUNS, Estimate
+from ..model.implementation import Implementation
+from ..model.parameters import Parameters
+from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
+from ..programs.process import excerpt
+from .backend import (
+    COUNT_MEASURES,
+    NOT_TIME,
+    CountedExecution,
+    count_process,
+    make_identity,
+    python_identity,
+)
+from .child import DONE, PREFIX, USER_ERROR_STATUS
+from .fit import CountFit, fit_counts
+from .valgrind import CountFailure, Valgrind, find_valgrind
+
+if TYPE_CHECKING:
+    from ..execution.backend import ExecutionRequest
+
+#: the counted calls of the smallest point, in the measure's unit: ten million instructions
+#: against a start-up of 100–250 million, so the calls are a clear part of each process
+#: without making valgrind's run much longer
+TARGET_COUNT = 10_000_000
+#: a Python case's counted processes may run this many times its time limit: the limit is
+#: checked natively first (a hang shows there), and valgrind runs Python 20–50× slower
+VALGRIND_SLOWDOWN = 50
+#: the smallest point's calls at most
+MAX_CALLS = 1_000_000
+
+
+@dataclass(frozen=True)
+class CountSettings:
+    """How a case is counted. ``calls`` fixes ``n`` (None: from the native run)."""
+
+    measure: str = "instructions"
+    layouts: int = 1
+    points: int = 3
+    calls: int | None = None
+    time_limit: float = 600.0
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        if self.measure not in COUNT_MEASURES:
+            raise ConfigurationError(f"not a count measure: {self.measure!r}")
+        if self.points < 2:
+            raise ConfigurationError("a count per call needs at least 2 call counts (points)")
+        if self.layouts < 1:
+            raise ConfigurationError("at least one layout")
+
+
+def task_bytes(implementation: Implementation, params: Parameters, benchmark: str,
+               select: tuple[str, str | None] | None = None) -> bytes:
+    """What the counted process (:mod:`.child`) needs to find the case, pickled: the benchmark
+    file's case (``origin``), a ``(file, selector)`` pair, or the pickled implementation."""
+    task: dict[str, Any] = {"benchmark": benchmark, "params": params, "sys_path": list(sys.path),
+                            "cwd": os.getcwd(), "select": select, "origin": None,
+                            "implementation": None}
+    if select is None and implementation.origin is not None:
+        task["origin"] = implementation.origin
+    elif select is None:
+        try:
+            task["implementation"] = pickle.dumps(implementation)
+        except Exception as exc:
+            raise ConfigurationError(
+                f"{implementation.name}: counting runs the code in a fresh interpreter, which "
+                "needs code it can import (a benchmark file, or a function defined at module "
+                f"level); this one cannot be sent ({type(exc).__name__}: {exc})") from None
+    return pickle.dumps(task)
+
+
+def _user_error(stderr: str) -> str | None:
+    for line in stderr.splitlines():
+        if line.startswith(PREFIX):
+            return line[len(PREFIX):].strip()
+    return None
+
+
+def check_natively(python: str, task: bytes, timeout: float, label: str) -> None:
+    """Run the case once natively (one call): errors surface in seconds rather than after a
+    valgrind start-up, and the bytecode caches are written before anything is counted."""
+    try:
+        proc = subprocess.run([python, "-m", "steadybench.counts.child", "check"], input=task,
+                              capture_output=True, timeout=timeout, start_new_session=True)
+    except subprocess.TimeoutExpired:
+        raise CountFailure(f"{label}: did not finish within {timeout:g} s natively (killed)",
+                           "hang") from None
+    except OSError as exc:
+        raise CountFailure(f"{label}: {python} cannot be started ({exc.strerror or exc})",
+                           "start") from None
+    _check_child(proc.returncode, proc.stdout.decode(errors="replace"),
+                 proc.stderr.decode(errors="replace"), label)
+
+
+def calls_for(per_call: float, target: int = TARGET_COUNT, most: int = MAX_CALLS) -> int:
+    """The smallest point's call count: ``target / per_call`` rounded down to 1, 2 or 5 times
+    a power of ten (a readable number, and a deterministic one: ``per_call`` is itself a
+    count), between 1 and ``most``."""
+    want = max(1.0, target / max(per_call, 1.0))
+    power = 10 ** math.floor(math.log10(want))
+    step = max(m for m in (1, 2, 5) if m * power <= want)
+    return int(min(most, step * power))
+
+
+def _check_child(code: int, stdout: str, stderr: str, label: str) -> None:
+    said = _user_error(stderr)
+    if code == USER_ERROR_STATUS and said:
+        raise CountFailure(f"{label}: {said}", "exit")
+    if code < 0:
+        raise CountFailure(f"{label}: crashed (signal {-code})", "crash")
+    if code != 0:
+        raise CountFailure(f"{label}: exited with status {code}"
+                           + (f": {excerpt(stderr)}" if excerpt(stderr) else ""), "exit")
+    _check_done(stdout, label)
+
+
+@dataclass(frozen=True)
+class LayoutCount:
+    """One layout's counted processes and their line."""
+
+    executions: tuple[CountedExecution, ...]
+    fit: CountFit
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"layout": self.executions[0].layout.to_dict(), "fit": self.fit.to_dict(),
+                "raw": [e.counts.to_dict() for e in self.executions]}
+
+
+class PythonCountBackend:
+    """A backend of the execution layer (:mod:`steadybench.execution`): execution ``i`` counts
+    the case in layout ``i`` at every point and fits its line. The first execution first runs
+    the case natively (:func:`check_natively`) and, unless ``settings.calls`` fixes ``n``,
+    counts the probe (0 and 1 calls) that sizes the points; every execution then uses the same
+    points. Each outcome's raw case has one run, the layout's count per call, and its
+    ``extra["counts"]``; ``Outcome.counts`` holds every cachegrind event per call (the
+    difference of the largest and smallest points over their calls)."""
+
+    isolation = "counted processes under valgrind"
+    cases = 1
+
+    def __init__(self, implementation: Implementation, params: Parameters, benchmark: str,
+                 settings: CountSettings, valgrind: Valgrind, python: str | None = None,
+                 select: tuple[str, str | None] | None = None) -> None:
+        self.settings = settings
+        self.valgrind = valgrind
+        self.python = python or sys.executable
+        self.implementation, self.params, self.benchmark = implementation, params, benchmark
+        self.label = benchmark if implementation.name in (benchmark, "") else (
+            f"{benchmark} {implementation.name}")
+        self.task = task_bytes(implementation, params, benchmark, select)
+        self.calls: list[int] | None = None
+        self.probe: tuple[CountedExecution, CountedExecution] | None = None
+
+    def _counted(self, count: int, index: int, timeout: float, work: str) -> CountedExecution:
+        got = count_process(self.valgrind, [self.python, "-m", "steadybench.counts.child",
+                                            str(count)], self.settings.measure, index,
+                            timeout=timeout, label=self.label, workdir=work,
+                            stdin_data=self.task)
+        _check_done(got.stdout, self.label)
+        return got
+
+    def record(self) -> dict[str, Any]:
+        """How the case was counted (everything but the layouts' own counts)."""
+        probe = self.probe
+        return {"measure": self.settings.measure, "calls": self.calls,
+                "probe": None if probe is None else {
+                    "calls": [0, 1], "counts": [probe[0].value, probe[1].value]},
+                "identity": make_identity(self.settings.measure, self.valgrind,
+                                          python_identity(self.python)).to_dict(),
+                "note": NOT_TIME}
+
+    def execute(self, request: ExecutionRequest) -> list[Outcome]:
+        from ..model.execution import ProcessLayout
+
+        index = request.index
+        settings = self.settings
+        timeout = min(settings.time_limit * VALGRIND_SLOWDOWN, request.time_left)
+        work = tempfile.mkdtemp(prefix="sb-count-")
+        try:
+            if self.calls is None:
+                check_natively(self.python, self.task, min(settings.time_limit,
+                                                            request.time_left), self.label)
+                n = settings.calls
+                if n is None:  # sized from a count (not a clock): the same n every time
+                    self.probe = (self._counted(0, 0, timeout, work),
+                                  self._counted(1, 0, timeout, work))
+                    n = calls_for(self.probe[1].value - self.probe[0].value)
+                self.calls = [n * k for k in range(1, settings.points + 1)]
+            done = []
+            for c in self.calls:
+                reuse = self.probe is not None and index == 0 and c == 1
+                done.append(self.probe[1] if reuse else self._counted(c, index, timeout, work))
+                if request.progress is not None:
+                    request.progress(0)
+            fit = fit_counts(self.calls, [e.value for e in done], settings.confidence)
+        except (CountFailure, MeasurementError) as exc:
+            return [Outcome(index, error=str(exc))]
+        except KeyboardInterrupt as exc:
+            return [Outcome(index, error="interrupted", interrupted=True, interrupt=exc)]
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        layout_count = LayoutCount(tuple(done), fit)
+        raw = CaseResult(benchmark=self.benchmark, implementation=self.implementation.name,
+                         params=self.params.to_dict(), unit=settings.measure, method="count")
+        fill_case(raw, [layout_count], {**self.record(), "layouts": [layout_count.to_dict()]})
+        first, last = done[0].counts.to_dict(), done[-1].counts.to_dict()
+        span = self.calls[-1] - self.calls[0]
+        per_call = {k: (last[k] - first[k]) / span for k in first
+                    if first[k] is not None and last[k] is not None}
+        layout = done[0].layout
+        return [Outcome(index, case=raw, counts=per_call,
+                        layout=ProcessLayout(None, layout.hash_seed, layout.env_bytes, "fixed",
+                                             layout.aslr_off))]
+
+
+def _check_done(stdout: str, label: str) -> None:
+    if DONE not in stdout.rstrip().splitlines()[-1:]:
+        raise CountFailure(f"{label}: the process ended before the calls finished (the code "
+                           "left it early, e.g. with os._exit)", "exit")
+
+
+def count_estimate(unit: str, slopes: Sequence[float], fits: Sequence[CountFit],
+                   confidence: float, n_runs: int, what: str = "call",
+                   fields: dict[str, Any] | None = None) -> Estimate:
+    """The case's headline from its layouts' slopes."""
+    figures = dict(fields or {})
+    figures["intercept"] = statistics.median(f.intercept for f in fits)
+    figures["worst_residual_share"] = max(f.worst for f in fits)
+    figures["per"] = what
+    figures["note"] = NOT_TIME
+    value = statistics.median(slopes)
+    if len(slopes) >= 2:
+        mean = statistics.fmean(slopes)
+        cov = statistics.stdev(slopes) / mean if mean else None
+        figures["execution_values"] = list(slopes)
+        figures["interval_scope"] = f"the range of {len(slopes)} layouts' counts"
+        return Estimate(value, min(slopes), max(slopes), None, unit, "count",
+                        f"median of layouts' count per {what}", LEVEL_EXECUTIONS, len(slopes),
+                        n_runs, None, cov, figures)
+    low, high = fits[0].slope_ci
+    figures["interval_scope"] = "the line fit over call counts (one layout)"
+    return Estimate(value, low, high, confidence, unit, "count",
+                    f"count per {what} (slope over {what} counts)", LEVEL_RUNS, 1, n_runs,
+                    None, None, figures)
+
+
+class CountMethod:
+    """The method slot of a counting runner: it builds the case's :class:`Estimate` from the
+    slopes the runner recorded (what :func:`~steadybench.processors.base.finalize_case` calls)."""
+
+    name = "count"
+
+    def __init__(self, settings: CountSettings) -> None:
+        self.settings = settings
+
+    def options(self) -> dict[str, Any]:
+        s = self.settings
+        return {"measure": s.measure, "layouts": s.layouts, "points": s.points, "calls": s.calls}
+
+    def finish(self, case: CaseResult) -> None:
+        record = case.extra.get("counts")
+        if not record or not record.get("layouts"):
+            case.estimate = Estimate(None, unit=case.unit, method=self.name,
+                                     error="; ".join(case.errors) or "no counts")
+            return
+        fits = [CountFit(tuple(lc["fit"]["calls"]), tuple(lc["fit"]["counts"]),
+                         lc["fit"]["slope"], lc["fit"]["intercept"],
+                         tuple(lc["fit"]["slope_ci"]), tuple(lc["fit"]["residuals"]),
+                         lc["fit"]["worst_residual_share"], lc["fit"]["on_line"])
+                for lc in record["layouts"]]
+        case.estimate = count_estimate(case.unit, [f.slope for f in fits], fits,
+                                       self.settings.confidence, case.n, record.get("per", "call"))
+
+
+def fill_case(case: CaseResult, layouts: Sequence[LayoutCount], record: dict[str, Any],
+              what: str = "call") -> None:
+    """Record the layouts' slopes as the case's runs, and the record in ``extra["counts"]``."""
+    unit = record["measure"]
+    case.unit = unit
+    case.units[PRIMARY_METRIC] = unit
+    record["per"] = what
+    for lc in layouts:
+        case.add_run(RUN_OK, {PRIMARY_METRIC: lc.fit.slope})
+        case.accumulate({PRIMARY_METRIC: lc.fit.slope})
+    if len(layouts) >= 2:
+        case.processes = [{"value": lc.fit.slope, "index": i,
+                           "hash_seed": lc.executions[0].layout.hash_seed,
+                           "env_pad": lc.executions[0].layout.env_bytes,
+                           "layout": "fixed", "aslr_off": lc.executions[0].layout.aslr_off}
+                          for i, lc in enumerate(layouts)]
+    case.extra["counts"] = record
+    for lc in layouts:
+        warning = lc.fit.warning(what)
+        if warning and warning not in case.warnings:
+            case.warnings.append(warning)
+    case.stop_reason = f"counted at {', '.join(str(c) for c in layouts[0].fit.calls)} {what}s"
+
+
+class CountRunner:
+    """A runner that counts instead of timing (the shape of
+    :class:`~steadybench.runner.runner.Runner` the manager uses: ``execute``, ``new_case``,
+    ``method``, ``last_case``, ``confidence``)."""
+
+    keep_samples = True
+
+    def __init__(self, settings: CountSettings, python: str | None = None) -> None:
+        self.settings = settings
+        self.method = CountMethod(settings)
+        self.python = python
+        self.confidence = settings.confidence
+        self.last_case: CaseResult | None = None
+        self.processes = settings.layouts
+        self._valgrind: Valgrind | None = None
+        #: the clock the environment record describes (counts read none)
+        from ..clocks import get_clock
+
+        self.clock = get_clock()
+
+    def add_action(self, stage: Any, action: Any) -> None:
+        raise ConfigurationError("machine presets and actions do not apply to counts (a count "
+                                 "does not depend on the machine's state); drop --preset")
+
+    def new_case(self, implementation: Implementation, params: Parameters,
+                 benchmark: str | None = None) -> CaseResult:
+        return CaseResult(benchmark=benchmark or implementation.name,
+                          implementation=implementation.name, params=params.to_dict(),
+                          unit=self.settings.measure, method=self.method.name)
+
+    def execute(self, implementation: Implementation, params: Parameters, meters: Any = (),
+                benchmark: str | None = None, progress: Any = None) -> CaseResult:
+        """Count one case through the execution layer's driver, one execution per layout; a
+        failure is one line in ``case.errors`` (the other cases go on), except a missing
+        valgrind, which ends the command (exit 2)."""
+        from ..execution.driver import run_executions
+
+        case = self.new_case(implementation, params, benchmark)
+        self.last_case = case
+        if self._valgrind is None:
+            self._valgrind = find_valgrind()
+        settings = self.settings
+        backend = PythonCountBackend(implementation, params, case.benchmark, settings,
+                                     self._valgrind, self.python)
+        done = run_executions(backend, case, settings.layouts,
+                              time_limit=settings.time_limit * VALGRIND_SLOWDOWN
+                              * settings.layouts, method=self.method,
+                              confidence=settings.confidence, progress=progress)
+        layouts = [o.case.extra["counts"]["layouts"][0] for outcomes in done for o in outcomes
+                   if o.case is not None]
+        case.unit = settings.measure
+        case.units[PRIMARY_METRIC] = settings.measure
+        if layouts:
+            case.extra["counts"] = {**backend.record(), "layouts": layouts, "per": "call"}
+            case.stop_reason = (f"counted at {', '.join(map(str, backend.calls or []))} calls "
+                                f"in {len(layouts)} layout(s)")
+        return case

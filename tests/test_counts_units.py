@@ -1,0 +1,188 @@
+"""The count backend's parts that need no valgrind: parsing, the cycles model, the line fit,
+the layout, the identity check, and the errors when valgrind is missing (issue 26)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from steadybench.cli import main
+from steadybench.counts.backend import check_measure, identity_differences
+from steadybench.counts.cycles import estimate_cycles
+from steadybench.counts.fit import fit_counts
+from steadybench.counts.layout import ENV_TARGET, env_size, layout_env
+from steadybench.counts.python import calls_for
+from steadybench.counts.valgrind import (
+    CountFailure,
+    Counts,
+    ValgrindMissing,
+    cachegrind_argv,
+    check_platform,
+    find_valgrind,
+    parse_cachegrind_out,
+)
+from steadybench.errors import ConfigurationError, MeasurementError
+from steadybench.output.format import format_value
+
+CG_OUT = """\
+desc: I1 cache:         32768 B, 64 B, 8-way associative
+desc: D1 cache:         32768 B, 64 B, 8-way associative
+desc: LL cache:         8388608 B, 64 B, 16-way associative
+cmd: python3 w.py 10
+events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
+fl=./csu/../csu/libc-start.c
+fn=__libc_start_main@@GLIBC_2.34
+128 2 1 1 2 0 0 0 0 0
+summary: 140949302 1413137 14390 40544601 1981947 37759 19713818 203530 89463
+"""
+
+
+def test_parse_cachegrind_totals():
+    counts = parse_cachegrind_out(CG_OUT)
+    assert counts == Counts(140949302, 1413137, 14390, 40544601, 1981947, 37759, 19713818,
+                            203530, 89463)
+    assert counts.cache_simulated
+
+
+def test_parse_instructions_only():
+    counts = parse_cachegrind_out("events: Ir\nsummary: 140947527\n")
+    assert counts.Ir == 140947527 and counts.Dr is None and not counts.cache_simulated
+
+
+@pytest.mark.parametrize("text", ["", "events: Ir\n", "events: Ir Dr\nsummary: 1\n"])
+def test_parse_rejects_cut_output(text):
+    with pytest.raises(CountFailure):
+        parse_cachegrind_out(text)
+
+
+def test_cycles_follow_turner_trauring_by_hand():
+    c = Counts(Ir=1000, I1mr=10, ILmr=2, Dr=400, D1mr=30, DLmr=5, Dw=100, D1mw=20, DLmw=3)
+    # RAM = LL misses 2+5+3 = 10; LL hits = L1 misses 10+30+20 − 10 = 50;
+    # L1 hits = accesses 1000+400+100 − 50 − 10 = 1440; cycles = 1440 + 5·50 + 30·10
+    est = estimate_cycles(c)
+    assert (est.ram, est.ll_hits, est.l1_hits) == (10, 50, 1440)
+    assert est.cycles == 1440 + 250 + 300
+
+
+def test_cycles_need_the_cache_simulation():
+    with pytest.raises(CountFailure, match="cache simulation"):
+        estimate_cycles(Counts(Ir=5))
+
+
+def test_cache_geometry_is_fixed_on_the_command_line():
+    from steadybench.counts.valgrind import Valgrind
+
+    argv = cachegrind_argv(Valgrind("/usr/bin/valgrind", "valgrind-3.19.0"), "o", "l", True)
+    assert "--I1=32768,8,64" in argv and "--LL=8388608,16,64" in argv
+    assert not any(a.startswith("--LL") for a in cachegrind_argv(
+        Valgrind("/usr/bin/valgrind", "v"), "o", "l", False))
+
+
+def test_fit_exact_line_separates_fixed_part():
+    fit = fit_counts([100, 200, 300], [5_000 + 100 * 77, 5_000 + 200 * 77, 5_000 + 300 * 77])
+    assert fit.slope == pytest.approx(77) and fit.intercept == pytest.approx(5_000)
+    assert fit.on_line and fit.warning() is None
+    assert fit.slope_ci[0] == pytest.approx(77) and fit.slope_ci[1] == pytest.approx(77)
+
+
+def test_fit_agrees_with_numpy_polyfit():
+    calls, counts = [10, 20, 30, 40], [1_000_123, 1_700_010, 2_400_555, 3_099_870]
+    fit = fit_counts(calls, counts)
+    slope, intercept = np.polyfit(calls, counts, 1)
+    assert fit.slope == pytest.approx(slope) and fit.intercept == pytest.approx(intercept)
+    assert fit.residuals == pytest.approx(list(np.asarray(counts) - (slope * np.asarray(calls)
+                                                                       + intercept)))
+
+
+def test_fit_warns_when_cost_grows_per_call():
+    # each call costs more than the last (a list that grows): count = 1000 + 50·N + N²
+    calls = [100, 200, 300]
+    fit = fit_counts(calls, [1000 + 50 * n + n * n for n in calls])
+    assert not fit.on_line
+    assert "not on a line" in fit.warning()
+
+
+def test_fit_refuses_a_count_that_does_not_grow():
+    with pytest.raises(MeasurementError, match="did not grow"):
+        fit_counts([1, 2, 3], [500, 500, 500])
+    with pytest.raises(MeasurementError):
+        fit_counts([5, 5], [1, 2])
+
+
+@pytest.mark.parametrize(("per_call", "calls"), [(69_500, 100), (2_000, 5_000), (1e9, 1),
+                                                  (0, 1_000_000), (3_000_000, 2)])
+def test_calls_are_sized_by_the_count(per_call, calls):
+    assert calls_for(per_call) == calls
+
+
+def test_layout_env_is_padded_to_a_fixed_size_and_seeded():
+    small = {"PATH": "/bin", "HOME": "/root"}
+    big = {**small, "EXTRA": "y" * 3000}
+    env_a, seed_a, size_a = layout_env(0, small)
+    env_b, seed_b, size_b = layout_env(0, big)
+    assert seed_a == seed_b and env_a["PYTHONHASHSEED"] == str(seed_a)
+    assert size_a == size_b == env_size(env_a) and size_a >= ENV_TARGET
+    assert layout_env(0, small) == (env_a, seed_a, size_a)  # the same every time
+    assert layout_env(1, small)[1] != seed_a
+    assert "STEADYBENCH_WORKER_FD" not in layout_env(0, {**small, "STEADYBENCH_WORKER_FD": "9"})[0]
+
+
+def test_identity_differences_name_the_field():
+    a = {"measure": "instructions", "valgrind": "valgrind-3.19.0", "program": "py 3.11",
+         "cache_geometry": None, "layout": "x"}
+    assert identity_differences(a, dict(a)) == []
+    (diff,) = identity_differences(a, {**a, "valgrind": "valgrind-3.22.0"})
+    assert "valgrind" in diff and "3.22" in diff
+
+
+def test_measure_names():
+    assert check_measure(None) == "time"
+    with pytest.raises(ConfigurationError):
+        check_measure("seconds")
+
+
+def test_counts_are_shown_in_their_unit_with_every_digit():
+    assert format_value(69316.055, "instructions") == "69,316 instructions"
+    assert format_value(1068118, "cycles") == "1,068,118 cycles"
+
+
+def test_missing_valgrind_is_one_line_on_how_to_install(tmp_path, monkeypatch):
+    monkeypatch.delenv("STEADYBENCH_VALGRIND", raising=False)
+    with pytest.raises(ValgrindMissing, match="apt-get install valgrind"):
+        find_valgrind(path=str(tmp_path))
+    with pytest.raises(ValgrindMissing, match="does not run on darwin"):
+        check_platform("darwin")
+
+
+@pytest.mark.parametrize("command", [["run", "BENCH"], ["exec", "--", "true"],
+                                     ["iters", "--", "true"]])
+def test_cli_without_valgrind_exits_2_with_one_line(command, tmp_path, monkeypatch, capsys):
+    bench = tmp_path / "b.py"
+    bench.write_text("import steadybench\n\n@steadybench.benchmark\ndef f():\n"
+                     "    return lambda: None\n")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("STEADYBENCH_VALGRIND", raising=False)
+    args = [str(bench) if a == "BENCH" else a for a in command]
+    code = main([args[0], "--measure", "instructions", *args[1:]])
+    err = capsys.readouterr().err
+    assert code == 2
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert lines[-1].startswith("error:") and "install" in lines[-1]
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("extra", [["--preset", "baseline"], ["--in-process"],
+                                   ["--method", "batch"], ["--runs", "5"]])
+def test_run_refuses_time_options_with_counts(extra, tmp_path, capsys):
+    bench = tmp_path / "b.py"
+    bench.write_text("import steadybench\n\n@steadybench.benchmark\ndef f():\n"
+                     "    return lambda: None\n")
+    code = main(["run", str(bench), "--measure", "instructions", *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and "applies to time measurements only" in err, err
+
+
+def test_env_size_counts_bytes():
+    assert env_size({"A": "bc"}) == len(os.fsencode("A")) + 2 + 2

@@ -1,0 +1,208 @@
+"""Counts under the real valgrind (issue 26): identical in two invocations, additive, equal to
+plain cachegrind differences for an ITERS C program, and one clear line for each way a counted
+process fails while the other benchmarks' results are still written.
+
+valgrind is slow (1–3 s per Python start-up), so these tests are few, use small call counts
+(``CountSettings(calls=...)``), and are skipped where valgrind is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from steadybench.cli import main
+from steadybench.counts.python import CountRunner, CountSettings
+from steadybench.counts.valgrind import find_valgrind, parse_cachegrind_out
+from steadybench.definitions import build_benchmarks, load_file, mark_origin
+from steadybench.manager import Manager
+from steadybench.output.results_io import load_results
+
+pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None,
+                                reason="valgrind is not installed (apt-get install valgrind)")
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTRIB = ROOT / "contrib" / "c"
+
+BENCH = textwrap.dedent("""\
+    import steadybench
+
+    DATA = list(range(10_000))[::-1]
+
+    def f():
+        sorted(DATA)
+
+    @steadybench.benchmark
+    def once():
+        return f
+
+    @steadybench.benchmark
+    def twice():
+        def both():
+            f()
+            f()
+        return both
+    """)
+
+
+def count_file(path: Path, settings: CountSettings, pattern: str | None = None):
+    definitions = load_file(path)
+    benchmarks = build_benchmarks(definitions.specs, lambda spec: CountRunner(settings), pattern)
+    mark_origin(benchmarks, str(path))
+    return {c.benchmark: c for c in Manager("counts", benchmarks=benchmarks).run().cases}
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("counts") / "bench.py"
+    path.write_text(BENCH)
+    return path
+
+
+def test_two_invocations_count_the_same(bench):
+    # the layout (hash seed, environment size, ASLR off) and the call counts are fixed, so the
+    # count per call is identical to the last instruction, not just close
+    settings = CountSettings("instructions", calls=20, points=2)
+    first = count_file(bench, settings, "once")["once"]
+    second = count_file(bench, settings, "once")["once"]
+    assert not first.errors and not second.errors
+    assert first.extra["counts"]["layouts"][0]["fit"]["counts"] == \
+        second.extra["counts"]["layouts"][0]["fit"]["counts"]
+    assert first.estimate.value == second.estimate.value
+    assert first.estimate.unit == "instructions"
+    identity = first.extra["counts"]["identity"]
+    assert identity["valgrind"].startswith("valgrind-") and "Python" in identity["program"]
+
+
+def test_count_per_call_is_additive(bench):
+    cases = count_file(bench, CountSettings("instructions", calls=10, points=3))
+    once, twice = cases["once"].estimate.value, cases["twice"].estimate.value
+    # f(); f() costs two f() plus one Python frame (~230 of ~700,000 instructions)
+    assert twice / once == pytest.approx(2.0, rel=1e-3)
+    assert cases["once"].extra["counts"]["layouts"][0]["fit"]["on_line"]
+
+
+@pytest.fixture(scope="module")
+def loop_program(tmp_path_factory) -> str:
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src = tmp_path_factory.mktemp("c") / "loop.c"
+    src.write_text(textwrap.dedent("""\
+        #include "steadybench_iters.h"
+        int main(int argc, char **argv) {
+            long long iters = sb_iters_from_args(&argc, &argv);
+            volatile unsigned long acc = 0;
+            double t0 = sb_now();
+            for (long long i = 0; i < iters; i++)
+                for (int j = 0; j < 50; j++) acc += (unsigned long)(j ^ i);
+            sb_iters_report(sb_now() - t0, iters);
+            return 0;
+        }
+        """))
+    exe = src.with_suffix("")
+    subprocess.run([cc, "-O1", "-I", str(CONTRIB), "-o", str(exe), str(src)], check=True)
+    return str(exe)
+
+
+def plain_cachegrind(program: str, iters: int, tmp: Path) -> int:
+    out = tmp / f"cg.{iters}"
+    subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                    f"--cachegrind-out-file={out}", "--log-file=/dev/null", program, str(iters)],
+                   check=True, capture_output=True, env={"PATH": "/usr/bin:/bin"})
+    return parse_cachegrind_out(out.read_text()).Ir
+
+
+def test_iters_program_count_per_iteration_equals_plain_cachegrind(loop_program, tmp_path,
+                                                                    capsys):
+    expected = (plain_cachegrind(loop_program, 20_000, tmp_path)
+                - plain_cachegrind(loop_program, 10_000, tmp_path)) / 10_000
+    out = tmp_path / "r.json"
+    code = main(["iters", "--measure", "instructions", "--json", str(out), "--", loop_program])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    (case,) = load_results(out).cases
+    assert case.unit == "instructions" and case.estimate.unit == "instructions"
+    # the program prints its clock reading, whose digits printf formats in a varying number of
+    # instructions: a few tens per process, i.e. < 0.01 instruction per iteration here
+    assert case.estimate.value == pytest.approx(expected, abs=0.05)
+    assert case.estimate.figure("per") == "iteration"
+
+
+def test_exec_counts_per_process_and_each_failure_is_one_line(tmp_path, capsys):
+    crash = tmp_path / "crash.sh"
+    crash.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    not_a_program = tmp_path / "data.bin"
+    not_a_program.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(200))  # a broken ELF header
+    for p in (crash, not_a_program):
+        p.chmod(0o755)
+    out = tmp_path / "r.json"
+    code = main(["exec", "--measure", "instructions", "--time-limit", "3", "--json", str(out),
+                 "--cmd", "true", "--cmd", str(crash), "--cmd", "false",
+                 "--cmd", str(not_a_program), "--cmd", "sleep 30"])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    cases = {c.benchmark: c for c in load_results(out).cases}
+    assert cases["true"].estimate.value > 0 and not cases["true"].errors
+    assert cases["true"].estimate.unit == "instructions"
+    assert "crashed under valgrind (SIGSEGV)" in cases[str(crash)].errors[0]
+    assert "exited with status 1" in cases["false"].errors[0]
+    assert "valgrind could not run it" in cases[str(not_a_program)].errors[0]
+    assert "did not finish under valgrind within 3 s" in cases["sleep 30"].errors[0]
+    assert all(len(c.errors) == 1 and "\n" not in c.errors[0]
+               for name, c in cases.items() if name != "true")
+
+
+def test_python_cases_that_fail_are_one_line_each_and_the_others_are_written(tmp_path, capsys):
+    bench = tmp_path / "b.py"
+    bench.write_text(textwrap.dedent("""\
+        import os, sys, time
+        import steadybench
+
+        @steadybench.benchmark
+        def good():
+            return lambda: sorted(range(500))
+
+        @steadybench.benchmark
+        def raises():
+            def call():
+                raise ValueError("bad input")
+            return call
+
+        @steadybench.benchmark
+        def exits():
+            return lambda: sys.exit(3)
+
+        @steadybench.benchmark
+        def leaves():
+            return lambda: os._exit(0)
+
+        @steadybench.benchmark
+        def hangs():
+            return lambda: time.sleep(60)
+        """))
+    out = tmp_path / "r.json"
+    code = main(["run", str(bench), "--measure", "instructions", "--time-limit", "3",
+                 "--json", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    cases = {c.benchmark: c for c in load_results(out).cases}
+    assert cases["good"].estimate.value > 0 and not cases["good"].errors
+    assert "ValueError: bad input" in cases["raises"].errors[0]
+    assert "sys.exit(3)" in cases["exits"].errors[0]
+    assert "ended before the calls finished" in cases["leaves"].errors[0]
+    assert "did not finish within 3 s" in cases["hangs"].errors[0]
+    data = json.loads(out.read_text())
+    assert data["benchmarks"][0]["unit"] == "instructions"
+
+
+def test_valgrind_is_found_with_its_version():
+    vg = find_valgrind()
+    assert vg.version.startswith("valgrind-")
+    assert sys.platform.startswith("linux")
