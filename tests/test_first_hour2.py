@@ -49,3 +49,44 @@ def test_evaluate_takes_a_percent_confidence(capsys):
     assert "--confidence" not in result.output, result.output
     result = CliRunner().invoke(group, ["evaluate", "--confidence", "150%", "--runs", "x"])
     assert "--confidence" in result.output
+
+
+# ------------------------------------------------- item 12: hyperfine's positional commands
+def test_exec_takes_hyperfine_positional_command_lines(capsys):
+    code, out, err = cli(["exec", "true 1", "true 2", "--runs", "3", "--warmup", "0",
+                          "--style", "plain"], capsys)
+    assert code == 0, err
+    assert "true 1" in out and "true 2" in out
+    assert "not found" not in err
+
+
+def test_exec_dash_dash_form_is_one_command(capsys):
+    from steadybench.cli.programs import _commands
+
+    [one] = _commands(["gzip", "-1", "-c", "f"], [], [], shell=False)
+    assert one.template == ("gzip", "-1", "-c", "f")
+    two = _commands(["gzip -1 -c f", "gzip -9 -c f"], [], [], shell=False)
+    assert [c.template for c in two] == [("gzip", "-1", "-c", "f"), ("gzip", "-9", "-c", "f")]
+
+
+# ------------------------------------------------------ item 6: the docs' executions count
+def test_docs_state_the_default_number_of_executions():
+    import re
+    from pathlib import Path
+
+    from steadybench.defaults import __file__ as defaults_file
+
+    # the source's value: the suite's conftest lowers the module attribute for speed
+    PROCESSES = int(re.search(r"^PROCESSES = (\d+)$", Path(defaults_file).read_text(),
+                              re.M).group(1))
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    tutorial = (root / "docs" / "tutorial.md").read_text()
+    stated = re.findall(r"the default of `run` is (\d+)", readme)
+    assert stated and all(int(n) == PROCESSES for n in stated)
+    assert re.search(rf"runs in {PROCESSES} fresh worker\s+processes", tutorial)
+    words = {"five": 5, "ten": 10, "twenty": 20}
+    for text in (readme, tutorial):
+        for word, n in words.items():
+            if n != PROCESSES:
+                assert not re.search(rf"\b{word} fresh worker", text)

@@ -113,10 +113,23 @@ def _command_line() -> str:
     return shlex.join(["steadybench", *sys.argv[1:]]) if sys.argv else "steadybench"
 
 
+def hyperfine_positionals(args: Sequence[str]) -> bool:
+    """True when the positional arguments are hyperfine's: each one a whole command line
+    (``exec "gzip -1 -c f" "gzip -9 -c f"``). That is so when the first argument holds a space
+    and is not a file of that name; otherwise they are one command and its arguments
+    (``exec -- gzip -1 -c f``)."""
+    import os
+
+    first = args[0]
+    return any(ch.isspace() for ch in first) and not os.path.exists(first)
+
+
 def _commands(args: Sequence[str], cmds: Sequence[str], names: Sequence[str],
               shell: bool, file: str | None = None) -> list[Command]:
     commands: list[Command] = []
-    if args:
+    if args and hyperfine_positionals(args):
+        commands += [Command.from_line(a, shell=shell) for a in args]
+    elif args:
         commands.append(Command.from_line(" ".join(args), shell=True) if shell
                         else Command.from_args(list(args)))
     commands += [Command.from_line(c, shell=shell) for c in cmds]
@@ -381,9 +394,11 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
 def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     """Benchmark external commands: steadybench exec [OPTIONS] -- CMD ARG...
 
-    Each run is a fresh process (no shell unless --shell); several commands (--cmd, repeated)
-    are interleaved run by run. As hyperfine: at least 10 runs and 3 s per command, -r/-w/-m/-M,
-    -n, --prepare/--setup/--cleanup/--conclude, --export-json/-csv/-markdown.
+    As hyperfine, quoted command lines are commands of their own: steadybench exec
+    "gzip -1 -c f" "gzip -9 -c f" compares two (an argument with a space that is not a file
+    starts that form). Each run is a fresh process (no shell unless --shell); several commands
+    (--cmd, repeated) are interleaved run by run. As hyperfine: at least 10 runs and 3 s per
+    command, -r/-w/-m/-M, -n, --prepare/--setup/--cleanup/--conclude, --export-json/-csv/-markdown.
     """
     from ..programs.exec import ExecOptions, ExecSession
     from ..programs.hooks import Hook
