@@ -90,3 +90,90 @@ def test_docs_state_the_default_number_of_executions():
         for word, n in words.items():
             if n != PROCESSES:
                 assert not re.search(rf"\b{word} fresh worker", text)
+
+
+# ------------------------------------------------------- item 13: pytest-benchmark's flags
+PB_TESTS = '''
+def work(n):
+    return sum(range(n))
+
+def test_fast(benchmark):
+    benchmark(work, 10)
+
+def test_plain():
+    assert work(3) == 3
+'''
+
+
+def pytest_in(project, *args):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ}
+    env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTEST_XDIST_WORKER", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "no:randomly", "-p", "no:benchmark", *args], cwd=project,
+                          capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_pytest_benchmark_flags_are_understood(tmp_path):
+    (tmp_path / "test_pb.py").write_text(PB_TESTS)
+    history = tmp_path / "h.sqlite"
+    fast = ["--steadybench-processes", "2", "--steadybench-time", "0.02",
+            "--steadybench-history", str(history)]
+    out = pytest_in(tmp_path, *fast, "--benchmark-only", "--benchmark-autosave",
+                    "--benchmark-min-rounds", "5", "--benchmark-json", "pb.json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "1 passed, 1 deselected" in out.stdout
+    assert "--benchmark-min-rounds is pytest-benchmark's and is ignored" in out.stdout
+    import json
+
+    doc = json.loads((tmp_path / "pb.json").read_text())
+    assert [b["name"] for b in doc["benchmarks"]] == ["test_fast"]
+    out = pytest_in(tmp_path, *fast, "--benchmark-only", "--benchmark-compare",
+                    "--benchmark-compare-fail=min:90%")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "compared with the baseline:" in out.stdout
+    out = pytest_in(tmp_path, *fast, "--benchmark-compare-fail=min:0.001")
+    assert out.returncode == 4 and "give a percentage" in out.stderr
+    out = pytest_in(tmp_path, *fast, "--benchmark-skip")
+    assert out.returncode == 0 and "1 passed, 1 skipped" in out.stdout
+
+
+# ------------------------------- item 4: pytest-benchmark kept out of the user's venv, named
+def test_make_demo_venv_does_not_install_pytest_benchmark():
+    import re
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    makefile = (root / "Makefile").read_text()
+    extras = re.findall(r"pip install [^\n]*-e '\.\[([a-z,]+)\]'", makefile)
+    installed = list(project["dependencies"])
+    for extra in extras:
+        for name in extra.split(","):
+            installed += project["optional-dependencies"][name]
+    assert not any(req.startswith("pytest-benchmark") for req in installed)
+
+
+def test_the_active_benchmark_fixture_is_named_when_both_plugins_are_there():
+    from steadybench.pytest_plugin import pytest_report_header
+
+    class Plugins:
+        def __init__(self, names):
+            self.names = names
+
+        def has_plugin(self, name):
+            return name in self.names
+
+    class Config:
+        def __init__(self, names):
+            self.pluginmanager = Plugins(names)
+
+    line = pytest_report_header(Config({"benchmark"}))
+    assert "pytest-benchmark's" in line and "-p no:benchmark" in line
+    assert "\n" not in line
+    assert pytest_report_header(Config(set())) is None
