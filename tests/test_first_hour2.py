@@ -177,3 +177,22 @@ def test_the_active_benchmark_fixture_is_named_when_both_plugins_are_there():
     assert "pytest-benchmark's" in line and "-p no:benchmark" in line
     assert "\n" not in line
     assert pytest_report_header(Config(set())) is None
+
+
+# --------------------------------------------------------- item 11: python -m timeit's habit
+def test_timeit_arguments_are_lines_of_one_statement(capsys):
+    """python -m timeit 's = ""' 'for p in range(3): s += str(p)' times one statement."""
+    code, out, err = cli(["timeit", 's = ""', "for p in range(3): s += str(p)",
+                          "--style", "plain"], capsys)
+    assert code == 0, err
+    assert "UnboundLocalError" not in err and "Error" not in err
+    assert "s = \"\"; for p in range(3): s += str(p)" in out
+    assert "statement 2 of" not in err
+
+
+def test_timeit_vs_compares_rivals(capsys):
+    code, out, err = cli(["timeit", "-s", "parts = [str(i) for i in range(2000)]",
+                          '"".join(parts)', "--vs", 's = ""', "--max-time", "1",
+                          "--execution-time", "0.02"], capsys)
+    assert code == 0, err
+    assert "statement 2 of 2" in err

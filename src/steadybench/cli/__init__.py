@@ -32,7 +32,7 @@ COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "ab", "report
 #: what bare ``steadybench`` prints: the commands a new user starts with
 SHORT_USAGE = """usage: steadybench COMMAND [OPTIONS] [ARGS]...
 
-  steadybench timeit [-s SETUP] STMT [STMT ...]   time Python statements, compare several
+  steadybench timeit [-s SETUP] STMT [--vs STMT]  time a Python statement, compare rivals
   steadybench run FILE.py                         run the benchmarks a Python file defines
   steadybench exec -- CMD ARG...                  benchmark commands (hyperfine's options)
   steadybench compare BASE.json NEW.json          faster, slower or unchanged, at a confidence
