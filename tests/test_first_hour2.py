@@ -196,3 +196,68 @@ def test_timeit_vs_compares_rivals(capsys):
                           "--execution-time", "0.02"], capsys)
     assert code == 0, err
     assert "statement 2 of 2" in err
+
+
+# ------------------------------------------------ item 16: steadybench show FILE (pyperf's)
+def _results_file(tmp_path):
+    import random
+
+    from steadybench.model.results import CaseResult, Results
+    from steadybench.output.results_io import write_results
+
+    rng = random.Random(7)
+    case = CaseResult(benchmark="build", implementation="join", params={"n": 100})
+    sizes = [40, 35, 45]
+    for k, size in enumerate(sizes):
+        for _ in range(size):
+            case.add_run("ok", {"wall_time": 5e-7 * (1 + 0.1 * k) * rng.lognormvariate(0, .05)})
+    case.processes = [{"index": k, "n": n, "hash_seed": 100 + k} for k, n in enumerate(sizes)]
+    results = Results(suite="s", cases=[case], context={"command": "steadybench run s.py"})
+    path = tmp_path / "r.json"
+    write_results(results, path)
+    return path, case.values(), sizes
+
+
+def test_show_prints_statistics_against_numpy(tmp_path, capsys):
+    import numpy as np
+
+    path, values, _ = _results_file(tmp_path)
+    code, out, err = cli(["show", str(path)], capsys)
+    assert code == 0, err
+    from steadybench.output.format import format_seconds
+
+    q1, median, q3 = np.percentile(values, [25, 50, 75])  # numpy's default: R type 7
+    assert f"Q1: {format_seconds(q1)}" in out
+    assert f"median: {format_seconds(median)}" in out
+    assert f"Q3: {format_seconds(q3)}" in out
+    assert f"mean ± stdev: {format_seconds(np.mean(values))} ± " \
+           f"{format_seconds(np.std(values, ddof=1))}" in out
+    assert "values: 120 in 3 execution(s)" in out
+    assert max(map(len, out.splitlines())) <= 80
+
+
+def test_show_hist_dump_and_metadata(tmp_path, capsys):
+    import re
+
+    path, values, sizes = _results_file(tmp_path)
+    code, out, err = cli(["show", str(path), "--all"], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(map(len, lines)) <= 80
+    bins = [line for line in lines if re.match(r"^\s+[\d.]+ [nµm]?s: +\d+", line)]
+    assert sum(int(b.split(":")[1].split()[0]) for b in bins) == len(values)
+    for k, size in enumerate(sizes, 1):
+        assert f"execution {k}: {size} values (hash seed {99 + k})" in out
+    dumped = re.findall(r"(?:\(ns\) )?(\d+(?:\.\d+)?)(?:,|$)", "\n".join(
+        line for line in lines if line.startswith("    ")), re.M)
+    assert len(dumped) == len(values)
+    assert "command: steadybench run s.py" in out
+    assert not re.search(r"\d\n\s*[nµm]?s\b", out)  # a number is never apart from its unit
+
+
+def test_show_bad_input_is_one_line(tmp_path, capsys):
+    code, _, err = cli(["show", str(tmp_path / "none.json")], capsys)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    (tmp_path / "x.json").write_text("{}")
+    code, _, err = cli(["show", str(tmp_path / "x.json")], capsys)
+    assert code == 2 and "not a steadybench results file" in err

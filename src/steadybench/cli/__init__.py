@@ -26,7 +26,7 @@ from .. import __version__
 from ..errors import SteadybenchError
 
 #: modules of this package that define sub-commands, in the order ``--help`` lists them
-COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "ab", "report", "system",
+COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "ab", "report", "show", "system",
                    "edges", "timeit", "evaluate", "history", "worker")
 
 #: what bare ``steadybench`` prints: the commands a new user starts with
