@@ -261,3 +261,42 @@ def test_show_bad_input_is_one_line(tmp_path, capsys):
     (tmp_path / "x.json").write_text("{}")
     code, _, err = cli(["show", str(tmp_path / "x.json")], capsys)
     assert code == 2 and "not a steadybench results file" in err
+
+
+# ----------------------------------------------- item 16: hyperfine's --reference and --sort
+def test_relative_summary_against_a_reference():
+    from steadybench.model.estimate import Estimate
+    from steadybench.output.relative import Variant, relative_summary
+
+    def v(name, value):
+        return Variant(name, Estimate(value=value, unit="s", ci_low=value * 0.99,
+                                      ci_high=value * 1.01, confidence=0.95))
+
+    variants = [v("ref", 2.0), v("fast", 1.0), v("slow", 4.0)]
+    rel = relative_summary(variants, reference="ref")
+    assert [(r.fastest, r.other) for r in rel] == [("fast", "ref"), ("ref", "slow")]
+    assert [round(r.ratio, 6) for r in rel] == [2.0, 2.0]
+    rel = relative_summary(variants)  # without: the fastest against each
+    assert [(r.fastest, r.other) for r in rel] == [("fast", "ref"), ("fast", "slow")]
+    by_command = relative_summary([v("b", 3.0), v("a", 1.0), v("c", 2.0)], by_time=False)
+    assert [r.other for r in by_command] == ["b", "c"]
+
+
+def test_exec_reference_and_sort(capsys):
+    code, out, err = cli(["exec", "--reference", "sleep 0.03", "--reference-name", "base",
+                          "sleep 0.09", "sleep 0.01", "--runs", "4", "--style", "plain",
+                          "--sort", "command"], capsys)
+    assert code == 0, err
+    rows = [line.split()[0] for line in out.splitlines()[1:4]]
+    assert rows[0] == "base"
+    compared = [line for line in out.splitlines() if " than " in line]
+    assert len(compared) == 2 and all("base" in line for line in compared), out
+    # --sort command: the lines follow the commands' order (0.09 first), not their times
+    assert "0.09" in compared[0] and "0.01" in compared[1]
+    code, out, err = cli(["exec", "sleep 0.09", "sleep 0.01", "sleep 0.03", "--runs", "4",
+                          "--style", "plain", "--sort", "mean-time"], capsys)
+    assert code == 0, err
+    order = [out.index(f"sleep {t}") for t in ("0.01", "0.03", "0.09")]
+    assert order == sorted(order), out  # the table by time
+    code, _, err = cli(["exec", "--reference-name", "x", "true 1", "--runs", "2"], capsys)
+    assert code == 2 and "give --reference" in err

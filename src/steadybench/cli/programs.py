@@ -150,6 +150,21 @@ def _commands(args: Sequence[str], cmds: Sequence[str], names: Sequence[str],
     return commands
 
 
+def _reference(opts: dict[str, Any], commands: Sequence[Command]) -> Command | None:
+    """hyperfine's ``--reference CMD`` (and ``--reference-name``): one more command, measured
+    first, that the others are compared with."""
+    line = opts.get("reference")
+    if line is None:
+        if opts.get("reference_name"):
+            raise ConfigurationError("--reference-name names --reference; give --reference")
+        return None
+    ref = Command.from_line(line, name=opts.get("reference_name") or None, shell=opts["shell"])
+    if any(c.name == ref.name for c in commands):
+        raise ConfigurationError(f"--reference {ref.name!r} is also one of the commands "
+                                 "(give it once, or use --reference-name)")
+    return ref
+
+
 def _param_sets(opts: dict[str, Any], commands: Sequence[Command],
                 reserved: Sequence[str] = ()) -> list[dict[str, Any]]:
     params = [parse_param(p) for p in opts.get("param") or ()]
@@ -203,7 +218,15 @@ def _print_summary(results: Results, console: Console, style: str = "table",
                           Column("raw mean", drop=2), Column("user", drop=4),
                           Column("sys", drop=5), Column("max RSS", drop=3),
                           Column("status", justify="left", wrap=True)])
-    for case in results.cases:
+    shown = (results.context.get("programs_summary") or {})
+    cases = list(results.cases)
+    if shown.get("sort") == "mean-time":  # hyperfine's --sort mean-time
+        def time_of(case: CaseResult) -> float:
+            est = case_estimate(case)
+            return est.value if est is not None and est.value is not None else float("inf")
+
+        cases.sort(key=time_of)
+    for case in cases:
         status = status_markup(case)
         est = case_estimate(case)
         if iters_mode:
@@ -230,7 +253,9 @@ def _print_summary(results: Results, console: Console, style: str = "table",
     render(spec, out, style)
     confidence = next((float(e.confidence) for c in results.cases
                        if (e := case_estimate(c)) is not None and e.confidence), 0.95)
-    for line in comparison_text(results.cases, confidence, commands=True):
+    for line in comparison_text(results.cases, confidence, commands=True,
+                                reference=shown.get("reference"),
+                                by_time=shown.get("sort") != "command"):
         print_indented(out, line)
     cal = (results.context.get("programs") or {}).get("calibration") or []
     if cal and cal[0]:
@@ -377,6 +402,15 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
               help="Do not subtract the calibrated start-up cost of a process.")
 @click.option("--order", type=click.Choice(ORDERS), default="round-robin", show_default=True,
               help="Interleaving of the commands, run by run.")
+@click.option("--reference", "reference", metavar="COMMAND", default=None,
+              help="As hyperfine: a command measured first, the others each compared with it "
+                   "(instead of with the fastest).")
+@click.option("--reference-name", default=None, metavar="NAME",
+              help="Display name of --reference.")
+@click.option("--sort", "sort_order", type=click.Choice(("auto", "command", "mean-time")),
+              default="auto", show_default=True,
+              help="As hyperfine: 'auto' lists the table by command and the comparison by "
+                   "time, 'command' both by command, 'mean-time' both by time.")
 @click.option("--seed", type=SEED, help="Seed of --order random.")
 @click.option("--processes", type=count(min=1, max=MAX_PROCESSES), default=None,
               help="Repeat the whole measurement K times (independent executions); runs are "
@@ -409,6 +443,9 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         raise ConfigurationError("-N (no shell) and --shell exclude each other")
     commands = _commands(args, opts["cmds"], opts["names"] + opts["command_names"],
                          opts["shell"], opts["commands_file"])
+    reference = _reference(opts, commands)
+    if reference is not None:
+        commands.insert(0, reference)
     for name in opts["command_names"]:
         if name.isdigit() and not opts["quiet"]:
             click.echo(f"note: -n {name} names a command (hyperfine's meaning); for a number "
@@ -492,6 +529,9 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
             if warning and warning not in case.warnings:
                 case.warnings.append(warning)
         results.context.update(context, command_line=_command_line(), **target_context(runner))
+        results.context["programs_summary"] = {
+            "reference": reference.name if reference is not None else None,
+            "sort": opts["sort_order"]}
         _export_hyperfine(results, opts)
         _finish(results, opts, console, interrupted)
 
