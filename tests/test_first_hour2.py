@@ -300,3 +300,85 @@ def test_exec_reference_and_sort(capsys):
     assert order == sorted(order), out  # the table by time
     code, _, err = cli(["exec", "--reference-name", "x", "true 1", "--runs", "2"], capsys)
     assert code == 2 and "give --reference" in err
+
+
+# ------------------------------------------------------------ item 16: run --track-memory
+MEM_BENCH = """import steadybench as sb
+
+@sb.benchmark
+def build():
+    return lambda: [0] * 1000
+"""
+
+
+def test_run_track_memory_records_the_code_own_peak(tmp_path, capsys):
+    import json
+
+    bench = tmp_path / "mem.py"
+    bench.write_text(MEM_BENCH)
+    out_json = tmp_path / "m.json"
+    for method in ("auto", "linefit"):
+        code, out, err = cli(["run", str(bench), "-p", "2", "--runs", "5", "--warmup", "0",
+                              "--method", method, "--track-memory", "--json", str(out_json),
+                              "-q"], capsys)
+        assert code == 0, err
+        case = json.loads(out_json.read_text())["benchmarks"][0]
+        peaks = case["runs"]["metrics"]["peak_memory"]
+        assert len(peaks) == 10
+        # a list of 1000 references: 8 kB; the first run of each execution too (it read
+        # 2-3 MB of the method's own code compiled on first use)
+        assert all(7_900 < p < 9_000 for p in peaks), (method, peaks)
+    code, out, err = cli(["run", str(bench), "-p", "2", "--runs", "3", "--track-memory"],
+                         capsys)
+    assert code == 0 and "peak mem" in out and "KiB" in out
+
+
+# -------------------------------------------------- item 16: rates (items/s, bytes/s)
+RATE_BENCH = """import steadybench as sb
+
+@sb.benchmark(n=[1000, 4000], bytes_per_call="n", items_per_call=lambda n: n // 10)
+def copy(n):
+    data = bytes(n)
+    return lambda: bytearray(data)
+"""
+
+
+def test_rates_in_every_output(tmp_path, capsys):
+    import csv
+    import json
+
+    bench = tmp_path / "rate.py"
+    bench.write_text(RATE_BENCH)
+    paths = {k: tmp_path / f"r.{k}" for k in ("json", "csv", "md")}
+    code, out, err = cli(["run", str(bench), "-p", "2", "--runs", "5", "--json",
+                          str(paths["json"]), "--csv", str(paths["csv"]), "--markdown",
+                          str(paths["md"])], capsys)
+    assert code == 0, err
+    doc = json.loads(paths["json"].read_text())
+    rows = list(csv.DictReader(paths["csv"].read_text().splitlines()))
+    for case, row in zip(doc["benchmarks"], rows, strict=True):
+        n = case["params"]["n"]
+        value = case["estimate"]["value"]
+        assert case["extra"]["throughput"] == {"items": n // 10, "bytes": n}
+        rates = case["extra"]["rates"]
+        assert abs(rates["bytes_per_second"] - n / value) < 1e-9 * n / value
+        assert abs(rates["items_per_second"] - (n // 10) / value) < 1e-9 * n / value
+        assert rates["bytes_per_second_low"] <= rates["bytes_per_second"] \
+            <= rates["bytes_per_second_high"]
+        assert float(row["bytes_per_second"]) == rates["bytes_per_second"]
+    assert "GiB/s" in out or "MiB/s" in out
+    assert "items/s" in out and "items/s" in paths["md"].read_text()
+    code, out, _ = cli(["show", str(paths["json"])], capsys)
+    assert "rate: " in out and "items/s" in out
+
+
+def test_rate_declaration_errors_are_one_line(tmp_path, capsys):
+    bench = tmp_path / "bad.py"
+    bench.write_text("import steadybench as sb\n\n@sb.benchmark(bytes_per_call=-3)\n"
+                     "def f():\n    return lambda: None\n")
+    code, _, err = cli(["run", str(bench), "--runs", "2"], capsys)
+    assert code != 0 and "bytes_per_call must be a positive number" in err
+    bench.write_text("import steadybench as sb\n\n@sb.benchmark(bytes_per_call='m', n=[1])\n"
+                     "def f(n):\n    return lambda: None\n")
+    code, _, err = cli(["run", str(bench), "--runs", "2", "-p", "2"], capsys)
+    assert code != 0 and "no parameter of that name" in err and "Traceback" not in err

@@ -181,6 +181,10 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         confidence=opts.get("confidence", 0.95),
     )
     manager.context["command"] = opts.get("command_line")
+    if opts.get("track_memory"):
+        from ..meters.base import PeakMemoryMeter
+
+        manager.add_meter(PeakMemoryMeter())
     if opts.get("in_process"):
         manager.context["isolation"] = "in-process"
         if not opts.get("quiet"):
@@ -293,6 +297,13 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     is_flag=True,
     help="When another tuned run holds the machine's tuning lock, wait for it instead of "
     "refusing.",
+)
+@click.option(
+    "--track-memory",
+    is_flag=True,
+    help="Also record each run's peak Python heap (tracemalloc, as pyperf's --tracemalloc; "
+    "pyperf's --track-memory reads the process's memory instead). Tracing slows the code: "
+    "compare times without it.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @cluster_options

@@ -155,6 +155,13 @@ class Timer:
                 namespace=self.namespace)
         return timed
 
+    def compile_ahead(self, *executions: int) -> None:
+        """Build the bodies of these sizes now (a method's ``prepare``), so that no sample
+        compiles its own code: the compilation's allocations and time would otherwise land in
+        the first sample of each size, under its meters (``run --track-memory``)."""
+        for n in executions:
+            self.body(n)
+
     def time(self, clock: Callable[[], int], executions: int, inits: int = 0) -> int:
         """Elapsed nanoseconds of one straight-line sample."""
         return int(self.body(executions, inits)(self.fn, self.init, clock))

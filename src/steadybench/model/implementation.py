@@ -30,6 +30,9 @@ class Implementation:
     #: (file, benchmark title, implementation name) when defined in a benchmark file: how a
     #: worker process finds it again (set by :func:`steadybench.definitions.mark_origin`)
     origin: tuple[str, str, str] | None = None
+    #: what one call of ``run()`` processes, for rates: {"items": N, "bytes": M}, each a
+    #: number, a parameter's name or a function of the parameters (steadybench.output.rates)
+    throughput: dict[str, Any] | None = None
 
     def __init__(self, name: str | None = None) -> None:
         self.name = name or type(self).__name__

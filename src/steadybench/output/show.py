@@ -24,6 +24,7 @@ from .format import (
     format_percent,
     format_value,
 )
+from .rates import case_rates, rate_text
 
 #: the width every line fits
 WIDTH = 80
@@ -60,6 +61,12 @@ def stats_lines(case: CaseResult) -> list[str]:
     if est is not None:
         lines.append(f"  estimate: {estimate_value_text(est)} {estimate_ci_text(est)} "
                      f"({est.statistic}, {est.confidence:.0%} interval)")
+    rates = case_rates(case)
+    if rates:
+        lines.append("  rate: " + ", ".join(
+            f"{r.text()}" + (f" [{rate_text(r.kind, r.low)}, {rate_text(r.kind, r.high)}]"
+                             if r.low is not None and r.high is not None else "")
+            for r in rates))
     if case.errors:
         lines.append(f"  error: {case.errors[0]}")
     execs = execution_values(case)
