@@ -382,3 +382,89 @@ def test_rate_declaration_errors_are_one_line(tmp_path, capsys):
                      "def f(n):\n    return lambda: None\n")
     code, _, err = cli(["run", str(bench), "--runs", "2", "-p", "2"], capsys)
     assert code != 0 and "no parameter of that name" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------ item 16: async benchmarks
+def test_a_coroutine_function_is_awaited_in_the_timer_loop_between_the_clock_reads():
+    import asyncio
+
+    from steadybench.methods.unroll import Timer
+    from steadybench.model.implementation import CallableImplementation
+
+    awaited = []
+
+    async def work():
+        await asyncio.sleep(0)
+        awaited.append(1)
+
+    reads = []
+    ticks = iter(range(0, 10_000, 7))
+
+    def clock():
+        # the clock is read inside the running loop: run_until_complete's own start and stop
+        # are outside the sample, as the clock's own cost is
+        loop = asyncio.get_running_loop()
+        reads.append(loop.is_running())
+        return next(ticks)
+
+    timer = Timer(CallableImplementation(work))
+    assert timer.is_async
+    assert timer.time(clock, 5) == 7
+    assert len(awaited) == 5 and reads == [True, True]
+    assert timer.time(clock, 1200) == 7  # beyond the unrolled block: a loop of blocks
+    assert len(awaited) == 1205
+
+
+def test_run_measures_async_benchmarks(tmp_path, capsys):
+    import json
+
+    bench = tmp_path / "asy.py"
+    bench.write_text("import asyncio\nimport steadybench as sb\n\nCOUNT = []\n\n"
+                     "@sb.benchmark(group='g')\ndef awaited():\n"
+                     "    async def f():\n        await asyncio.sleep(0)\n"
+                     "        return sum(range(50))\n    return f\n")
+    out_json = tmp_path / "a.json"
+    for method in ("auto", "linefit"):
+        code, out, err = cli(["run", str(bench), "-p", "2", "--runs", "5", "--method", method,
+                              "--json", str(out_json)], capsys)
+        assert code == 0, err
+        assert "never awaited" not in err
+        case = json.loads(out_json.read_text())["benchmarks"][0]
+        assert case["estimate"]["value"] > 0
+    code, _, err = cli(["run", str(bench), "--runs", "5", "--method", "direct",
+                        "--in-process"], capsys)
+    assert code != 0 and "cannot await a coroutine function" in err
+
+
+def test_an_async_def_factory_is_explained(tmp_path, capsys):
+    bench = tmp_path / "bad.py"
+    bench.write_text("import steadybench as sb\n\n@sb.benchmark\nasync def f():\n    pass\n")
+    code, _, err = cli(["run", str(bench), "--runs", "3", "--in-process"], capsys)
+    assert code != 0 and "write a plain def that returns the async function" in err
+
+
+# --------------------------------------- item 16: user-timed benchmarks (bench_time_func)
+def test_usertimed_records_the_seconds_the_code_reports():
+    import steadybench as sb
+
+    calls = []
+
+    def time_func(loops):
+        calls.append(loops)
+        return loops * 2.5e-6  # what the code says its loops took
+
+    m = sb.measure(time_func, method="usertimed", runs=20, warmup=0)
+    # calibration: at least 1 ms per sample, so 400 loops of 2.5 µs
+    assert set(calls[-20:]) == {400}
+    assert m.estimate.value == 2.5e-6
+    m = sb.measure(time_func, method="usertimed", runs=5, loops=7)
+    assert calls[-5:] == [7] * 5 and m.estimate.value == 2.5e-6
+
+
+def test_usertimed_bad_return_is_one_line(tmp_path, capsys):
+    bench = tmp_path / "ut.py"
+    bench.write_text("import steadybench as sb\n\n@sb.benchmark(method='usertimed')\n"
+                     "def f():\n    return lambda loops: 'fast'\n")
+    code, _, err = cli(["run", str(bench), "--runs", "3", "-p", "2"], capsys)
+    assert code != 0 and "returns the seconds its loops took" in err
+    assert "Traceback" not in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -85,6 +86,11 @@ class FunctionImplementation(Implementation):
 
     def setup(self, params: Parameters) -> None:
         measured = self.factory(**params.to_dict())
+        if inspect.iscoroutine(measured):
+            measured.close()  # never awaited: no "was never awaited" warning
+            raise ConfigurationError(
+                f"benchmark {self.name!r} is itself 'async def': write a plain def that "
+                "returns the async function to measure (its body is the set-up)")
         if not callable(measured):
             raise ConfigurationError(
                 f"benchmark {self.name!r} must return the callable to measure, "
