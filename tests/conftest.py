@@ -1,6 +1,6 @@
 """Suite-wide settings.
 
-``steadybench run`` measures each benchmark in ``steadybench.defaults.PROCESSES`` (10) spawned
+``steadybench run`` measures each benchmark in ``steadybench.defaults.PROCESSES`` (25) spawned
 worker processes. The tests that run the command check behaviour, not precision, so they use 2
 executions: the suite then starts 5× fewer interpreters and stays fast on a busy 2-core machine.
 ``tests/test_workers.py::test_run_defaults`` checks the real default.

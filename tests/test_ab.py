@@ -220,7 +220,7 @@ def test_ctrl_c_writes_an_interim_result(tmp_path):
     a = bench_file(tmp_path, "a.py", "return lambda: sum(range(100))\n")
     out = tmp_path / "ab.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "steadybench", "ab", str(a), "--max-rounds", "200",
+        [sys.executable, "-m", "steadybench", "ab", str(a), "--aa", "--max-rounds", "200",
          "--min-rounds", "16", "--max-time", "0", "--execution-time", "0.01",
          "--json", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)

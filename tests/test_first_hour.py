@@ -86,7 +86,7 @@ def test_timeit_one_statement_needs_no_file(tmp_path, capsys):
 
 def test_timeit_compares_statements_fastest_first(capsys):
     code, out, err = cli(["timeit", "-s", "parts = [str(i) for i in range(2000)]",
-                          '"".join(parts)', "functools.reduce(operator.add, parts)",
+                          '"".join(parts)', "--vs", "functools.reduce(operator.add, parts)",
                           "-s", "import functools, operator", "--max-time", "1.5",
                           "--execution-time", "0.02"], capsys)
     assert code == 0, err

@@ -24,7 +24,8 @@ from .model.implementation import FunctionImplementation, Implementation
 from .model.parameters import Parameters, parameter_grid
 
 #: keyword arguments of :func:`benchmark` that are options, not parameters
-RESERVED = ("name", "group", "params", "method", "method_options", "error_policy")
+RESERVED = ("name", "group", "params", "method", "method_options", "error_policy",
+            "items_per_call", "bytes_per_call")
 
 
 @dataclass
@@ -38,6 +39,8 @@ class BenchmarkSpec:
     method: str | None = None
     method_options: dict[str, Any] = field(default_factory=dict)
     error_policy: str = "stop"
+    #: what one call processes, for rates: {"items": ..., "bytes": ...} (output/rates.py)
+    throughput: dict[str, Any] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -57,6 +60,8 @@ def benchmark(
     method: str | None = None,
     method_options: dict[str, Any] | None = None,
     error_policy: str = "stop",
+    items_per_call: Any = None,
+    bytes_per_call: Any = None,
     **grid: Any,
 ) -> Any:
     """Declare a benchmark (the short form).
@@ -66,9 +71,18 @@ def benchmark(
     clash with the options (``name``, ``group``, ``params``, ``method``, ``method_options``,
     ``error_policy``). Functions with the same ``group`` become implementations of one benchmark,
     compared side by side. ``method`` picks the measurement method (see docs/methods.md).
+    ``items_per_call`` and ``bytes_per_call`` (a number, a parameter's name or a function of the
+    parameters) say what one call processes: every output then shows the rate, items/s or
+    bytes/s, as Google Benchmark's ``SetItemsProcessed``/``SetBytesProcessed``.
     """
     if error_policy not in ("stop", "continue"):
         raise ConfigurationError(f"error_policy must be 'stop' or 'continue', not {error_policy!r}")
+    from .output.rates import check_declaration
+
+    throughput = {"items": items_per_call, "bytes": bytes_per_call}
+    for kind, how in throughput.items():
+        check_declaration(kind, how)
+    throughput = {k: v for k, v in throughput.items() if v is not None}
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         if not callable(func):
@@ -81,6 +95,7 @@ def benchmark(
             method=method,
             method_options=dict(method_options or {}),
             error_policy=error_policy,
+            throughput=throughput,
         )
         _registry.append(spec)
         func.__steadybench__ = spec  # type: ignore[attr-defined]
@@ -181,6 +196,7 @@ def build_benchmarks(
                 f"benchmark group {spec.title!r}: all implementations must have the same parameters"
             )
         impl = FunctionImplementation(spec.factory, spec.name, spec.error_policy)
+        impl.throughput = dict(spec.throughput)
         bench.add_configuration(runner_for(spec), impl)
     return list(grouped.values())
 

@@ -13,6 +13,7 @@ failed and the run goes on; only a ConfigurationError stops it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from .environment import capture_environment
 from .errors import ConfigurationError, SteadybenchError
@@ -128,6 +129,7 @@ class Manager:
                     if case is None:  # interrupted inside execute: recover the partial case
                         case = getattr(runner, "last_case", None)
                     if case is not None:
+                        _add_throughput(case, config.implementation, params)
                         self._finish_case(case, runner, results, done)
         finally:
             if done:
@@ -152,6 +154,10 @@ class Manager:
         self, case: CaseResult, runner, results: Results, done: list[CaseResult]
     ) -> None:
         finalize_case(case, self.processors, runner.method, self.confidence)
+        if case.extra.get("throughput"):  # the rates, as numbers, for the JSON's readers
+            from .output.rates import rate_fields
+
+            case.extra["rates"] = rate_fields(case)
         results.cases.append(case)
         done.append(case)
         for logger in self.loggers:
@@ -164,6 +170,15 @@ class Manager:
     def _finish(self, results: Results) -> None:
         for logger in self.loggers:
             logger.finish(results)
+
+
+def _add_throughput(case: CaseResult, implementation: Any, params: Any) -> None:
+    """What one call processes, for the rates every output shows (output/rates.py)."""
+    declared = getattr(implementation, "throughput", None)
+    if declared:
+        from .output.rates import amounts_for
+
+        case.extra["throughput"] = amounts_for(declared, params.to_dict())
 
 
 def run_benchmarks(benchmarks: Sequence[Benchmark], **kwargs) -> Results:

@@ -370,6 +370,7 @@ methods: Registry[Any] = Registry(
         "differential": "steadybench.methods.differential:DifferentialMethod",
         "linefit": "steadybench.methods.linefit:LineFitMethod",
         "initsplit": "steadybench.methods.initsplit:InitSplitMethod",
+        "usertimed": "steadybench.methods.usertimed:UserTimedMethod",
     },
     base="steadybench.methods.base:Method",
 )

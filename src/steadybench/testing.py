@@ -17,6 +17,7 @@ interval ending at that read is longer by the spike; the next interval is not sh
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -92,3 +93,17 @@ class SimulatedClock:
             self.advance(ns)
 
         return work
+
+
+def time_function(work: Callable[[], Any], clock: Callable[[], int]) -> Callable[[int], float]:
+    """``work`` as the time function of a user-timed benchmark (method ``usertimed``,
+    pyperf's ``bench_time_func``): ``f(loops)`` runs ``work`` ``loops`` times and returns the
+    seconds ``clock`` (nanoseconds) saw them take."""
+
+    def timed(loops: int) -> float:
+        t0 = clock()
+        for _ in range(loops):
+            work()
+        return (clock() - t0) / 1e9
+
+    return timed

@@ -26,13 +26,13 @@ from .. import __version__
 from ..errors import SteadybenchError
 
 #: modules of this package that define sub-commands, in the order ``--help`` lists them
-COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "ab", "report", "system",
-                   "edges", "timeit", "evaluate", "history", "bisect", "worker")
+COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "ab", "report", "show",
+                   "system", "edges", "timeit", "evaluate", "history", "bisect", "worker")
 
 #: what bare ``steadybench`` prints: the commands a new user starts with
 SHORT_USAGE = """usage: steadybench COMMAND [OPTIONS] [ARGS]...
 
-  steadybench timeit [-s SETUP] STMT [STMT ...]   time Python statements, compare several
+  steadybench timeit [-s SETUP] STMT [--vs STMT]  time a Python statement, compare rivals
   steadybench run FILE.py                         run the benchmarks a Python file defines
   steadybench exec -- CMD ARG...                  benchmark commands (hyperfine's options)
   steadybench compare BASE.json NEW.json          faster, slower or unchanged, at a confidence

@@ -87,6 +87,21 @@ def _check_outputs(va: Any, vb: Any) -> str | None:
     return None
 
 
+def _check_b(b: str | None, opts: dict[str, Any]) -> None:
+    """B may be left out only when something else tells A from B (interpreters, revisions) or
+    an A/A check is asked for with --aa; A against itself is never run by accident."""
+    differs = any(opts[flag] for flag in ("python_a", "python_b", "rev_a", "rev_b"))
+    if opts["aa"]:
+        if b is not None:
+            raise ConfigurationError("--aa runs A against itself: give A only, not B")
+        if differs:
+            raise ConfigurationError("--aa runs A against itself: leave out --python-a/-b "
+                                     "and --rev-a/-b")
+    elif b is None and not differs:
+        raise ConfigurationError("ab needs two variants, A and B (or --python-a/-b, "
+                                 "--rev-a/-b); for an A/A check of A against itself add --aa")
+
+
 @click.command("ab")
 @click.argument("a")
 @click.argument("b", required=False)
@@ -129,6 +144,9 @@ def _check_outputs(va: Any, vb: Any) -> str | None:
               help="Warm-up samples in each execution of a benchmark file.")
 @click.option("--time-limit", type=float, default=120.0, show_default=True,
               help="Hard limit in seconds for one execution.")
+@click.option("--aa", "aa", is_flag=True,
+              help="A/A check: run A against itself (no B), to see what this machine calls a "
+                   "difference between identical variants.")
 @click.option("--duet", is_flag=True,
               help="Run A and B at the same time, pinned to different cores (paired ratios).")
 @click.option("--check-output", is_flag=True,
@@ -145,10 +163,11 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     """Compare A and B live: rounds of fresh executions in random order, until the verdict is
     decided at the stated confidence or the budget is spent.
 
-    A and B are benchmark files (FILE or FILE::NAME; B defaults to A, for --python-a/-b or
-    --rev-a/-b), or command lines with --command. The answer reads "B is 1.052× faster than A
-    [1.041, 1.063] at 95%", the faster variant first. Stopping early never raises the chance
-    of calling identical variants different above 1 − confidence (docs/comparison.md).
+    A and B are benchmark files (FILE or FILE::NAME; B defaults to A with --python-a/-b,
+    --rev-a/-b or --aa), or command lines with --command. The answer reads "B is 1.052×
+    faster than A [1.041, 1.063] at 95%", the faster variant first. Stopping early never
+    raises the chance of calling identical variants different above 1 − confidence
+    (docs/comparison.md).
     """
     from ..ab.report import quiet_line, summary_lines, to_json
     from ..ab.session import FAILED, ABSession, ABSettings
@@ -156,6 +175,7 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     from .compare import parse_fraction
 
     check_cluster_options(opts)
+    _check_b(b, opts)
     confidence = parse_fraction(opts["confidence"], "--confidence")
     assert confidence is not None
     opts["confidence"] = confidence

@@ -115,10 +115,23 @@ def _command_line() -> str:
     return command_line()
 
 
+def hyperfine_positionals(args: Sequence[str]) -> bool:
+    """True when the positional arguments are hyperfine's: each one a whole command line
+    (``exec "gzip -1 -c f" "gzip -9 -c f"``). That is so when the first argument holds a space
+    and is not a file of that name; otherwise they are one command and its arguments
+    (``exec -- gzip -1 -c f``)."""
+    import os
+
+    first = args[0]
+    return any(ch.isspace() for ch in first) and not os.path.exists(first)
+
+
 def _commands(args: Sequence[str], cmds: Sequence[str], names: Sequence[str],
               shell: bool, file: str | None = None) -> list[Command]:
     commands: list[Command] = []
-    if args:
+    if args and hyperfine_positionals(args):
+        commands += [Command.from_line(a, shell=shell) for a in args]
+    elif args:
         commands.append(Command.from_line(" ".join(args), shell=True) if shell
                         else Command.from_args(list(args)))
     commands += [Command.from_line(c, shell=shell) for c in cmds]
@@ -137,6 +150,21 @@ def _commands(args: Sequence[str], cmds: Sequence[str], names: Sequence[str],
             raise ConfigurationError(f"command {c.name!r} is given twice (use --name)")
         seen.add(c.name)
     return commands
+
+
+def _reference(opts: dict[str, Any], commands: Sequence[Command]) -> Command | None:
+    """hyperfine's ``--reference CMD`` (and ``--reference-name``): one more command, measured
+    first, that the others are compared with."""
+    line = opts.get("reference")
+    if line is None:
+        if opts.get("reference_name"):
+            raise ConfigurationError("--reference-name names --reference; give --reference")
+        return None
+    ref = Command.from_line(line, name=opts.get("reference_name") or None, shell=opts["shell"])
+    if any(c.name == ref.name for c in commands):
+        raise ConfigurationError(f"--reference {ref.name!r} is also one of the commands "
+                                 "(give it once, or use --reference-name)")
+    return ref
 
 
 def _param_sets(opts: dict[str, Any], commands: Sequence[Command],
@@ -198,7 +226,15 @@ def _print_summary(results: Results, console: Console, style: str = "table",
                           Column("raw mean", drop=2), Column("user", drop=4),
                           Column("sys", drop=5), Column("max RSS", drop=3),
                           Column("status", justify="left", wrap=True)])
-    for case in results.cases:
+    shown = (results.context.get("programs_summary") or {})
+    cases = list(results.cases)
+    if shown.get("sort") == "mean-time":  # hyperfine's --sort mean-time
+        def time_of(case: CaseResult) -> float:
+            est = case_estimate(case)
+            return est.value if est is not None and est.value is not None else float("inf")
+
+        cases.sort(key=time_of)
+    for case in cases:
         status = status_markup(case)
         est = case_estimate(case)
         if counts_mode:
@@ -230,7 +266,9 @@ def _print_summary(results: Results, console: Console, style: str = "table",
     render(spec, out, style)
     confidence = next((float(e.confidence) for c in results.cases
                        if (e := case_estimate(c)) is not None and e.confidence), 0.95)
-    for line in comparison_text(results.cases, confidence, commands=True):
+    for line in comparison_text(results.cases, confidence, commands=True,
+                                reference=shown.get("reference"),
+                                by_time=shown.get("sort") != "command"):
         print_indented(out, line)
     cal = (results.context.get("programs") or {}).get("calibration") or []
     if cal and cal[0]:
@@ -377,6 +415,15 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
               help="Do not subtract the calibrated start-up cost of a process.")
 @click.option("--order", type=click.Choice(ORDERS), default="round-robin", show_default=True,
               help="Interleaving of the commands, run by run.")
+@click.option("--reference", "reference", metavar="COMMAND", default=None,
+              help="As hyperfine: a command measured first, the others each compared with it "
+                   "(instead of with the fastest).")
+@click.option("--reference-name", default=None, metavar="NAME",
+              help="Display name of --reference.")
+@click.option("--sort", "sort_order", type=click.Choice(("auto", "command", "mean-time")),
+              default="auto", show_default=True,
+              help="As hyperfine: 'auto' lists the table by command and the comparison by "
+                   "time, 'command' both by command, 'mean-time' both by time.")
 @click.option("--seed", type=SEED, help="Seed of --order random.")
 @click.option("--processes", type=count(min=1, max=MAX_PROCESSES), default=None,
               help="Repeat the whole measurement K times (independent executions); runs are "
@@ -395,9 +442,11 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
 def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     """Benchmark external commands: steadybench exec [OPTIONS] -- CMD ARG...
 
-    Each run is a fresh process (no shell unless --shell); several commands (--cmd, repeated)
-    are interleaved run by run. As hyperfine: at least 10 runs and 3 s per command, -r/-w/-m/-M,
-    -n, --prepare/--setup/--cleanup/--conclude, --export-json/-csv/-markdown.
+    As hyperfine, quoted command lines are commands of their own: steadybench exec
+    "gzip -1 -c f" "gzip -9 -c f" compares two (an argument with a space that is not a file
+    starts that form). Each run is a fresh process (no shell unless --shell); several commands
+    (--cmd, repeated) are interleaved run by run. As hyperfine: at least 10 runs and 3 s per
+    command, -r/-w/-m/-M, -n, --prepare/--setup/--cleanup/--conclude, --export-json/-csv/-markdown.
     """
     from ..programs.exec import ExecOptions, ExecSession
     from ..programs.hooks import Hook
@@ -408,6 +457,9 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         raise ConfigurationError("-N (no shell) and --shell exclude each other")
     commands = _commands(args, opts["cmds"], opts["names"] + opts["command_names"],
                          opts["shell"], opts["commands_file"])
+    reference = _reference(opts, commands)
+    if reference is not None:
+        commands.insert(0, reference)
     for name in opts["command_names"]:
         if name.isdigit() and not opts["quiet"]:
             click.echo(f"note: -n {name} names a command (hyperfine's meaning); for a number "
@@ -499,6 +551,9 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
             if warning and warning not in case.warnings:
                 case.warnings.append(warning)
         results.context.update(context, command_line=_command_line(), **target_context(runner))
+        results.context["programs_summary"] = {
+            "reference": reference.name if reference is not None else None,
+            "sort": opts["sort_order"]}
         _export_hyperfine(results, opts)
         _finish(results, opts, console, interrupted)
 

@@ -191,6 +191,10 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         confidence=opts.get("confidence", 0.95),
     )
     manager.context["command"] = opts.get("command_line")
+    if opts.get("track_memory"):
+        from ..meters.base import PeakMemoryMeter
+
+        manager.add_meter(PeakMemoryMeter())
     if opts.get("in_process"):
         manager.context["isolation"] = "in-process"
         if not opts.get("quiet"):
@@ -321,6 +325,13 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
 @click.option("--save-baseline", metavar="NAME", default=None,
               help="Keep this run's result as NAME (default: 'last', in "
                    ".steadybench/baselines; docs/comparison.md).")
+@click.option(
+    "--track-memory",
+    is_flag=True,
+    help="Also record each run's peak Python heap (tracemalloc, as pyperf's --tracemalloc; "
+    "pyperf's --track-memory reads the process's memory instead). Tracing slows the code: "
+    "compare times without it.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @measure_option
 @cluster_options

@@ -1,6 +1,8 @@
-"""``steadybench timeit [-s SETUP] STMT [STMT ...]``: the one-liner, as ``python -m timeit``
-users expect it, without a benchmark file.
+"""``steadybench timeit [-s SETUP] STMT [STMT ...] [--vs STMT ...]``: the one-liner, as
+``python -m timeit`` users expect it, without a benchmark file.
 
+As in ``python -m timeit`` (and ``pyperf timeit``), several STMT arguments are the lines of one
+statement; a rival statement to compare with is given with ``--vs`` (repeatable).
 One statement is measured as ``run`` measures a benchmark (independent worker processes, the
 estimate with its interval, the table). Several statements are compared as ``ab`` compares two
 variants: each statement after the first against the first, in rounds of fresh executions in
@@ -118,6 +120,9 @@ def _print_statement_table(names: list[str], values: dict[str, list[float]],
 
 @click.command("timeit")
 @click.argument("statements", nargs=-1, required=True, metavar="STMT [STMT ...]")
+@click.option("--vs", "rivals", multiple=True, metavar="STMT",
+              help="A statement to compare with STMT (repeatable; its lines joined with a "
+                   "newline or ';').")
 @click.option("-s", "--setup", multiple=True, metavar="SETUP",
               help="Set-up code, run once before the measurement and not timed (repeatable: "
                    "one line each, as in python -m timeit).")
@@ -141,14 +146,16 @@ def _print_statement_table(names: list[str], values: dict[str, list[float]],
               show_default=True, help="How the results table is printed.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the results only.")
 def timeit_cmd(statements: tuple[str, ...], **opts: Any) -> int:
-    """Time Python statements: steadybench timeit [-s SETUP] STMT [STMT ...]
+    """Time Python statements: steadybench timeit [-s SETUP] STMT [STMT ...] [--vs STMT]
 
-    One statement: its time per call with an interval (independent worker processes). Several:
-    each compared with the first as 'steadybench ab' does, then "B is 1.52× faster than A
-    [1.49, 1.55]", fastest first. Example:
+    As python -m timeit: several STMT arguments are the lines of one statement. Its time per
+    call comes with an interval (independent worker processes). With --vs, each rival is
+    compared with it as 'steadybench ab' does, then "B is 1.52× faster than A [1.49, 1.55]",
+    fastest first. Example (a statement of two lines against a rival):
 
-      steadybench timeit -s "parts = [str(i) for i in range(1000)]" '"".join(parts)'
-      's = ""' 'for p in parts: s += p'
+    \b
+      steadybench timeit -s "parts = [str(i) for i in range(1000)]" \\
+        's = ""' 'for p in parts: s += p' --vs '"".join(parts)'
     """
     from ..oneliner import check_syntax, display_names, write_statements_file
 
@@ -156,6 +163,8 @@ def timeit_cmd(statements: tuple[str, ...], **opts: Any) -> int:
         if not 0 < opts[name] < float("inf"):
             raise ConfigurationError(f"--{name.replace('_', '-')} must be positive, got "
                                      f"{opts[name]}")
+    # python -m timeit's convention: the arguments are the lines of one statement
+    statements = ("\n".join(statements), *opts["rivals"])
     if len(opts["names"]) > len(statements):
         raise ConfigurationError(f"{len(opts['names'])} --name options for {len(statements)} "
                                  "statements")

@@ -160,9 +160,9 @@ class HistoryStore:
     def resolve(self, ref: str, cwd: str | os.PathLike[str] | None = None,
                 machine: str | None = None) -> Record:
         """The record ``ref`` names: ``#ID`` or ``id:ID``; else the latest record saved under
-        that name; else the latest record of the commit git resolves ``ref`` to
-        (``HEAD~1``, a branch, a tag, a hash). ``machine`` limits the search to one machine
-        when that machine has a match."""
+        that name; ``latest``: the latest record of all; else the latest record of the commit
+        git resolves ``ref`` to (``HEAD~1``, a branch, a tag, a hash). ``machine`` limits the
+        search to one machine when that machine has a match."""
         text = ref.strip()
         if not text:
             raise HistoryError("empty history reference")
@@ -172,6 +172,10 @@ class HistoryStore:
         by_name = self._latest("name = ?", text, machine)
         if by_name is not None:
             return self.get(by_name)
+        if text == "latest":  # pytest-benchmark's bare --benchmark-compare
+            latest = self._latest("'1' = ?", "1", machine)
+            if latest is not None:
+                return self.get(latest)
         commit = resolve_commit(text, cwd)
         candidates = [commit] if commit else []
         if not commit and len(text) >= 4 and all(c in "0123456789abcdef" for c in text.lower()):

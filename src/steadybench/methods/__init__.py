@@ -1,8 +1,9 @@
 """Measurement methods: how one sample is taken and how samples become an estimate.
 
-``auto``, ``direct``, ``batch``, ``differential``, ``linefit`` and ``initsplit`` are the
-in-process methods (see ``docs/methods.md``); :func:`solve_blocks` is the block-time solver of
-Moreno and Fischmeister §5.1. Methods are found by name in :data:`METHODS`, the
+``auto``, ``direct``, ``batch``, ``differential``, ``linefit``, ``initsplit`` and
+``usertimed`` (code that times itself) are the in-process methods (see
+``docs/methods.md``); :func:`solve_blocks` is the block-time solver of Moreno and
+Fischmeister §5.1. Methods are found by name in :data:`METHODS`, the
 :data:`steadybench.registry.methods` registry, which another package extends with one
 :class:`Method` subclass and a ``steadybench.methods`` entry point (``docs/extending.md``).
 :func:`make_method` builds a method by name from options (strings from the command line are
@@ -28,6 +29,7 @@ _LAZY: dict[str, str] = {
     "paper_schedule": ".initsplit",
     "LineFitMethod": ".linefit", "fit_points": ".linefit",
     "MAX_UNROLL": ".unroll", "StatementImplementation": ".unroll",
+    "UserTimedMethod": ".usertimed",
 }
 
 
@@ -52,7 +54,8 @@ __all__ = [
     "MAX_UNROLL", "METHODS", "METHOD_NAMES", "BatchMethod", "BlockGroup", "BlockSolution",
     "CalibratedMethod",
     "DifferentialMethod", "DirectMethod", "InitSplitMethod", "LineFitMethod", "Method",
-    "StatementImplementation", "default_schedule", "paper_schedule", "estimate_from_stats",
+    "StatementImplementation", "UserTimedMethod", "default_schedule", "paper_schedule",
+    "estimate_from_stats",
     "fit_points",
     "make_method", "method_options", "solve_blocks", "trimmed_mean_ci",
 ]

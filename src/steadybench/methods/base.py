@@ -235,6 +235,11 @@ class DirectMethod(Method):
 
     name = "direct"
 
+    def prepare(self, implementation: Implementation, clock: Clock) -> None:
+        from .unroll import refuse_async
+
+        refuse_async(self.name, implementation)
+
     def sample(self, implementation: Implementation, clock: Clock) -> tuple[int, int]:
         run = implementation.run
         t0 = clock()

@@ -48,6 +48,7 @@ class BatchMethod(Method):
             self.executions, _ = calibrate_executions(self._timer, clock, target, cost)
         else:
             self.executions = self.fixed
+        self._timer.compile_ahead(self.executions)
 
     def sample(self, implementation: Implementation, clock: Clock) -> tuple[int, int]:
         assert self._timer is not None and self.executions is not None

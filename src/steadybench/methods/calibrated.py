@@ -59,13 +59,15 @@ class CalibratedMethod(BatchMethod):
         self.read_cost_ns = cost
         if self.fixed is not None:
             self.executions = self.fixed
-            return
-        target = max(self.min_sample_ns, READS_SHARE_FACTOR * max(cost, resolution))
-        single = min(self._timer.time(clock, 1) for _ in range(PROBE_CALLS))
-        if single >= target:
-            self.executions, self.call_ns = 1, float(single)
         else:
-            self.executions, self.call_ns = calibrate_executions(self._timer, clock, target, cost)
+            target = max(self.min_sample_ns, READS_SHARE_FACTOR * max(cost, resolution))
+            single = min(self._timer.time(clock, 1) for _ in range(PROBE_CALLS))
+            if single >= target:
+                self.executions, self.call_ns = 1, float(single)
+            else:
+                self.executions, self.call_ns = calibrate_executions(self._timer, clock,
+                                                                     target, cost)
+        self._timer.compile_ahead(self.executions)
 
     def estimate(self, case: CaseResult) -> dict[str, Any]:
         median_ci = case.analyses.get("ci_median") or {}

@@ -23,7 +23,7 @@ import numpy as np
 from ..stats.summary import ci_median
 from .base import Clock, Method
 from .common import case_confidence, fail, float_option, int_option
-from .unroll import MAX_UNROLL, Timer, _lines
+from .unroll import MAX_UNROLL, Timer, _lines, refuse_async
 
 if TYPE_CHECKING:
     from ..model.implementation import Implementation
@@ -73,6 +73,7 @@ class DifferentialMethod(Method):
         self._fn: Any = None
 
     def prepare(self, implementation: Implementation, clock: Clock) -> None:
+        refuse_async(self.name, implementation)
         timer = Timer(implementation)
         b = self.base_batch
         call = timer.statement if timer.statement is not None else "_f()"

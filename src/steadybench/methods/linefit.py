@@ -158,6 +158,7 @@ class LineFitMethod(Method):
                 self._timer, clock, STEP_FACTOR * max(cost, resolution), cost)
         else:
             self.base_batch = self.fixed_batch
+        self._timer.compile_ahead(*(k * self.base_batch for k in range(1, self.points + 1)))
         self._next = 0
         self._warm = 0
         self.recorded = []

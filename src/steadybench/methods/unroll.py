@@ -6,6 +6,14 @@ it is proportional to the number of executions. The methods here therefore time 
 executions with *generated straight-line code*: a function body that contains ``n`` copies of
 the call (or of the statement) between two clock reads, compiled once and cached.
 
+Coroutine functions. When the measured callable is a coroutine function (``async def``), the
+body is an ``async def`` whose copies are ``await _f()``, run to completion in an event loop the
+timer owns (one per case, made with :func:`asyncio.new_event_loop`, as pyperf's
+``bench_async_func`` and JMH's asynchronous benchmarks own theirs). The clock reads are inside
+the coroutine, so the loop's own cost of starting and stopping a run (``run_until_complete``,
+the task around the coroutine) is outside them, as the clock's own cost is outside a sample
+of the other methods; what is left is the cost of awaiting the coroutine, part of calling it.
+
 Limits. At most :data:`MAX_UNROLL` copies are written out. Beyond it, the body becomes a loop
 whose every iteration runs a fully unrolled block of :data:`MAX_UNROLL` copies, followed by the
 unrolled remainder: the loop then adds one iteration's overhead (tens of nanoseconds in CPython)
@@ -14,7 +22,10 @@ per :data:`MAX_UNROLL` executions, i.e. a bias of at most ~0.1 ns per execution 
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import textwrap
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -72,6 +83,24 @@ def _noop() -> None:
     return None
 
 
+def is_coroutine_function(fn: Any) -> bool:
+    """``async def`` functions (also behind ``functools.partial`` and bound methods, and
+    objects whose ``__call__`` is one)."""
+    call = type(fn).__dict__.get("__call__") if not inspect.isfunction(fn) else None
+    return inspect.iscoroutinefunction(fn) or (call is not None
+                                               and inspect.iscoroutinefunction(call))
+
+
+def refuse_async(method: str, implementation: Implementation) -> None:
+    """For the methods that call the measured code themselves: a coroutine function would be
+    called without being awaited (timing the creation of a coroutine object)."""
+    run = getattr(implementation, "run", None)
+    if getattr(implementation, "statement", None) is None and is_coroutine_function(run):
+        raise ConfigurationError(f"method {method!r} cannot await a coroutine function "
+                                 f"({implementation.name} is async); use auto, batch, linefit "
+                                 "or initsplit")
+
+
 def _zero_clock() -> int:
     return 0
 
@@ -93,7 +122,8 @@ def _lines(executions: int, inits: int, call: str, init: str) -> list[str]:
 
 
 def build_timed_body(executions: int, inits: int = 0, *, statement: str | None = None,
-                     setup: str = "pass", namespace: dict[str, Any] | None = None) -> TimedBody:
+                     setup: str = "pass", namespace: dict[str, Any] | None = None,
+                     is_async: bool = False) -> TimedBody:
     """Compile ``timed(f, init, clock) -> elapsed_ns`` running ``executions`` calls of ``f()``
     (or copies of ``statement``) and ``inits`` calls of ``init()`` between two clock reads.
 
@@ -101,7 +131,7 @@ def build_timed_body(executions: int, inits: int = 0, *, statement: str | None =
     """
     if executions < 0 or inits < 0:
         raise ConfigurationError("executions and initialisations must not be negative")
-    call = statement if statement is not None else "_f()"
+    call = statement if statement is not None else ("await _f()" if is_async else "_f()")
     init = "_i()"
     total = max(executions, inits)
     body: list[str] = []
@@ -121,7 +151,8 @@ def build_timed_body(executions: int, inits: int = 0, *, statement: str | None =
         body.extend([call] * rest)
     body.append("_t1 = _clock()")
     body.append("return _t1 - _t0")
-    source = "def _timed(_f, _i, _clock, _range=range):\n" + _indent("\n".join(body), 1) + "\n"
+    source = ("async " if is_async else "") + "def _timed(_f, _i, _clock, _range=range):\n" \
+        + _indent("\n".join(body), 1) + "\n"
     ns: dict[str, Any] = dict(namespace or {})
     try:
         code = compile(source, f"<steadybench unrolled x{executions}>", "exec")
@@ -145,6 +176,9 @@ class Timer:
         self.fn: Callable[[], Any] = implementation.run
         self.init: Callable[[], Any] = init or _noop
         self._cache: dict[tuple[int, int], TimedBody] = {}
+        #: the measured callable is a coroutine function: awaited in this timer's event loop
+        self.is_async = self.statement is None and is_coroutine_function(self.fn)
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def body(self, executions: int, inits: int = 0) -> TimedBody:
         key = (executions, inits)
@@ -152,9 +186,26 @@ class Timer:
         if timed is None:
             timed = self._cache[key] = build_timed_body(
                 executions, inits, statement=self.statement, setup=self.setup,
-                namespace=self.namespace)
+                namespace=self.namespace, is_async=self.is_async)
         return timed
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop of this timer's samples (made on first use, closed with the timer)."""
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            weakref.finalize(self, self._loop.close)
+        return self._loop
+
+    def compile_ahead(self, *executions: int) -> None:
+        """Build the bodies of these sizes now (a method's ``prepare``), so that no sample
+        compiles its own code: the compilation's allocations and time would otherwise land in
+        the first sample of each size, under its meters (``run --track-memory``)."""
+        for n in executions:
+            self.body(n)
 
     def time(self, clock: Callable[[], int], executions: int, inits: int = 0) -> int:
         """Elapsed nanoseconds of one straight-line sample."""
-        return int(self.body(executions, inits)(self.fn, self.init, clock))
+        body = self.body(executions, inits)
+        if self.is_async:
+            return int(self.loop().run_until_complete(body(self.fn, self.init, clock)))
+        return int(body(self.fn, self.init, clock))

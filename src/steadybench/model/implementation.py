@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +31,9 @@ class Implementation:
     #: (file, benchmark title, implementation name) when defined in a benchmark file: how a
     #: worker process finds it again (set by :func:`steadybench.definitions.mark_origin`)
     origin: tuple[str, str, str] | None = None
+    #: what one call of ``run()`` processes, for rates: {"items": N, "bytes": M}, each a
+    #: number, a parameter's name or a function of the parameters (steadybench.output.rates)
+    throughput: dict[str, Any] | None = None
 
     def __init__(self, name: str | None = None) -> None:
         self.name = name or type(self).__name__
@@ -82,6 +86,11 @@ class FunctionImplementation(Implementation):
 
     def setup(self, params: Parameters) -> None:
         measured = self.factory(**params.to_dict())
+        if inspect.iscoroutine(measured):
+            measured.close()  # never awaited: no "was never awaited" warning
+            raise ConfigurationError(
+                f"benchmark {self.name!r} is itself 'async def': write a plain def that "
+                "returns the async function to measure (its body is the set-up)")
         if not callable(measured):
             raise ConfigurationError(
                 f"benchmark {self.name!r} must return the callable to measure, "

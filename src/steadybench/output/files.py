@@ -36,6 +36,7 @@ from .format import (
     format_value,
     markdown_text,
 )
+from .rates import rate_fields, rates_text
 from .results_io import _finite, write_results
 from .sanitize import xml_text
 
@@ -168,6 +169,9 @@ CSV_COLUMNS = [
     *[f"sample_{k}" for k in STAT_KEYS],
     "stop_reason",
     "warnings",
+    # Google Benchmark's rates, when the benchmark declares what one call processes
+    "items_per_second",
+    "bytes_per_second",
 ]
 
 
@@ -198,6 +202,8 @@ def results_to_csv(results: Results) -> str:
                 *(_cell(case.stats.get(k)) for k in STAT_KEYS),
                 case.stop_reason,
                 " | ".join(case.warnings + case.errors),
+                _cell(rate_fields(case).get("items_per_second")),
+                _cell(rate_fields(case).get("bytes_per_second")),
             ]
         )
     return out.getvalue()
@@ -220,10 +226,13 @@ def results_to_markdown(results: Results) -> str:
         ]
     if results.interrupted:
         lines += ["**Interrupted: partial results.**", ""]
+    with_rates = any((c.extra or {}).get("throughput") for c in results.cases)
     lines += [
         "| benchmark | implementation | params | n | estimate | CI | confidence | statistic | "
-        "sample mean | sample median | sample CoV | sample min | sample max | stop reason |",
-        "|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|",
+        + ("rate | " if with_rates else "")
+        + "sample mean | sample median | sample CoV | sample min | sample max | stop reason |",
+        "|---|---|---|---:|---:|---:|---:|---|" + ("---:|" if with_rates else "")
+        + "---:|---:|---:|---:|---:|---|",
     ]
     for case in results.cases:
         s = case.stats
@@ -243,6 +252,7 @@ def results_to_markdown(results: Results) -> str:
                     estimate_ci_text(est),
                     confidence_text(est),
                     (est.statistic if est is not None and est.ok else "") or UNDEFINED,
+                    *([rates_text(case)] if with_rates else []),
                     format_value(s.get("mean"), unit),
                     format_value(s.get("median"), unit),
                     format_percent(s.get("cov")),

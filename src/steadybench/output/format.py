@@ -31,6 +31,16 @@ def format_seconds(value: float | None, digits: int = 3) -> str:
     return f"{value:.{digits}g} s"
 
 
+def format_bytes(value: float | None) -> str:
+    """``8056`` → ``"7.87 KiB"`` (binary units); None or NaN → ``"—"``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return UNDEFINED
+    for scale, unit in ((2.0 ** 30, "GiB"), (2.0 ** 20, "MiB"), (2.0 ** 10, "KiB")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value:.0f} B"
+
+
 def format_percent(value: float | None, digits: int = 2) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return UNDEFINED

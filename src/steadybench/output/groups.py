@@ -45,12 +45,15 @@ def _variant(case: CaseResult, name: str) -> Variant | None:
 
 
 def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95,
-                commands: bool = False) -> list[Comparison]:
+                commands: bool = False, reference: str | None = None,
+                by_time: bool = True) -> list[Comparison]:
     """The comparisons :mod:`this module's <steadybench.output.groups>` rule finds in
     ``cases``, in the order the cases ran; failed cases are left out.
 
     With ``commands`` (``exec``, ``iters``: every case is a command, its own benchmark) all
-    commands at one parameter set are the variants of one question."""
+    commands at one parameter set are the variants of one question. ``reference`` and
+    ``by_time`` are those of :func:`~steadybench.output.relative.relative_summary` (exec's
+    ``--reference`` and ``--sort``)."""
     ok = [c for c in cases if not c.errors]
     by_question: dict[tuple[str, str], list[CaseResult]] = {}
     for case in ok:
@@ -62,7 +65,7 @@ def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95,
         names = {c.implementation for c in group}
         if len(names) >= 2:
             variants = [v for c in group if (v := _variant(c, c.implementation)) is not None]
-            lines = summary_lines(variants, confidence)
+            lines = summary_lines(variants, confidence, reference, by_time)
             if lines:
                 heading = "" if commands else benchmark
                 heading += f" [{param_name}]" if param_name else ""
@@ -81,11 +84,12 @@ def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95,
 
 
 def comparison_text(cases: Sequence[CaseResult], confidence: float = 0.95,
-                    commands: bool = False) -> list[str]:
+                    commands: bool = False, reference: str | None = None,
+                    by_time: bool = True) -> list[str]:
     """The comparisons as console lines: a heading per comparison (none for a comparison of
     commands without parameters), then its lines indented."""
     lines = []
-    for comp in comparisons(cases, confidence, commands):
+    for comp in comparisons(cases, confidence, commands, reference, by_time):
         if comp.heading.strip():
             lines.append(f"{comp.heading.strip()}:")
             lines.extend(f"  {line}" for line in comp.lines)

@@ -31,6 +31,7 @@ from .format import (
     estimate_ci_text,
     estimate_unit,
     estimate_value_text,
+    format_bytes,
     format_params,
     format_percent,
     format_value,
@@ -120,11 +121,20 @@ def summary_spec(cases: Sequence[CaseResult], title: str | None = None) -> Table
                       Column("median", drop=1), Column("CoV", drop=2),
                       Column("min", drop=3), Column("status", justify="left", wrap=True)],
                      title=title)
+    from .rates import rates_text
+
+    with_rates = any((c.extra or {}).get("throughput") for c in cases)
+    if with_rates:  # Google Benchmark's items/s, bytes/s, after the estimate they come from
+        spec.columns.insert(4, Column("rate"))
+    # run --track-memory: the median of the runs' peak Python heap
+    with_memory = any(c.values("peak_memory") for c in cases)
+    if with_memory:
+        spec.columns.insert(len(spec.columns) - 1, Column("peak mem"))
     for case in cases:
         stats = case.stats
         est = case_estimate(case)
         unit = estimate_unit(case)
-        spec.add_row(
+        row = [
             console_text(case.label),
             str(case.n),
             estimate_value_text(est),
@@ -134,8 +144,19 @@ def summary_spec(cases: Sequence[CaseResult], title: str | None = None) -> Table
             format_percent(stats.get("cov")),
             format_value(stats.get("min"), unit),
             status_markup(case),
-        )
+        ]
+        if with_rates:
+            row.insert(4, rates_text(case))
+        if with_memory:
+            row.insert(-1, format_bytes(_median(case.values("peak_memory"))))
+        spec.add_row(*row)
     return spec
+
+
+def _median(values: Sequence[float]) -> float | None:
+    import statistics
+
+    return statistics.median(values) if values else None
 
 
 def summary_table(cases: Sequence[CaseResult], title: str | None = None) -> Table:

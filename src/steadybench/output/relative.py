@@ -100,8 +100,23 @@ def _interval(other: Variant, fastest: Variant, confidence: float
     return None, None, "none"
 
 
-def relative_summary(variants: Sequence[Variant], confidence: float = 0.95) -> list[Relation]:
+def _relation(a: Variant, b: Variant, confidence: float) -> Relation:
+    """How much faster the faster of ``a`` and ``b`` is than the other."""
+    fast, slow = (a, b) if float(a.estimate.value) <= float(b.estimate.value) else (b, a)  # type: ignore[arg-type]
+    ratio = float(slow.estimate.value) / float(fast.estimate.value)  # type: ignore[arg-type]
+    low, high, basis = _interval(slow, fast, confidence)
+    return Relation(fastest=fast.name, other=slow.name, ratio=ratio, low=low, high=high,
+                    basis=basis)
+
+
+def relative_summary(variants: Sequence[Variant], confidence: float = 0.95,
+                     reference: str | None = None, by_time: bool = True) -> list[Relation]:
     """The relations of the fastest variant to every other one, fastest first.
+
+    With ``reference`` (hyperfine's ``--reference``), every other variant is compared with
+    the variant of that name instead, each line saying which of the two is faster. With
+    ``by_time`` False (hyperfine's ``--sort command``) the lines follow the order of
+    ``variants`` instead of their times.
 
     Variants without a usable estimate (no value, or not positive) are left out; with fewer
     than two usable variants the summary is empty. Variants in different units are not
@@ -110,17 +125,15 @@ def relative_summary(variants: Sequence[Variant], confidence: float = 0.95) -> l
     usable = [v for v in variants if _usable(v)]
     if len(usable) < 2 or len({v.estimate.unit for v in usable}) > 1:
         return []
-    ordered = sorted(usable, key=lambda v: float(v.estimate.value))  # type: ignore[arg-type]
-    fastest = ordered[0]
-    relations = []
-    for other in ordered[1:]:
-        ratio = float(other.estimate.value) / float(fastest.estimate.value)  # type: ignore[arg-type]
-        low, high, basis = _interval(other, fastest, confidence)
-        relations.append(Relation(fastest=fastest.name, other=other.name, ratio=ratio,
-                                  low=low, high=high, basis=basis))
-    return relations
+    ordered = (sorted(usable, key=lambda v: float(v.estimate.value))  # type: ignore[arg-type]
+               if by_time else usable)
+    base = next((v for v in usable if v.name == reference), None) if reference else None
+    if base is None:
+        base = min(usable, key=lambda v: float(v.estimate.value))  # type: ignore[arg-type]
+    return [_relation(base, other, confidence) for other in ordered if other is not base]
 
 
-def summary_lines(variants: Sequence[Variant], confidence: float = 0.95) -> list[str]:
+def summary_lines(variants: Sequence[Variant], confidence: float = 0.95,
+                  reference: str | None = None, by_time: bool = True) -> list[str]:
     """:func:`relative_summary` as text lines, one per other variant."""
-    return [r.text() for r in relative_summary(variants, confidence)]
+    return [r.text() for r in relative_summary(variants, confidence, reference, by_time)]

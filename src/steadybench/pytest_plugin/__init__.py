@@ -22,9 +22,16 @@ import pytest
 PYTEST_BENCHMARK = "benchmark"
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import peer_options
+
     group = parser.getgroup("steadybench", "steadybench benchmarks (docs/pytest.md)")
-    add = group.addoption
+    aliases = peer_options.alias_names(pluginmanager)
+
+    def add(name: str, **kwargs: Any) -> None:
+        # pytest-benchmark's name too, when pytest-benchmark is not there to own it
+        group.addoption(name, *aliases.get(name, ()), **kwargs)
+
     add("--steadybench-skip", action="store_true", default=False,
         help="Skip the tests that use the benchmark fixture.")
     add("--steadybench-only", action="store_true", default=False,
@@ -67,6 +74,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Write pytest-benchmark JSON.")
     add("--steadybench-markdown", default=None, metavar="PATH",
         help="Write the comparison with the baseline as a Markdown table.")
+    peer_options.add_translated(group, pluginmanager)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """When pytest-benchmark is active too, one line says whose ``benchmark`` fixture the
+    tests get (a suite otherwise measured by the other plugin prints nothing of ours)."""
+    if not config.pluginmanager.has_plugin(PYTEST_BENCHMARK):
+        return None
+    return ("steadybench: the 'benchmark' fixture is pytest-benchmark's here; steadybench's "
+            "is 'steadybench_benchmark' (or run with -p no:benchmark)")
 
 
 def pytest_configure(config: pytest.Config) -> None:

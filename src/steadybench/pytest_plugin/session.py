@@ -98,9 +98,18 @@ class BenchmarkSession:
         self.time_limit = 600.0
         self.confidence = _fraction(opt("steadybench_confidence", None) or "0.95",
                                     "--steadybench-confidence") or 0.95
-        self.threshold = _fraction(opt("steadybench_threshold", None),
-                                   "--steadybench-threshold") or 0.0
+        from . import peer_options
+
+        compare_fail = peer_options.compare_fail(config)
+        given = opt("steadybench_threshold", None)
+        self.threshold = _fraction(given or compare_fail, "--steadybench-threshold" if given
+                                   else "--benchmark-compare-fail") or 0.0
         self.fail_on = opt("steadybench_fail_on", None) or "never"
+        if compare_fail and self.fail_on == "never":
+            self.fail_on = "slower"  # pytest-benchmark's --benchmark-compare-fail
+        self.compare_ref = opt("steadybench_compare", None) or peer_options.compare_reference(
+            config)
+        self.notes = peer_options.ignored_notes(config)
         self.group_by = opt("steadybench_group_by", None) or "group"
         self.cases: list[CaseResult] = []
         self.measured: list[Measured] = []
@@ -170,7 +179,7 @@ class BenchmarkSession:
                 out.lines.append(describe(rec, redact(url) if url else str(default_path())))
             except SteadybenchError as exc:
                 out.errors.append(str(exc))
-        ref = opt("steadybench_compare", None)
+        ref = self.compare_ref
         if ref:
             try:
                 self._compare(results, ref, url, out)
@@ -254,6 +263,7 @@ class BenchmarkSession:
                 lines.append(f"  note: {warning}")
         if out is not None:
             lines.extend(out.lines)
+        lines.extend(self.notes)
         return lines
 
 

@@ -1,0 +1,470 @@
+"""Issue 28, a user's first hour (second pass): clean interrupts, honest answers, and the
+habits users bring from hyperfine, pyperf and pytest-benchmark.
+
+Each test names the item of the issue it reproduces ("item N")."""
+
+from __future__ import annotations
+
+from steadybench.cli import main
+
+
+def cli(args, capsys):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---------------------------------------------------------------------- item 14: ab A alone
+def test_ab_without_b_is_refused_in_one_line(tmp_path, capsys):
+    bench = tmp_path / "a.py"
+    bench.write_text("import steadybench\n\n@steadybench.benchmark\n"
+                     "def f():\n    return lambda: None\n")
+    code, out, err = cli(["ab", str(bench)], capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and "--aa" in err and "Traceback" not in err
+    assert out == ""
+
+
+def test_ab_aa_is_explicit_and_refuses_b(tmp_path, capsys):
+    bench = tmp_path / "a.py"
+    bench.write_text("import steadybench\n\n@steadybench.benchmark\n"
+                     "def f():\n    return lambda: None\n")
+    code, _, err = cli(["ab", str(bench), str(bench), "--aa"], capsys)
+    assert code == 2 and "give A only" in err
+    code, out, err = cli(["ab", "--command", "true", "--aa", "--max-rounds", "6",
+                          "--min-rounds", "6", "--max-time", "0"], capsys)
+    assert code == 0, err
+    assert "A true" in err and "B true" in err
+
+
+# --------------------------------------------------------------- item 15: evaluate 95%
+def test_evaluate_takes_a_percent_confidence(capsys):
+    code, _, err = cli(["evaluate", "--confidence", "95%", "--help"], capsys)
+    assert code == 0
+    from click.testing import CliRunner
+
+    from steadybench.cli import cli as group
+
+    result = CliRunner().invoke(group, ["evaluate", "--confidence", "95%", "--runs", "x"])
+    assert "--confidence" not in result.output, result.output
+    result = CliRunner().invoke(group, ["evaluate", "--confidence", "150%", "--runs", "x"])
+    assert "--confidence" in result.output
+
+
+# ------------------------------------------------- item 12: hyperfine's positional commands
+def test_exec_takes_hyperfine_positional_command_lines(capsys):
+    code, out, err = cli(["exec", "true 1", "true 2", "--runs", "3", "--warmup", "0",
+                          "--style", "plain"], capsys)
+    assert code == 0, err
+    assert "true 1" in out and "true 2" in out
+    assert "not found" not in err
+
+
+def test_exec_dash_dash_form_is_one_command(capsys):
+    from steadybench.cli.programs import _commands
+
+    [one] = _commands(["gzip", "-1", "-c", "f"], [], [], shell=False)
+    assert one.template == ("gzip", "-1", "-c", "f")
+    two = _commands(["gzip -1 -c f", "gzip -9 -c f"], [], [], shell=False)
+    assert [c.template for c in two] == [("gzip", "-1", "-c", "f"), ("gzip", "-9", "-c", "f")]
+
+
+# ------------------------------------------------------ item 6: the docs' executions count
+def test_docs_state_the_default_number_of_executions():
+    import re
+    from pathlib import Path
+
+    from steadybench.defaults import __file__ as defaults_file
+
+    # the source's value: the suite's conftest lowers the module attribute for speed
+    PROCESSES = int(re.search(r"^PROCESSES = (\d+)$", Path(defaults_file).read_text(),
+                              re.M).group(1))
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    tutorial = (root / "docs" / "tutorial.md").read_text()
+    stated = re.findall(r"the default of `run` is (\d+)", readme)
+    assert stated and all(int(n) == PROCESSES for n in stated)
+    assert re.search(rf"runs in {PROCESSES} fresh worker\s+processes", tutorial)
+    words = {"five": 5, "ten": 10, "twenty": 20}
+    for text in (readme, tutorial):
+        for word, n in words.items():
+            if n != PROCESSES:
+                assert not re.search(rf"\b{word} fresh worker", text)
+
+
+# ------------------------------------------------------- item 13: pytest-benchmark's flags
+PB_TESTS = '''
+def work(n):
+    return sum(range(n))
+
+def test_fast(benchmark):
+    benchmark(work, 10)
+
+def test_plain():
+    assert work(3) == 3
+'''
+
+
+def pytest_in(project, *args):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ}
+    env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTEST_XDIST_WORKER", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "no:randomly", "-p", "no:benchmark", *args], cwd=project,
+                          capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_pytest_benchmark_flags_are_understood(tmp_path):
+    (tmp_path / "test_pb.py").write_text(PB_TESTS)
+    history = tmp_path / "h.sqlite"
+    fast = ["--steadybench-processes", "2", "--steadybench-time", "0.02",
+            "--steadybench-history", str(history)]
+    out = pytest_in(tmp_path, *fast, "--benchmark-only", "--benchmark-autosave",
+                    "--benchmark-min-rounds", "5", "--benchmark-json", "pb.json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "1 passed, 1 deselected" in out.stdout
+    assert "--benchmark-min-rounds is pytest-benchmark's and is ignored" in out.stdout
+    import json
+
+    doc = json.loads((tmp_path / "pb.json").read_text())
+    assert [b["name"] for b in doc["benchmarks"]] == ["test_fast"]
+    out = pytest_in(tmp_path, *fast, "--benchmark-only", "--benchmark-compare",
+                    "--benchmark-compare-fail=min:90%")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "compared with the baseline:" in out.stdout
+    out = pytest_in(tmp_path, *fast, "--benchmark-compare-fail=min:0.001")
+    assert out.returncode == 4 and "give a percentage" in out.stderr
+    out = pytest_in(tmp_path, *fast, "--benchmark-skip")
+    assert out.returncode == 0 and "1 passed, 1 skipped" in out.stdout
+
+
+# ------------------------------- item 4: pytest-benchmark kept out of the user's venv, named
+def test_make_demo_venv_does_not_install_pytest_benchmark():
+    import re
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    makefile = (root / "Makefile").read_text()
+    extras = re.findall(r"pip install [^\n]*-e '\.\[([a-z,]+)\]'", makefile)
+    installed = list(project["dependencies"])
+    for extra in extras:
+        for name in extra.split(","):
+            installed += project["optional-dependencies"][name]
+    assert not any(req.startswith("pytest-benchmark") for req in installed)
+
+
+def test_the_active_benchmark_fixture_is_named_when_both_plugins_are_there():
+    from steadybench.pytest_plugin import pytest_report_header
+
+    class Plugins:
+        def __init__(self, names):
+            self.names = names
+
+        def has_plugin(self, name):
+            return name in self.names
+
+    class Config:
+        def __init__(self, names):
+            self.pluginmanager = Plugins(names)
+
+    line = pytest_report_header(Config({"benchmark"}))
+    assert "pytest-benchmark's" in line and "-p no:benchmark" in line
+    assert "\n" not in line
+    assert pytest_report_header(Config(set())) is None
+
+
+# --------------------------------------------------------- item 11: python -m timeit's habit
+def test_timeit_arguments_are_lines_of_one_statement(capsys):
+    """python -m timeit 's = ""' 'for p in range(3): s += str(p)' times one statement."""
+    code, out, err = cli(["timeit", 's = ""', "for p in range(3): s += str(p)",
+                          "--style", "plain"], capsys)
+    assert code == 0, err
+    assert "UnboundLocalError" not in err and "Error" not in err
+    assert "s = \"\"; for p in range(3): s += str(p)" in out
+    assert "statement 2 of" not in err
+
+
+def test_timeit_vs_compares_rivals(capsys):
+    code, out, err = cli(["timeit", "-s", "parts = [str(i) for i in range(2000)]",
+                          '"".join(parts)', "--vs", 's = ""', "--max-time", "1",
+                          "--execution-time", "0.02"], capsys)
+    assert code == 0, err
+    assert "statement 2 of 2" in err
+
+
+# ------------------------------------------------ item 16: steadybench show FILE (pyperf's)
+def _results_file(tmp_path):
+    import random
+
+    from steadybench.model.results import CaseResult, Results
+    from steadybench.output.results_io import write_results
+
+    rng = random.Random(7)
+    case = CaseResult(benchmark="build", implementation="join", params={"n": 100})
+    sizes = [40, 35, 45]
+    for k, size in enumerate(sizes):
+        for _ in range(size):
+            case.add_run("ok", {"wall_time": 5e-7 * (1 + 0.1 * k) * rng.lognormvariate(0, .05)})
+    case.processes = [{"index": k, "n": n, "hash_seed": 100 + k} for k, n in enumerate(sizes)]
+    results = Results(suite="s", cases=[case], context={"command": "steadybench run s.py"})
+    path = tmp_path / "r.json"
+    write_results(results, path)
+    return path, case.values(), sizes
+
+
+def test_show_prints_statistics_against_numpy(tmp_path, capsys):
+    import numpy as np
+
+    path, values, _ = _results_file(tmp_path)
+    code, out, err = cli(["show", str(path)], capsys)
+    assert code == 0, err
+    from steadybench.output.format import format_seconds
+
+    q1, median, q3 = np.percentile(values, [25, 50, 75])  # numpy's default: R type 7
+    assert f"Q1: {format_seconds(q1)}" in out
+    assert f"median: {format_seconds(median)}" in out
+    assert f"Q3: {format_seconds(q3)}" in out
+    assert f"mean ± stdev: {format_seconds(np.mean(values))} ± " \
+           f"{format_seconds(np.std(values, ddof=1))}" in out
+    assert "values: 120 in 3 execution(s)" in out
+    assert max(map(len, out.splitlines())) <= 80
+
+
+def test_show_hist_dump_and_metadata(tmp_path, capsys):
+    import re
+
+    path, values, sizes = _results_file(tmp_path)
+    code, out, err = cli(["show", str(path), "--all"], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(map(len, lines)) <= 80
+    bins = [line for line in lines if re.match(r"^\s+[\d.]+ [nµm]?s: +\d+", line)]
+    assert sum(int(b.split(":")[1].split()[0]) for b in bins) == len(values)
+    for k, size in enumerate(sizes, 1):
+        assert f"execution {k}: {size} values (hash seed {99 + k})" in out
+    dumped = re.findall(r"(?:\(ns\) )?(\d+(?:\.\d+)?)(?:,|$)", "\n".join(
+        line for line in lines if line.startswith("    ")), re.M)
+    assert len(dumped) == len(values)
+    assert "command: steadybench run s.py" in out
+    assert not re.search(r"\d\n\s*[nµm]?s\b", out)  # a number is never apart from its unit
+
+
+def test_show_bad_input_is_one_line(tmp_path, capsys):
+    code, _, err = cli(["show", str(tmp_path / "none.json")], capsys)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    (tmp_path / "x.json").write_text("{}")
+    code, _, err = cli(["show", str(tmp_path / "x.json")], capsys)
+    assert code == 2 and "not a steadybench results file" in err
+
+
+# ----------------------------------------------- item 16: hyperfine's --reference and --sort
+def test_relative_summary_against_a_reference():
+    from steadybench.model.estimate import Estimate
+    from steadybench.output.relative import Variant, relative_summary
+
+    def v(name, value):
+        return Variant(name, Estimate(value=value, unit="s", ci_low=value * 0.99,
+                                      ci_high=value * 1.01, confidence=0.95))
+
+    variants = [v("ref", 2.0), v("fast", 1.0), v("slow", 4.0)]
+    rel = relative_summary(variants, reference="ref")
+    assert [(r.fastest, r.other) for r in rel] == [("fast", "ref"), ("ref", "slow")]
+    assert [round(r.ratio, 6) for r in rel] == [2.0, 2.0]
+    rel = relative_summary(variants)  # without: the fastest against each
+    assert [(r.fastest, r.other) for r in rel] == [("fast", "ref"), ("fast", "slow")]
+    by_command = relative_summary([v("b", 3.0), v("a", 1.0), v("c", 2.0)], by_time=False)
+    assert [r.other for r in by_command] == ["b", "c"]
+
+
+def test_exec_reference_and_sort(capsys):
+    code, out, err = cli(["exec", "--reference", "sleep 0.03", "--reference-name", "base",
+                          "sleep 0.09", "sleep 0.01", "--runs", "4", "--style", "plain",
+                          "--sort", "command"], capsys)
+    assert code == 0, err
+    rows = [line.split()[0] for line in out.splitlines()[1:4]]
+    assert rows[0] == "base"
+    compared = [line for line in out.splitlines() if " than " in line]
+    assert len(compared) == 2 and all("base" in line for line in compared), out
+    # --sort command: the lines follow the commands' order (0.09 first), not their times
+    assert "0.09" in compared[0] and "0.01" in compared[1]
+    code, out, err = cli(["exec", "sleep 0.09", "sleep 0.01", "sleep 0.03", "--runs", "4",
+                          "--style", "plain", "--sort", "mean-time"], capsys)
+    assert code == 0, err
+    order = [out.index(f"sleep {t}") for t in ("0.01", "0.03", "0.09")]
+    assert order == sorted(order), out  # the table by time
+    code, _, err = cli(["exec", "--reference-name", "x", "true 1", "--runs", "2"], capsys)
+    assert code == 2 and "give --reference" in err
+
+
+# ------------------------------------------------------------ item 16: run --track-memory
+MEM_BENCH = """import steadybench as sb
+
+@sb.benchmark
+def build():
+    return lambda: [0] * 1000
+"""
+
+
+def test_run_track_memory_records_the_code_own_peak(tmp_path, capsys):
+    import json
+
+    bench = tmp_path / "mem.py"
+    bench.write_text(MEM_BENCH)
+    out_json = tmp_path / "m.json"
+    for method in ("auto", "linefit"):
+        code, out, err = cli(["run", str(bench), "-p", "2", "--runs", "5", "--warmup", "0",
+                              "--method", method, "--track-memory", "--json", str(out_json),
+                              "-q"], capsys)
+        assert code == 0, err
+        case = json.loads(out_json.read_text())["benchmarks"][0]
+        peaks = case["runs"]["metrics"]["peak_memory"]
+        assert len(peaks) == 10
+        # a list of 1000 references: 8 kB; the first run of each execution too (it read
+        # 2-3 MB of the method's own code compiled on first use)
+        assert all(7_900 < p < 9_000 for p in peaks), (method, peaks)
+    code, out, err = cli(["run", str(bench), "-p", "2", "--runs", "3", "--track-memory"],
+                         capsys)
+    assert code == 0 and "peak mem" in out and "KiB" in out
+
+
+# -------------------------------------------------- item 16: rates (items/s, bytes/s)
+RATE_BENCH = """import steadybench as sb
+
+@sb.benchmark(n=[1000, 4000], bytes_per_call="n", items_per_call=lambda n: n // 10)
+def copy(n):
+    data = bytes(n)
+    return lambda: bytearray(data)
+"""
+
+
+def test_rates_in_every_output(tmp_path, capsys):
+    import csv
+    import json
+
+    bench = tmp_path / "rate.py"
+    bench.write_text(RATE_BENCH)
+    paths = {k: tmp_path / f"r.{k}" for k in ("json", "csv", "md")}
+    code, out, err = cli(["run", str(bench), "-p", "2", "--runs", "5", "--json",
+                          str(paths["json"]), "--csv", str(paths["csv"]), "--markdown",
+                          str(paths["md"])], capsys)
+    assert code == 0, err
+    doc = json.loads(paths["json"].read_text())
+    rows = list(csv.DictReader(paths["csv"].read_text().splitlines()))
+    for case, row in zip(doc["benchmarks"], rows, strict=True):
+        n = case["params"]["n"]
+        value = case["estimate"]["value"]
+        assert case["extra"]["throughput"] == {"items": n // 10, "bytes": n}
+        rates = case["extra"]["rates"]
+        assert abs(rates["bytes_per_second"] - n / value) < 1e-9 * n / value
+        assert abs(rates["items_per_second"] - (n // 10) / value) < 1e-9 * n / value
+        assert rates["bytes_per_second_low"] <= rates["bytes_per_second"] \
+            <= rates["bytes_per_second_high"]
+        assert float(row["bytes_per_second"]) == rates["bytes_per_second"]
+    assert "GiB/s" in out or "MiB/s" in out
+    assert "items/s" in out and "items/s" in paths["md"].read_text()
+    code, out, _ = cli(["show", str(paths["json"])], capsys)
+    assert "rate: " in out and "items/s" in out
+
+
+def test_rate_declaration_errors_are_one_line(tmp_path, capsys):
+    bench = tmp_path / "bad.py"
+    bench.write_text("import steadybench as sb\n\n@sb.benchmark(bytes_per_call=-3)\n"
+                     "def f():\n    return lambda: None\n")
+    code, _, err = cli(["run", str(bench), "--runs", "2"], capsys)
+    assert code != 0 and "bytes_per_call must be a positive number" in err
+    bench.write_text("import steadybench as sb\n\n@sb.benchmark(bytes_per_call='m', n=[1])\n"
+                     "def f(n):\n    return lambda: None\n")
+    code, _, err = cli(["run", str(bench), "--runs", "2", "-p", "2"], capsys)
+    assert code != 0 and "no parameter of that name" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------ item 16: async benchmarks
+def test_a_coroutine_function_is_awaited_in_the_timer_loop_between_the_clock_reads():
+    import asyncio
+
+    from steadybench.methods.unroll import Timer
+    from steadybench.model.implementation import CallableImplementation
+
+    awaited = []
+
+    async def work():
+        await asyncio.sleep(0)
+        awaited.append(1)
+
+    reads = []
+    ticks = iter(range(0, 10_000, 7))
+
+    def clock():
+        # the clock is read inside the running loop: run_until_complete's own start and stop
+        # are outside the sample, as the clock's own cost is
+        loop = asyncio.get_running_loop()
+        reads.append(loop.is_running())
+        return next(ticks)
+
+    timer = Timer(CallableImplementation(work))
+    assert timer.is_async
+    assert timer.time(clock, 5) == 7
+    assert len(awaited) == 5 and reads == [True, True]
+    assert timer.time(clock, 1200) == 7  # beyond the unrolled block: a loop of blocks
+    assert len(awaited) == 1205
+
+
+def test_run_measures_async_benchmarks(tmp_path, capsys):
+    import json
+
+    bench = tmp_path / "asy.py"
+    bench.write_text("import asyncio\nimport steadybench as sb\n\nCOUNT = []\n\n"
+                     "@sb.benchmark(group='g')\ndef awaited():\n"
+                     "    async def f():\n        await asyncio.sleep(0)\n"
+                     "        return sum(range(50))\n    return f\n")
+    out_json = tmp_path / "a.json"
+    for method in ("auto", "linefit"):
+        code, out, err = cli(["run", str(bench), "-p", "2", "--runs", "5", "--method", method,
+                              "--json", str(out_json)], capsys)
+        assert code == 0, err
+        assert "never awaited" not in err
+        case = json.loads(out_json.read_text())["benchmarks"][0]
+        assert case["estimate"]["value"] > 0
+    code, _, err = cli(["run", str(bench), "--runs", "5", "--method", "direct",
+                        "--in-process"], capsys)
+    assert code != 0 and "cannot await a coroutine function" in err
+
+
+def test_an_async_def_factory_is_explained(tmp_path, capsys):
+    bench = tmp_path / "bad.py"
+    bench.write_text("import steadybench as sb\n\n@sb.benchmark\nasync def f():\n    pass\n")
+    code, _, err = cli(["run", str(bench), "--runs", "3", "--in-process"], capsys)
+    assert code != 0 and "write a plain def that returns the async function" in err
+
+
+# --------------------------------------- item 16: user-timed benchmarks (bench_time_func)
+def test_usertimed_records_the_seconds_the_code_reports():
+    import steadybench as sb
+
+    calls = []
+
+    def time_func(loops):
+        calls.append(loops)
+        return loops * 2.5e-6  # what the code says its loops took
+
+    m = sb.measure(time_func, method="usertimed", runs=20, warmup=0)
+    # calibration: at least 1 ms per sample, so 400 loops of 2.5 µs
+    assert set(calls[-20:]) == {400}
+    assert m.estimate.value == 2.5e-6
+    m = sb.measure(time_func, method="usertimed", runs=5, loops=7)
+    assert calls[-5:] == [7] * 5 and m.estimate.value == 2.5e-6
+
+
+def test_usertimed_bad_return_is_one_line(tmp_path, capsys):
+    bench = tmp_path / "ut.py"
+    bench.write_text("import steadybench as sb\n\n@sb.benchmark(method='usertimed')\n"
+                     "def f():\n    return lambda loops: 'fast'\n")
+    code, _, err = cli(["run", str(bench), "--runs", "3", "-p", "2"], capsys)
+    assert code != 0 and "returns the seconds its loops took" in err
+    assert "Traceback" not in err
