@@ -394,14 +394,27 @@ def test_long_names_match_on_the_kernel_s_cut_and_parents_are_never_stopped(tmp_
 
 def test_apps_on_this_machine_is_journaled_like_background(tmp_path):
     """``apps`` on the real root stops a real process through the journaled action, so that
-    ``system reset`` could continue it after a ``kill -9`` (it used to keep no journal)."""
+    ``system reset`` could continue it after a ``kill -9`` (it used to keep no journal).
+
+    Issue 27 item 4, the flake ("the sleeper never reached state T"): ``Popen`` returns once
+    the child's exec has closed its close-on-exec descriptors, but the kernel renames the
+    process (``comm``) a little later in the same exec (``begin_new_exec``); on a loaded
+    machine the action listed the processes in between, found no ``sbtestsleeper`` (recorded
+    in ``not_running``), stopped nothing, and the test waited 30 s for a T that could not come.
+    The test now waits for the child to carry its name, as a test waits for a child to say it
+    is ready. The name is also this run's own (two suites on one machine stopped and continued
+    each other's ``sbtestsleeper``), and so is the tuning lock the action takes (as root the
+    real machine's lock is shared by every steadybench)."""
+    import secrets
     import shutil
     import subprocess
 
     from steadybench.system.background import StopProcessesAction
     from steadybench.system.journal import run_journal_path
+    from steadybench.system.lock import TuningLock
 
-    sleeper = tmp_path / "sbtestsleeper"
+    name = f"sbt{secrets.token_hex(5)}"  # 13 characters: /proc comm keeps 15
+    sleeper = tmp_path / name
     shutil.copy(shutil.which("sleep"), sleeper)
     proc = subprocess.Popen([str(sleeper), "60"])
 
@@ -418,25 +431,79 @@ def test_apps_on_this_machine_is_journaled_like_background(tmp_path):
             time.sleep(0.01)
         return False
 
+    def named() -> bool:
+        """Whether the child's exec has renamed it (polled, up to 30 s)."""
+        import time
+
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if Path(f"/proc/{proc.pid}/comm").read_text().strip() == name:
+                return True
+            time.sleep(0.01)
+        return False
+
     try:
+        assert named(), "the sleeper never carried its name"
         preset = tmp_path / "apps.toml"
-        preset.write_text('countermeasures = ["apps"]\n[apps]\nprocesses = ["sbtestsleeper"]\n')
+        preset.write_text(f'countermeasures = ["apps"]\n[apps]\nprocesses = ["{name}"]\n')
         plan = build_preset(str(preset), "/")
         [(_, action)] = plan.actions
         assert isinstance(action, StopProcessesAction)
+        action.lock = TuningLock(SysRoot("/"), tmp_path / "tune.lock")
         ctx = _ctx()
         action(ctx)
         assert reaches("T")
         journal = Journal.load(run_journal_path(part="processes"))
         assert [u["pid"] for u in journal.undo] == [proc.pid]
         assert ctx.case.extra["machine"]["stopped_processes"] == [
-            {"pid": proc.pid, "name": "sbtestsleeper"}]
+            {"pid": proc.pid, "name": name}]
         action.close(ctx)
         assert reaches("SR")
         assert not run_journal_path(part="processes").exists()
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_stopping_processes_takes_the_tuning_lock_and_names_its_holder(tmp_path):
+    """Issue 27 item 4: two steadybench processes stopping the same processes resumed each
+    other's, silently. The action now holds the machine's tuning lock; while another process
+    holds it, it refuses in one line naming the holder, and stops nothing."""
+    import subprocess
+    import sys
+
+    from steadybench.system.background import StopProcessesAction
+    from steadybench.system.lock import LockBusy
+
+    board = make_board(tmp_path / "b")
+    _proc(board, 4242, "syncd", 7)
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys\n"
+         "from steadybench.system.lock import TuningLock\n"
+         "from steadybench.system.sysfs import SysRoot\n"
+         f"TuningLock(SysRoot({str(board)!r})).acquire()\n"
+         "print('ready', flush=True)\n"
+         "sys.stdin.read()\n"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "ready\n"  # it holds the lock now
+        sent = []
+        action = StopProcessesAction(SysRoot(board), ["syncd"],
+                                     kill=lambda pid, sig: sent.append((pid, sig)))
+        with pytest.raises(LockBusy, match=f"pid {holder.pid} "):
+            action(_ctx())
+        assert sent == []
+        action.close(_ctx())  # nothing to undo, nothing released that it did not take
+    finally:
+        holder.stdin.close()
+        holder.wait(60)
+    action = StopProcessesAction(SysRoot(board), ["syncd"], kill=lambda pid, sig: None)
+    ctx = _ctx()
+    action(ctx)  # free again
+    assert action.lock.is_held
+    action.close(ctx)
+    assert not action.lock.is_held
 
 
 def test_a_forged_journal_cannot_signal_init_or_a_process_group(tmp_path):

@@ -134,3 +134,51 @@ def test_lock_is_reentrant_released_by_death_and_per_root(tmp_path, monkeypatch)
     with TuningLock(one).held():
         pass
     assert state(tmp_path).stat().st_mode & 0o777 == 0o700
+
+
+def test_concurrent_tuning_tells_the_truth(tmp_path, monkeypatch, capsys):
+    """Issue 27 item 11: ``system tune`` during a tuned run read the machine the run had tuned,
+    said there was nothing to change and exited 0 (the run's restore then undid it); ``exec
+    --preset`` took no lock, measured on after the other run restored and recorded its tuning
+    as its own. Both now refuse naming the holder; a dry run says whose settings it reads."""
+    root = machine(tmp_path, governors="performance schedutil powersave")
+    before = snapshot(root)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    holder, holder_err = _holder(tmp_path, root)
+    try:
+        assert governors(root) == ["performance"] * 4
+        assert main(["--root", str(root), "system", "tune"]) == 2
+        err = capsys.readouterr().err
+        assert "another tuned run holds the tuning lock" in err and f"pid {holder.pid}" in err
+        assert main(["--root", str(root), "system", "tune", "--dry-run"]) == 0
+        out = capsys.readouterr().out
+        assert f"note: another tuned run holds the tuning lock (pid {holder.pid}" in out
+        code = main(["--root", str(root), "exec", "-q", "--runs", "2", "--no-correction",
+                     "--preset", str(preset(tmp_path)), "--", "true"])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1, err
+        assert f"pid {holder.pid}" in err[0] and "--wait-lock" in err[0]
+        assert governors(root) == ["performance"] * 4
+    finally:
+        holder.send_signal(signal.SIGINT)
+        wait_or_kill(holder, holder_err)
+    assert snapshot(root) == before
+
+
+def test_system_tune_wait_lock_tunes_the_restored_machine(tmp_path, monkeypatch):
+    root = machine(tmp_path, governors="performance schedutil powersave")
+    before = snapshot(root)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    release = tmp_path / "release"
+    holder, holder_err = _holder(tmp_path, root, release)
+    tuner_err = tmp_path / "tuner.err"
+    tuner = start(["--root", str(root), "system", "tune", "--wait-lock"], child_env(tmp_path),
+                  tuner_err)
+    wait_for(lambda: "waiting: another tuned run holds the tuning lock" in tuner_err.read_text(),
+             tuner, "the waiting line", tuner_err)
+    release.touch()
+    assert wait_or_kill(holder, holder_err) == 0, holder_err.read_text()
+    assert wait_or_kill(tuner, tuner_err) == 0, tuner_err.read_text()
+    assert governors(root) == ["performance"] * 4  # tuned after the holder restored
+    assert main(["--root", str(root), "system", "reset"]) == 0  # its journal saved powersave
+    assert snapshot(root) == before

@@ -97,9 +97,20 @@ def machine_control(opts: dict[str, Any], root: str, results_context: dict[str, 
     if not preset:
         yield None
         return
-    from ..system.presets import machine_session
+    from ..system.lock import TuningLock
+    from ..system.presets import build_preset, changes_machine, machine_session
 
-    with machine_session(preset, machine_root(opts.get("target"), root)) as session:
+    sysroot = machine_root(opts.get("target"), root)
+    with contextlib.ExitStack() as stack:
+        # a preset that changes the machine holds its tuning lock for the whole measurement,
+        # taken before the preset reads the machine (issue 27 item 11: exec took none, measured
+        # on after another run restored, and recorded that run's tuning as its own)
+        if changes_machine(build_preset(preset, sysroot).record):
+            lock = TuningLock(sysroot)
+            lock.acquire(bool(opts.get("wait_lock")),
+                         on_wait=lambda line: click.echo(line, err=True))
+            stack.callback(lock.release)
+        session = stack.enter_context(machine_session(preset, sysroot))
         results_context["machine"] = session.record
         if not opts.get("quiet"):
             applied = ", ".join(a["name"] for a in session.record["applied"]) or "none"
@@ -318,6 +329,9 @@ def command_options(fn):
         click.option("--preset", metavar="NAME|FILE", callback=not_empty,
                      help="Machine countermeasures: baseline, managed, or a preset file "
                           "(docs/machine-control.md)."),
+        click.option("--wait-lock", is_flag=True,
+                     help="When another tuned run holds the machine's tuning lock, wait for it "
+                          "instead of refusing."),
     ]
     for option in reversed(options):
         fn = option(fn)

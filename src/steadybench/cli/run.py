@@ -112,12 +112,12 @@ def apply_machine_preset(manager: Manager, preset: str, root: str, quiet: bool =
     tuned run holds it this raises LockBusy naming the holder, or waits with ``wait_lock``.
     """
     from ..system.lock import TuningLock
-    from ..system.presets import build_preset
+    from ..system.presets import build_preset, changes_machine
     from ..system.sysfs import SysRoot
 
     plan = build_preset(preset, root)
     lock = None
-    if any(a["name"] == "tune" for a in plan.record["applied"]):
+    if changes_machine(plan.record):
         lock = TuningLock(SysRoot(root))
         if lock.acquire(wait_lock, on_wait=lambda line: click.echo(line, err=True)):
             plan = build_preset(preset, root)  # waited: the machine was the holder's, tuned

@@ -191,6 +191,9 @@ def tune_cmd(root: str, journal: str | None, governor: str | None, keep_boost: b
                    f"(run as root); nothing was changed", err=True)
         raise click.exceptions.Exit(1)
     if dry_run:
+        if report.get("held_by"):
+            click.echo(f"note: another tuned run holds the tuning lock ({report['held_by']}): "
+                       "what is read now may be its settings, which it will put back")
         for item in report["would_change"]:
             click.echo(f"would change: {item}")
         return

@@ -188,11 +188,11 @@ def _apply_preset(stack: contextlib.ExitStack, preset: str, root: str,
     """Apply the preset for the worker's lifetime (restored when ``stack`` closes), holding
     the machine's tuning lock while it tunes."""
     from ..system.lock import TuningLock
-    from ..system.presets import build_preset, machine_session
+    from ..system.presets import build_preset, changes_machine, machine_session
     from ..system.sysfs import SysRoot
 
     plan = build_preset(preset, root)
-    if any(a["name"] == "tune" for a in plan.record["applied"]):
+    if changes_machine(plan.record):
         lock = TuningLock(SysRoot(root))
         lock.acquire(wait_lock, on_wait=lambda line: click.echo(line, err=True))
         stack.callback(lock.release)

@@ -384,7 +384,7 @@ class EvaluationSession:
 
     def run(self) -> list[ExecutionRecord]:
         from ..system.lock import TuningLock
-        from ..system.presets import build_preset
+        from ..system.presets import build_preset, changes_machine
         from ..system.sysfs import SysRoot
 
         options = self.options
@@ -392,7 +392,7 @@ class EvaluationSession:
         tunes = False
         for preset in options.presets:
             record = build_preset(preset, options.root).record
-            tunes = tunes or any(a["name"] == "tune" for a in record["applied"])
+            tunes = tunes or changes_machine(record)
         units = self.target.units()
         self.schedule = make_schedule(units, options, random.Random(options.seed))
         root = options.root if isinstance(options.root, SysRoot) else SysRoot(options.root)

@@ -134,9 +134,15 @@ class PeakMemoryMeter(Meter):
 def read_number(path: str | os.PathLike[str], scale: float = 1.0) -> float:
     """Read one number from a text file (for example a sysfs sensor) and multiply by ``scale``.
 
-    Raises OSError when the file cannot be read and ValueError when it holds no number.
+    Raises OSError when the file cannot be read (or is not a regular file of at most 1 MiB: a
+    FIFO or a device is never read) and ValueError when it holds no number.
     """
-    text = Path(path).read_text().strip()
+    from ..system.sysfs import read_regular_file
+
+    data = read_regular_file(path, limit=2**20)
+    if data is None:
+        raise OSError(f"{path}: not a readable regular file of at most 1 MiB")
+    text = data.decode("utf-8", errors="replace").strip()
     try:
         return float(text.split()[0]) * scale
     except (IndexError, ValueError):

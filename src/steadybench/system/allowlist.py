@@ -43,7 +43,7 @@ _PATTERN = re.compile(
     + "|".join([re.escape(path) for path, _on, _off in BOOST_SWITCHES]
                + [f"{d}/(?:{'|'.join(CPUFREQ_FILES)})" for d in _CPUFREQ_DIRS]
                + [f"{d}/(?:{'|'.join(DEVFREQ_FILES)})" for d in _DEVFREQ_DIRS])
-    + ")$")
+    + r")\Z")  # \Z, not $: "$" also matches before a final line break (issue 27 item 10)
 
 #: the allow-list in words, for messages and the documentation
 DESCRIPTION = (f"/{CPU_DIR}/cpufreq/boost, /{CPU_DIR}/intel_pstate/no_turbo, the "
@@ -55,7 +55,7 @@ DESCRIPTION = (f"/{CPU_DIR}/cpufreq/boost, /{CPU_DIR}/intel_pstate/no_turbo, the
 def is_allowed(rel: str) -> bool:
     """Whether steadybench may change ``rel`` (relative to the root, leading slash)."""
     return isinstance(rel, str) and "/../" not in rel + "/" and "/./" not in rel + "/" \
-        and _PATTERN.match(rel) is not None
+        and _PATTERN.fullmatch(rel) is not None
 
 
 def check_allowed(rel: str, what: str = "file") -> str:

@@ -28,6 +28,7 @@ from ..errors import ConfigurationError
 from ..runner.actions import Action, RunContext
 from . import signals
 from .journal import Journal, run_journal_path
+from .lock import TuningLock
 from .process import start_time
 from .sysfs import SysRoot
 
@@ -89,16 +90,26 @@ class StopProcessesAction(Action):
     Journalled (see the module notes) in ``run-<pid>-processes.json``; the signal handlers of
     :mod:`.signals` are installed while processes are stopped, so SIGINT/SIGTERM unwind
     through ``close``. Names that match nothing are listed in ``machine.not_running``.
+
+    Stopping processes changes the machine, so it holds the machine's tuning lock
+    (:class:`~.lock.TuningLock`) while they are stopped, as tuning does: two steadybench runs
+    stopping the same processes would otherwise resume each other's (the first to end sends
+    SIGCONT while the other still measures), silently. The second one refuses in one line
+    naming the holder, or waits for it with ``wait_lock``.
     """
 
     def __init__(self, root: SysRoot, names: list[str], kill: Kill = os.kill,
-                 journal: str | os.PathLike[str] | None = None) -> None:
+                 journal: str | os.PathLike[str] | None = None, wait_lock: bool = False,
+                 lock: TuningLock | None = None) -> None:
         if not names or not all(isinstance(n, str) and n for n in names):
             raise ConfigurationError("background: name the processes to stop")
         self.root = root
         self.names = list(names)
         self.kill = kill
         self.journal_path = Path(journal) if journal else None
+        self.wait_lock = wait_lock
+        self.lock = lock or TuningLock(root)
+        self._locked = False
         self._journal: Journal | None = None
         self._guarded = False
 
@@ -112,6 +123,8 @@ class StopProcessesAction(Action):
         info["stopped_processes"] = []
         if not found:
             return
+        self.lock.acquire(self.wait_lock)  # LockBusy names the holder
+        self._locked = True
         self._guarded = signals.install()
         start = ctx.now()
         with signals.protected():
@@ -149,6 +162,9 @@ class StopProcessesAction(Action):
             if self._guarded:
                 self._guarded = False
                 signals.uninstall()
+            if self._locked:
+                self._locked = False
+                self.lock.release()
 
     def describe(self) -> str:
         return f"stop {', '.join(self.names)} while benchmarking (SIGSTOP, SIGCONT at the end)"

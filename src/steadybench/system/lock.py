@@ -180,6 +180,32 @@ class TuningLock:
         finally:
             os.close(fd)  # closing the last descriptor releases the flock
 
+    def holder(self) -> str | None:
+        """Who holds the lock now, from what the holder wrote in the file (its PID, alive), or
+        None when nobody seems to. Takes nothing, tests no lock (a test lock could make a run
+        starting at that instant refuse) and creates no file: for messages only."""
+        if _HELD.get(self.path) is not None:
+            return None  # this process
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            try:
+                pid = int(json.loads(os.pread(fd, 4096, 0).decode("utf-8"))["pid"])
+                if pid <= 0:
+                    return None
+                os.kill(pid, 0)
+            except PermissionError:
+                pass  # alive, another user's
+            except (OSError, ValueError, KeyError, TypeError):
+                return None
+            return describe_holder(fd)
+        finally:
+            os.close(fd)
+
     @contextlib.contextmanager
     def held(self, wait: bool = False,
              on_wait: Callable[[str], None] | None = None) -> Iterator[TuningLock]:

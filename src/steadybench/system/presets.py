@@ -658,6 +658,15 @@ class Monitor(Countermeasure):
         return meters, skipped
 
 
+#: countermeasures that change the machine and so hold its tuning lock for the whole run
+LOCKING_COUNTERMEASURES = ("tune", "background", "apps")
+
+
+def changes_machine(record: dict[str, Any]) -> bool:
+    """Whether a preset's record applies a countermeasure that holds the tuning lock."""
+    return any(a["name"] in LOCKING_COUNTERMEASURES for a in record.get("applied", []))
+
+
 def build_preset(preset: str | Preset, root: str | os.PathLike[str] | SysRoot = "/", *,
                  can_write: CanWrite = default_can_write,
                  affinity: set[int] | None = None) -> PresetPlan:

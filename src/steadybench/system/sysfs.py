@@ -6,11 +6,19 @@ Rancid (Afonso & Almeida, §II-A and §IV-C) reads processor frequencies and tem
 moved (``--root DIR`` / ``STEADYBENCH_ROOT``), so tests use a fake tree built in a temporary
 directory and users can inspect a copied system image. Reads never raise for a missing or
 unreadable file: they return ``None`` and the caller explains what is missing.
+
+Reads are bounded (issue 27 item 10): only a regular file is read (opened ``O_NONBLOCK``, so a
+FIFO never blocks and a device such as ``/dev/zero`` is never read), at most
+:data:`MAX_READ_BYTES` (a larger file reads as unreadable, never fills memory), and only when
+the file resolves inside the root, and a name under ``sys/`` or ``proc/`` inside that same
+tree (a governor linked to ``/etc/passwd`` is not read; sysfs and procfs links stay in their
+own tree).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +26,39 @@ from typing import Any
 from ..errors import SystemControlError
 
 CPU_DIR = "sys/devices/system/cpu"
+
+#: the most one read of a machine file returns: sysfs attributes hold at most a page, and the
+#: largest procfs files read (``cpuinfo``, ``interrupts``) stay far below it on thousands of CPUs
+MAX_READ_BYTES = 4 * 2**20
+#: the trees whose links must stay inside them
+_OWN_TREES = ("sys", "proc")
+
+
+def read_regular_file(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES) -> bytes | None:
+    """The bytes of the regular file ``path``, or None when it is missing, unreadable, not a
+    regular file (a FIFO, a device: checked before opening, and on the open file, which is
+    opened ``O_NONBLOCK``) or larger than ``limit`` bytes."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since the check
+            return None
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+        return None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 class SysRoot:
@@ -63,11 +104,21 @@ class SysRoot:
     def exists(self, rel: str) -> bool:
         return self.path(rel).exists()
 
+    def inside(self, rel: str) -> bool:
+        """Whether ``rel`` resolves inside the root, and inside ``sys``/``proc`` when it is
+        named there."""
+        path = self.path(rel)
+        real = Path(os.path.realpath(path))
+        top = rel.lstrip("/").split("/", 1)[0]
+        base = self.root / top if top in _OWN_TREES else self.root
+        return real == base or base in real.parents
+
     def read_bytes(self, rel: str) -> bytes | None:
-        try:
-            return self.path(rel).read_bytes()
-        except OSError:
+        """The bytes of a regular file inside the root, at most :data:`MAX_READ_BYTES`; None
+        when it is missing, unreadable, not a regular file, too large or linked out."""
+        if not self.inside(rel):
             return None
+        return read_regular_file(self.path(rel))
 
     def read(self, rel: str) -> str | None:
         """The stripped text of a file, or None when it is missing or unreadable."""

@@ -16,6 +16,7 @@ fails half way restores the files already written. :func:`reset` restores a jour
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -341,20 +342,31 @@ def tune(root: SysRoot, journal_path: str | os.PathLike[str], *, governor: str =
     "already": [...], "journal": path}``. Without permission for every file, nothing is written
     and ``not_permitted`` lists the files. The writes hold the machine's tuning lock: while a
     tuned run holds it, this raises :class:`~steadybench.system.lock.LockBusy` (or waits, with
-    ``wait_lock``).
+    ``wait_lock``). The lock is taken *before* the machine is read (issue 27 item 11): read
+    during another run, the machine looked tuned already, ``tune`` said "nothing to change",
+    and that run's restore then undid what the user believed done. A dry run takes no lock;
+    ``held_by`` then names the run whose settings it may be reading.
     """
-    plan = make_plan(root, governor, boost_off, cpus, explicit_governor, devfreq)
-    report: dict[str, Any] = {"changed": [], "would_change": [c.describe() for c in plan.changes],
-                              "not_permitted": [], "unavailable": plan.unavailable,
-                              "already": plan.already, "journal": str(journal_path)}
-    if dry_run or not plan.changes:
-        return report
-    denied = not_permitted(root, plan, can_write or default_can_write)
-    if denied:
-        report["not_permitted"] = denied
-        return report
-    check_targets(root, plan)
-    with TuningLock(root).held(wait_lock, on_wait):
+    lock = TuningLock(root)
+    with contextlib.ExitStack() as stack:
+        if dry_run:
+            held_by = lock.holder()
+        else:
+            stack.enter_context(lock.held(wait_lock, on_wait))
+            held_by = None
+        plan = make_plan(root, governor, boost_off, cpus, explicit_governor, devfreq)
+        report: dict[str, Any] = {"changed": [],
+                                  "would_change": [c.describe() for c in plan.changes],
+                                  "not_permitted": [], "unavailable": plan.unavailable,
+                                  "already": plan.already, "journal": str(journal_path),
+                                  "held_by": held_by}
+        if dry_run or not plan.changes:
+            return report
+        denied = not_permitted(root, plan, can_write or default_can_write)
+        if denied:
+            report["not_permitted"] = denied
+            return report
+        check_targets(root, plan)
         journal = Journal.open(journal_path, root)
         apply_plan(root, plan, journal, write)
     report["changed"] = report.pop("would_change")

@@ -10,13 +10,16 @@ the tree (or a journal naming one) overwrote a file outside the root. Each write
 3. opens that resolved path one component at a time with ``O_NOFOLLOW`` (a symlink put in place
    after the check makes the open fail rather than be followed), ``O_NONBLOCK`` (a FIFO never
    blocks) and without ``O_CREAT`` (a vanished file is an error, never created), and writes only
-   to a regular file (sysfs and procfs attributes are regular files).
+   to a regular file with one link (sysfs and procfs attributes are regular files with one
+   name; a hard link planted in a fake tree would write through to its other name), truncating
+   it only after that check (issue 27 item 10: ``O_TRUNC`` at the open emptied the file first).
 
 Writes are in place: sysfs files cannot be replaced by a rename.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -94,11 +97,17 @@ def open_no_symlinks(path: Path, flags: int) -> int:
 
 def write_file(path: Path, data: bytes) -> None:
     """Write ``data`` in place to the existing regular file ``path`` (see the module notes)."""
-    fd = open_no_symlinks(path, os.O_WRONLY | os.O_TRUNC)
+    fd = open_no_symlinks(path, os.O_WRONLY)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise OSError(errno.EINVAL, f"is {file_kind(mode)}, not a regular file", str(path))
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, f"is {file_kind(st.st_mode)}, not a regular file",
+                          str(path))
+        if st.st_nlink != 1:
+            raise OSError(errno.EMLINK, f"has {st.st_nlink} hard links, not one: not written "
+                          "through", str(path))
+        with contextlib.suppress(OSError):  # kernfs attributes take a write whole anyway
+            os.ftruncate(fd, 0)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
