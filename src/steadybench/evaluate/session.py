@@ -55,7 +55,8 @@ class EvaluateOptions:
     warmup: int = 1
     order: str = "random"
     seed: int | None = None
-    #: hard limit of one execution, seconds
+    #: hard limit, seconds, of one case: a benchmark case's launches under one preset together
+    #: (each long run has its own)
     time_limit: float = 600.0
     confidence: float = 0.95
     highlight_abs: float = 1e-3
@@ -318,6 +319,7 @@ class CommandTarget:
         with machine_session(preset, options.root) as machine:
             session = ExecSession([unit.payload], [{}], runner, exec_options)
             session.before_run = machine.before_run
+            session.after_run = machine.after_run
             if self.check_stop is not None:
                 check = self.check_stop
 
@@ -381,6 +383,18 @@ class EvaluationSession:
     schedule: list[ScheduleItem] = field(default_factory=list)
     interrupted: bool = False
     restore_failures: list[str] = field(default_factory=list)
+    #: (unit, preset, series) → the monotonic time its hard limit ends (from its first launch)
+    deadlines: dict[tuple[int, str, str], float] = field(default_factory=dict)
+
+    def time_left(self, item: ScheduleItem) -> float:
+        """What is left of the hard time limit of ``item``'s case: its launches under its
+        preset share one (``--time-limit``'s one meaning); every long run has its own."""
+        now = time.monotonic()
+        if item.series == "long":
+            return self.options.time_limit
+        key = (item.unit, item.preset, item.series)
+        deadline = self.deadlines.setdefault(key, now + self.options.time_limit)
+        return deadline - now
 
     def run(self) -> list[ExecutionRecord]:
         from ..system.lock import TuningLock
@@ -417,7 +431,17 @@ class EvaluationSession:
         started = time.time()
         t0 = time.monotonic()
         case: CaseResult | None = None
+        left = self.time_left(item)
         try:
+            if left <= 0:
+                case = CaseResult(unit.benchmark, unit.implementation, dict(unit.params))
+                case.errors.append(f"not started: the hard time limit ({options.time_limit:g} s "
+                                   f"for the launches of {unit.label} under {item.preset}) "
+                                   "was spent")
+                case.stop_reason = "time limit"
+                return
+            if left < options.time_limit:
+                options = dataclasses.replace(options, time_limit=left)
             case = self.target.execute(unit, item.preset, runs, options)
         except ConfigurationError:
             raise
