@@ -187,9 +187,14 @@ class ABSession:
         self.rng = random.Random(settings.seed)
         self.result = ABResult(settings, {k: _describe(v) for k, v in self.variants.items()})
         self.cpus = duet_cpus() if settings.duet else None
+        self.machine: Any = None
+        self.use_machine(machine)
+
+    def use_machine(self, machine: Any) -> None:
+        """Run the per-run countermeasures of ``machine`` (a MachineSession, or None) around
+        every execution, and record its preset in the result."""
         self.machine = machine
-        if machine is not None:
-            self.result.machine = machine.record
+        self.result.machine = machine.record if machine is not None else None
 
     def _execute(self, label: str) -> Outcome:
         """One execution of a variant, with the machine's per-run countermeasures around it."""

@@ -224,16 +224,17 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
                                          "the hosts' workers their preset ('steadybench "
                                          "worker --preset')")
             return ab_command_on_cluster(va, vb, settings, opts, progress, warnings)
+        session = ABSession(va, vb, settings, progress=progress)
+        for label, variant in (("A", va), ("B", vb)):
+            if getattr(variant, "revision", None):
+                session.result.variants[label]["revision"] = variant.revision
         if not quiet:
             click.echo(f"ab: A {va.description}\n    B {vb.description}\n"
                        f"    up to {settings.max_rounds} rounds"
                        + (f" or {settings.max_time:g} s" if settings.max_time else "")
                        + ", random order in each round", err=True)
         with machine_control(opts, root, {}) as machine:
-            session = ABSession(va, vb, settings, progress=progress, machine=machine)
-            for label, variant in (("A", va), ("B", vb)):
-                if getattr(variant, "revision", None):
-                    session.result.variants[label]["revision"] = variant.revision
+            session.use_machine(machine)
             res = session.run()
         res.warnings.extend(warnings)
     if opts["json_path"]:
