@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -469,25 +468,23 @@ class EvaluationSession:
 
 
 def pool_cases(cases: Sequence[CaseResult], params: dict[str, Any]) -> CaseResult:
-    """One case holding the runs of several executions in order (statuses and metrics
-    concatenated), with one ``processes`` entry per execution, for the results file."""
+    """The launches of one case under one preset as one case, for the results file: each
+    launch is one execution (its runs pooled, its record in ``processes``), merged by the
+    execution layer's one merge."""
+    from ..execution.backend import Outcome
+    from ..execution.merge import merge_executions
+
     first = cases[0]
     pooled = CaseResult(benchmark=first.benchmark, implementation=first.implementation,
                         params=params, method=first.method, unit=first.unit)
-    pooled.units = dict(first.units)
-    names = list(dict.fromkeys(n for c in cases for n in c.metrics))
-    for index, c in enumerate(cases):
-        for i, status in enumerate(c.status):
-            values = {n: c.metrics[n][i] if n in c.metrics and not math.isnan(c.metrics[n][i])
-                      else None for n in names}
-            pooled.add_run(status, values)
-            if status == RUN_OK:
-                pooled.accumulate(values)
-        for entry in c.processes:
-            pooled.processes.append(dataclasses.replace(entry, index=index))
-        pooled.errors += [e for e in c.errors if e not in pooled.errors]
-        pooled.warnings += [w for w in c.warnings if w not in pooled.warnings]
-        pooled.interrupted = pooled.interrupted or c.interrupted
-    pooled.stop_reason = f"{len(cases)} executions; " + "; ".join(
-        dict.fromkeys(c.stop_reason for c in cases if c.stop_reason))
+    outcomes = []
+    for index, case in enumerate(cases):
+        inner = case.processes[0] if len(case.processes) == 1 else None
+        outcomes.append(Outcome(index=index, case=case,
+                                layout=inner.layout if inner is not None else None,
+                                spread=inner.spread if inner is not None else None,
+                                interrupted=case.interrupted))
+    merge_executions(pooled, outcomes, len(cases), isolation="launches (a fresh worker or "
+                     "command session each, the preset applied around it)")
+    pooled.interrupted = any(c.interrupted for c in cases)
     return pooled
