@@ -20,8 +20,12 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# ruff everywhere, mypy on the core packages ([tool.mypy] files), the import layers
+# ([tool.importlinter]); .ci/run runs this before the tests and fails on a violation
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) steadybench-demo build src/*.egg-info

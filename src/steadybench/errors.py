@@ -38,3 +38,8 @@ class BenchmarkFailed(SteadybenchError):
     """One or more benchmarks failed; the results of the others were still written."""
 
     exit_code = 1
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C arrived; the partial results were written before this was raised (the CLI
+    exits 130). Below the CLI (the fleet) it is raised the same way."""

@@ -14,7 +14,7 @@ from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, AB_MAX_ROUNDS, AB_MAX_TIME,
 from ..errors import ConfigurationError
 from ..fleet.options import check_cluster_options, cluster_options
 from ..history.options import history_options, record_from_opts, wants_history
-from .common import writable_path
+from .common import TIME_LIMIT_HELP, pass_root, writable_path
 
 
 def _split_target(text: str) -> tuple[str, str | None]:
@@ -143,7 +143,8 @@ def _check_b(b: str | None, opts: dict[str, Any]) -> None:
 @click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
               help="Warm-up samples in each execution of a benchmark file.")
 @click.option("--time-limit", type=float, default=120.0, show_default=True,
-              help="Hard limit in seconds for one execution.")
+              help=TIME_LIMIT_HELP + " Here a case is a variant: A's executions of every "
+                   "round together.")
 @click.option("--aa", "aa", is_flag=True,
               help="A/A check: run A against itself (no B), to see what this machine calls a "
                    "difference between identical variants.")
@@ -157,9 +158,13 @@ def _check_b(b: str | None, opts: dict[str, Any]) -> None:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Write every round and the verdict as JSON ('-' for stdout).")
 @click.option("--quiet", "-q", is_flag=True, help="Print the verdict line only.")
+@click.option("--preset", metavar="NAME|FILE", default=None,
+              help="Machine countermeasures around the whole comparison: baseline, managed, or "
+                   "a preset file (docs/machine-control.md); restored on every exit path.")
 @cluster_options
 @history_options
-def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
+@pass_root
+def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
     """Compare A and B live: rounds of fresh executions in random order, until the verdict is
     decided at the stated confidence or the budget is spent.
 
@@ -173,6 +178,7 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     from ..ab.session import FAILED, ABSession, ABSettings
     from ..fileio import atomic_write_text
     from .compare import parse_fraction
+    from .programs import machine_control
 
     check_cluster_options(opts)
     _check_b(b, opts)
@@ -215,6 +221,10 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
         if opts.get("cluster"):  # rounds as tasks on fleet hosts (docs/fleet.md)
             from ..fleet.ab import ab_command_on_cluster
 
+            if opts["preset"]:
+                raise ConfigurationError("--preset applies on this machine; on a fleet, give "
+                                         "the hosts' workers their preset ('steadybench "
+                                         "worker --preset')")
             return ab_command_on_cluster(va, vb, settings, opts, progress, warnings)
         session = ABSession(va, vb, settings, progress=progress)
         for label, variant in (("A", va), ("B", vb)):
@@ -225,7 +235,9 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
                        f"    up to {settings.max_rounds} rounds"
                        + (f" or {settings.max_time:g} s" if settings.max_time else "")
                        + ", random order in each round", err=True)
-        res = session.run()
+        with machine_control(opts, root, {}) as machine:
+            session.use_machine(machine)
+            res = session.run()
         res.warnings.extend(warnings)
     if opts["json_path"]:
         text = to_json(res)

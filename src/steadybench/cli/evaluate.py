@@ -12,7 +12,7 @@ from ..errors import BenchmarkFailed, ConfigurationError, SystemControlError
 from ..fleet.options import check_cluster_options, cluster_options
 from ..targets.cli import machine_root, target_options
 from . import Interrupted
-from .common import output_options, positive, write_outputs
+from .common import TIME_LIMIT_HELP, output_options, positive, write_outputs
 from .validate import PROBABILITY, count, not_empty
 
 if TYPE_CHECKING:
@@ -138,7 +138,9 @@ def _finish(session: EvaluationSession, title: str, opts: dict[str, Any],
               "blocks) or alternate (baseline, managed, baseline...).")
 @click.option("--seed", type=int, default=None, help="Seed of the random order.")
 @click.option("--time-limit", type=float, default=600.0, show_default=True,
-              callback=positive, help="Hard limit in seconds of one execution.")
+              callback=positive,
+              help=TIME_LIMIT_HELP + " A case is a benchmark case under one preset (its "
+                   "launches together; the long runs on their own).")
 @click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
               help="Confidence level of the intervals (0.95 or 95%).")
 @click.option("--highlight-abs", type=float, default=1e-3, show_default=True,
