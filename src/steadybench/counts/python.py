@@ -258,6 +258,10 @@ def count_estimate(unit: str, slopes: Sequence[float], fits: Sequence[CountFit],
     figures = dict(fields or {})
     figures["intercept"] = statistics.median(f.intercept for f in fits)
     figures["worst_residual_share"] = max(f.worst for f in fits)
+    # how far the slope could move if the worst point lay on the line: its residual spread
+    # over the calls between the first and last points (what a verdict allows for the fit)
+    figures["fit_slack"] = max(max(abs(r) for r in f.residuals) / (f.calls[-1] - f.calls[0])
+                               for f in fits)
     figures["per"] = what
     figures["note"] = NOT_TIME
     value = statistics.median(slopes)
