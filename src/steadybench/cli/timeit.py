@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from ..errors import ConfigurationError
+from .measure import measure_option
 from .validate import PROBABILITY, count, harden
 
 
@@ -28,6 +29,32 @@ def _measure_one(path: str, opts: dict[str, Any]) -> None:
                 "quiet": opts["quiet"], "style": opts["style"], "json_path": opts["json_path"],
                 "window": 20}
     run_definitions(path, run_opts, title="timeit")
+
+
+def _count(path: str, opts: dict[str, Any]) -> int:
+    """``--measure instructions|cycles``: every statement counted as ``run --measure`` counts
+    a benchmark; with several, each compared with the first in words
+    (:mod:`steadybench.counts.verdict`), and once that counts are not time."""
+    from ..counts.backend import NOT_TIME
+    from ..counts.verdict import judge, side_of
+    from .run import run_definitions
+
+    run_opts = {"time_limit": opts["time_limit"], "confidence": opts["confidence"],
+                "quiet": opts["quiet"], "style": opts["style"], "json_path": opts["json_path"],
+                "measure": opts["measure"]}
+    results = run_definitions(path, run_opts, title="timeit")
+    cases = [c for c in results.cases if c.estimate is not None and c.estimate.ok]
+    if len(cases) >= 2:
+        first = cases[0]
+        for other in cases[1:]:
+            verdict = judge(f"{other.implementation} vs {first.implementation}",
+                            first.estimate.unit, side_of(first.estimate),
+                            side_of(other.estimate))
+            click.echo(verdict.sentence.replace("B executes", f"{other.implementation!r} "
+                                                "executes").replace("than A", "than "
+                                                f"{first.implementation!r}"))
+        click.echo(f"note: {NOT_TIME}")
+    return 0
 
 
 def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
@@ -140,6 +167,7 @@ def _print_statement_table(names: list[str], values: dict[str, list[float]],
 @click.option("--style", type=click.Choice(("table", "plain", "markdown")), default="table",
               show_default=True, help="How the results table is printed.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the results only.")
+@measure_option
 def timeit_cmd(statements: tuple[str, ...], **opts: Any) -> int:
     """Time Python statements: steadybench timeit [-s SETUP] STMT [STMT ...]
 
@@ -166,6 +194,8 @@ def timeit_cmd(statements: tuple[str, ...], **opts: Any) -> int:
         raise ConfigurationError("two statements have the same --name")
     with tempfile.TemporaryDirectory(prefix="steadybench-timeit-") as tmp:
         path = str(write_statements_file(tmp, setup, statements, names))
+        if opts["measure"] != "time":
+            return _count(path, opts)
         if len(statements) == 1:
             _measure_one(path, opts)
             return 0
