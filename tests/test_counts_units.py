@@ -260,3 +260,14 @@ def test_compare_cli_on_counts_gates_and_says_counts_are_not_time(tmp_path, caps
     assert "different conditions" in capsys.readouterr().out
     d = _count_results(tmp_path / "d.json", 16_500.0, measure="cycles")
     assert main(["compare", a, d]) == 2
+
+
+def test_relative_summary_of_counts_says_fewer_not_faster():
+    from steadybench.model.estimate import Estimate
+    from steadybench.output.relative import Variant, summary_lines
+
+    one = Estimate(68_601.0, 68_601.0, 68_601.0, 0.95, "instructions", "count")
+    two = Estimate(136_705.0, 136_705.0, 136_705.0, 0.95, "instructions", "count")
+    (line,) = summary_lines([Variant("once", one), Variant("twice", two)])
+    assert line.startswith("once executes 1.993× fewer instructions than twice")
+    assert "faster" not in line
