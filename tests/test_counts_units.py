@@ -271,3 +271,18 @@ def test_relative_summary_of_counts_says_fewer_not_faster():
     (line,) = summary_lines([Variant("once", one), Variant("twice", two)])
     assert line.startswith("once executes 1.993× fewer instructions than twice")
     assert "faster" not in line
+
+
+def test_history_compare_on_counts(tmp_path, capsys):
+    db = str(tmp_path / "h.sqlite")
+    a = _count_results(tmp_path / "a.json", 16_500.0)
+    b = _count_results(tmp_path / "b.json", 17_012.0)
+    assert main(["history", "import", a, "--history-url", db, "--name", "base"]) == 0
+    assert main(["history", "import", b, "--history-url", db, "--name", "new"]) == 0
+    capsys.readouterr()
+    code = main(["history", "compare", "base", "new", "--history-url", db, "--fail-on",
+                 "slower"])
+    out = capsys.readouterr().out
+    assert code == 1 and "3.1% more instructions than A (exact: +512 per call)" in out
+    assert main(["history", "compare", "base", "base", "--history-url", db, "--fail-on",
+                 "slower"]) == 0

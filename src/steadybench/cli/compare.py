@@ -195,7 +195,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         from ..counts.verdict import is_count_comparison
 
         if is_count_comparison(base_set.samples, new_set.samples):
-            return _compare_counts(base_set, new_set, opts.threshold, json_path, fail_on, quiet)
+            return compare_counts(base_set, new_set, opts.threshold, json_path, fail_on, quiet)
         opts.noise, note = history_noise_lookup(history_url, new_set.environment)
         doc = compare_sets(base_set, new_set, opts, weights, r)
         if note:
@@ -214,7 +214,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
     return gate_status((row["verdict"] for row in doc["benchmarks"]), fail_on)
 
 
-def _compare_counts(base_set: SampleSet, new_set: SampleSet, threshold: float,
+def compare_counts(base_set: SampleSet, new_set: SampleSet, threshold: float,
                     json_path: str | None, fail_on: str, quiet: bool) -> int:
     """``compare`` of two results files measured with --measure instructions|cycles: exact
     differences, the layout and fit parts, one sentence per case (steadybench.counts.verdict)."""
