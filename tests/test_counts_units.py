@@ -186,3 +186,103 @@ def test_run_refuses_time_options_with_counts(extra, tmp_path, capsys):
 
 def test_env_size_counts_bytes():
     assert env_size({"A": "bc"}) == len(os.fsencode("A")) + 2 + 2
+
+
+# ------------------------------------------------------------------ verdicts on counts
+from steadybench.counts.verdict import CountSide, check_identities, judge  # noqa: E402
+
+
+def test_verdict_sentence_states_the_exact_difference():
+    a = CountSide(16_500.0, 16_500.0, 16_500.0, (16_500.0,), "call")
+    b = CountSide(17_012.0, 17_012.0, 17_012.0, (17_012.0,), "call")
+    v = judge("join", "instructions", a, b, threshold=0.01)
+    assert v.verdict == "slower" and v.difference == 512
+    assert "B executes 3.1% more instructions than A (exact: +512 per call)" in v.sentence
+    assert judge("join", "instructions", b, a).verdict == "faster"
+
+
+def test_verdict_allows_layout_spread_and_fit_slack():
+    # A's layouts span 1 % of its count: a 0.8 % difference is within the layout spread
+    a = CountSide(1000.0, 995.0, 1005.0, (995.0, 1000.0, 1005.0), "call")
+    b = CountSide(1008.0, 1008.0, 1008.0, (1008.0,), "call", fit_slack=0.5)
+    v = judge("x", "instructions", a, b)
+    assert v.layout_part == pytest.approx(0.01) and v.fit_part == pytest.approx(0.0005)
+    assert v.verdict == "no change beyond the threshold"
+    assert judge("x", "instructions", a, CountSide(1020.0, 1020.0, 1020.0, (1020.0,), "call")
+                 ).verdict == "slower"
+
+
+def test_verdict_uses_the_users_threshold():
+    a = CountSide(1000.0, 1000.0, 1000.0, (1000.0,), "call")
+    b = CountSide(1020.0, 1020.0, 1020.0, (1020.0,), "call")
+    assert judge("x", "cycles", a, b, threshold=0.03).verdict == "no change beyond the threshold"
+    assert judge("x", "cycles", a, b, threshold=0.01).verdict == "slower"
+
+
+def test_identities_warn_or_refuse():
+    a = {"measure": "instructions", "valgrind": "valgrind-3.19.0", "program": "p",
+         "cache_geometry": None, "layout": "l"}
+    assert check_identities(a, a, "x") == []
+    (warning,) = check_identities(a, {**a, "program": "q"}, "x")
+    assert "different conditions" in warning
+    with pytest.raises(ConfigurationError, match="same measure"):
+        check_identities(a, {**a, "measure": "cycles"}, "x")
+
+
+def _count_results(path, value, measure="instructions", program="python 3.11"):
+    from steadybench.counts.backend import NOT_TIME
+    from steadybench.model.estimate import Estimate
+    from steadybench.model.results import CaseResult, Results
+    from steadybench.output.results_io import write_results
+
+    case = CaseResult("work", "work", unit=measure, method="count")
+    case.add_run("ok", {"wall_time": value})
+    case.estimate = Estimate(value, value, value, 0.95, measure, "count", "count per call",
+                             fields={"per": "call", "fit_slack": 0.0, "note": NOT_TIME})
+    case.extra["counts"] = {"identity": {"measure": measure, "valgrind": "valgrind-3.19.0",
+                                         "program": program, "cache_geometry": None,
+                                         "layout": "l"}}
+    write_results(Results(suite="s", cases=[case]), path)
+    return str(path)
+
+
+def test_compare_cli_on_counts_gates_and_says_counts_are_not_time(tmp_path, capsys):
+    a = _count_results(tmp_path / "a.json", 16_500.0)
+    b = _count_results(tmp_path / "b.json", 17_012.0)
+    code = main(["compare", a, b, "--fail-on", "slower"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "B executes 3.1% more instructions than A (exact: +512 per call)" in out
+    assert out.count("counts are not time") == 1 and " s " not in out
+    assert main(["compare", a, a, "--fail-on", "slower"]) == 0
+    c = _count_results(tmp_path / "c.json", 16_500.0, program="python 3.12")
+    main(["compare", a, c])
+    assert "different conditions" in capsys.readouterr().out
+    d = _count_results(tmp_path / "d.json", 16_500.0, measure="cycles")
+    assert main(["compare", a, d]) == 2
+
+
+def test_relative_summary_of_counts_says_fewer_not_faster():
+    from steadybench.model.estimate import Estimate
+    from steadybench.output.relative import Variant, summary_lines
+
+    one = Estimate(68_601.0, 68_601.0, 68_601.0, 0.95, "instructions", "count")
+    two = Estimate(136_705.0, 136_705.0, 136_705.0, 0.95, "instructions", "count")
+    (line,) = summary_lines([Variant("once", one), Variant("twice", two)])
+    assert line.startswith("once executes 1.993× fewer instructions than twice")
+    assert "faster" not in line
+
+
+def test_history_compare_on_counts(tmp_path, capsys):
+    db = str(tmp_path / "h.sqlite")
+    a = _count_results(tmp_path / "a.json", 16_500.0)
+    b = _count_results(tmp_path / "b.json", 17_012.0)
+    assert main(["history", "import", a, "--history-url", db, "--name", "base"]) == 0
+    assert main(["history", "import", b, "--history-url", db, "--name", "new"]) == 0
+    capsys.readouterr()
+    code = main(["history", "compare", "base", "new", "--history-url", db, "--fail-on",
+                 "slower"])
+    out = capsys.readouterr().out
+    assert code == 1 and "3.1% more instructions than A (exact: +512 per call)" in out
+    assert main(["history", "compare", "base", "base", "--history-url", db, "--fail-on",
+                 "slower"]) == 0

@@ -206,3 +206,16 @@ def test_valgrind_is_found_with_its_version():
     vg = find_valgrind()
     assert vg.version.startswith("valgrind-")
     assert sys.platform.startswith("linux")
+
+
+def test_ab_on_counts_of_commands_gates_on_more_instructions(loop_program, capsys):
+    code = main(["ab", "--measure", "instructions", "--command", f"{loop_program} 1000",
+                 f"{loop_program} 1100", "--fail-on", "slower"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "B executes" in out and "more instructions than A (exact: +" in out
+    assert out.count("counts are not time") == 1
+    # the program prints its clock reading, which printf formats in a varying number of
+    # instructions (tens in ~900,000): a 0.01 % threshold states that tolerance
+    assert main(["ab", "--measure", "instructions", "--command", f"{loop_program} 1000",
+                 f"{loop_program} 1000", "--fail-on", "slower", "--threshold", "0.01%"]) == 0

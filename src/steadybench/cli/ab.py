@@ -15,6 +15,7 @@ from ..errors import ConfigurationError
 from ..fleet.options import check_cluster_options, cluster_options
 from ..history.options import history_options, record_from_opts, wants_history
 from .common import TIME_LIMIT_HELP, pass_root, writable_path
+from .measure import counting, measure_option, refuse_with_counts
 
 
 def _split_target(text: str) -> tuple[str, str | None]:
@@ -161,6 +162,7 @@ def _check_b(b: str | None, opts: dict[str, Any]) -> None:
 @click.option("--preset", metavar="NAME|FILE", default=None,
               help="Machine countermeasures around the whole comparison: baseline, managed, or "
                    "a preset file (docs/machine-control.md); restored on every exit path.")
+@measure_option
 @cluster_options
 @history_options
 @pass_root
@@ -209,9 +211,13 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
         shown.append(res.look.rounds)
         click.echo(progress_line(res), err=True)
 
+    if counting(opts):
+        refuse_with_counts(opts, ("duet", "cluster", "equivalence"))
     with _variants(a, b, opts) as (va, vb):
         va.check()
         vb.check()
+        if counting(opts):  # counts are exact: no rounds, one count of each (ab_counts)
+            return _ab_counts(va, vb, opts)
         warnings = []
         if opts["check_output"]:
             differs = _check_outputs(va, vb)
@@ -265,6 +271,76 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
     if opts["fail_on"] == "slower" and res.verdict == "slower":
         return 1
     if opts["fail_on"] == "change" and res.verdict in ("faster", "slower"):
+        return 1
+    return 0
+
+
+def _ab_counts(va: Any, vb: Any, opts: dict[str, Any]) -> int:
+    """``ab --measure instructions|cycles``: A and B each counted once (their count is the same
+    in every round, so rounds would add nothing), then the verdict on counts in words
+    (:mod:`steadybench.counts.verdict`) and the ``--fail-on`` gate."""
+    import json
+
+    from ..counts.backend import NOT_TIME
+    from ..counts.python import CountMethod, PythonCountBackend, count_case
+    from ..counts.valgrind import find_valgrind
+    from ..counts.verdict import check_identities, judge, side_of
+    from ..fileio import atomic_write_text
+    from ..model.implementation import Implementation
+    from ..model.parameters import Parameters
+    from ..model.results import CaseResult
+    from .measure import count_settings
+
+    valgrind = find_valgrind()
+    settings = count_settings(opts, "layouts")
+    cases = []
+    for variant in (va, vb):
+        case = CaseResult(variant.label, variant.label, unit=settings.measure, method="count")
+        if hasattr(variant, "argv"):  # a command: the count per process
+            from ..counts.programs import count_command
+
+            count_command(case, valgrind, variant.argv, settings)
+        else:
+            backend = PythonCountBackend(
+                Implementation(variant.label), Parameters(), variant.label, settings, valgrind,
+                variant.python, select=(variant.path, variant.selector),
+                cwd=variant.cwd, extra_path=tuple(variant.extra_path or ()))
+            count_case(case, backend)
+            CountMethod(settings).finish(case)
+        cases.append(case)
+    failed = [c for c in cases if c.errors or c.estimate is None or not c.estimate.ok]
+    for case in failed:
+        click.echo(f"error: {case.label}: {'; '.join(case.errors) or 'no count'}", err=True)
+    if failed:
+        return 1
+    a_case, b_case = cases
+    verdict = judge(f"{va.description} vs {vb.description}" if opts["quiet"] else "B vs A",
+                    settings.measure, side_of(a_case.estimate), side_of(b_case.estimate),
+                    _fraction(opts["threshold"], "--threshold"))
+    warnings = check_identities(a_case.extra.get("counts", {}).get("identity"),
+                                b_case.extra.get("counts", {}).get("identity"), "A and B")
+    if opts["json_path"]:
+        doc = {"kind": "steadybench-ab-counts", "verdict": verdict.to_dict(),
+               "A": a_case.to_dict(), "B": b_case.to_dict(), "warnings": warnings,
+               "note": NOT_TIME}
+        text = json.dumps(doc, indent=1, default=str) + "\n"
+        if opts["json_path"] == "-":
+            sys.stdout.write(text)
+        else:
+            atomic_write_text(opts["json_path"], text)
+    if opts["json_path"] != "-":
+        if not opts["quiet"]:
+            click.echo(f"A {va.description}: {a_case.estimate.value:,.1f} {settings.measure} "
+                       f"per {a_case.estimate.fields.get('per', 'call')}")
+            click.echo(f"B {vb.description}: {b_case.estimate.value:,.1f} {settings.measure} "
+                       f"per {b_case.estimate.fields.get('per', 'call')}")
+        click.echo(verdict.sentence)
+        for w in warnings:
+            click.echo(f"warning: {w}", err=True)
+        click.echo(f"note: {NOT_TIME}")
+    if opts["fail_on"] == "slower" and verdict.verdict == "slower":
+        return 1
+    if opts["fail_on"] == "change" and verdict.verdict in ("faster", "slower"):
         return 1
     return 0
 

@@ -184,6 +184,10 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         else:
             base_set = read_samples(base, column, metric)
             new_set = read_samples(new, column, metric)
+        from ..counts.verdict import is_count_comparison
+
+        if is_count_comparison(base_set.samples, new_set.samples):
+            return compare_counts(base_set, new_set, opts.threshold, json_path, fail_on, quiet)
         opts.noise, note = history_noise_lookup(history_url, new_set.environment)
         opts.run_noise = run_noise_lookup(history_url, new_set.environment)
         doc = compare_sets(base_set, new_set, opts, weights, r)
@@ -201,6 +205,25 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
     if not quiet and not stdout_used:
         print_table(doc, style=style)
     return gate_status((row["verdict"] for row in doc["benchmarks"]), fail_on)
+
+
+def compare_counts(base_set: SampleSet, new_set: SampleSet, threshold: float,
+                    json_path: str | None, fail_on: str, quiet: bool) -> int:
+    """``compare`` of two results files measured with --measure instructions|cycles: exact
+    differences, the layout and fit parts, one sentence per case (steadybench.counts.verdict)."""
+    import json
+
+    from ..compare.protocol import gate_status
+    from ..counts.verdict import compare_count_samples, render
+
+    comparison = compare_count_samples(base_set.samples, new_set.samples, base_set.results,
+                                       new_set.results, threshold)
+    if json_path:
+        _emit(json.dumps(comparison.to_dict(), indent=1) + "\n", json_path)
+    if not quiet and json_path != "-":
+        for line in render(comparison):
+            click.echo(line)
+    return gate_status((row.verdict for row in comparison.rows), fail_on)
 
 
 @click.command("plan")

@@ -207,9 +207,17 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
     from ..compare.core import compare_sets
     from ..compare.output import print_table, to_json, to_markdown
     from ..compare.protocol import CompareOptions, gate_status
+    from ..counts.verdict import is_count_comparison
     from ..history.noise import history_noise_lookup, run_noise_lookup
-    from .compare import parse_fraction
+    from .compare import compare_counts, parse_fraction
 
+    if is_count_comparison(base.samples, new.samples):  # exact counts: no noise to look up
+        if markdown_path:
+            from ..errors import ConfigurationError
+
+            raise ConfigurationError("--markdown is not written for counts; use --json")
+        return compare_counts(base, new, 0.0 if threshold is None else float(
+            parse_fraction(threshold, "--threshold") or 0.0), json_path, fail_on, False)
     lookup, note = history_noise_lookup(url, new.environment or base.environment)
     if note:
         click.echo(f"note: {note}", err=True)

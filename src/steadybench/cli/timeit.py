@@ -21,6 +21,7 @@ import click
 
 from ..errors import ConfigurationError
 from .common import TIME_LIMIT_HELP, pass_root
+from .measure import measure_option
 from .validate import PROBABILITY, count, harden
 
 
@@ -31,6 +32,32 @@ def _measure_one(path: str, opts: dict[str, Any]) -> None:
                 "quiet": opts["quiet"], "style": opts["style"], "json_path": opts["json_path"],
                 "window": 20, "preset": opts["preset"], "root": opts["root"]}
     run_definitions(path, run_opts, title="timeit")
+
+
+def _count(path: str, opts: dict[str, Any]) -> int:
+    """``--measure instructions|cycles``: every statement counted as ``run --measure`` counts
+    a benchmark; with several, each compared with the first in words
+    (:mod:`steadybench.counts.verdict`), and once that counts are not time."""
+    from ..counts.backend import NOT_TIME
+    from ..counts.verdict import judge, side_of
+    from .run import run_definitions
+
+    run_opts = {"time_limit": opts["time_limit"], "confidence": opts["confidence"],
+                "quiet": opts["quiet"], "style": opts["style"], "json_path": opts["json_path"],
+                "measure": opts["measure"]}
+    results = run_definitions(path, run_opts, title="timeit")
+    cases = [c for c in results.cases if c.estimate is not None and c.estimate.ok]
+    if len(cases) >= 2:
+        first = cases[0]
+        for other in cases[1:]:
+            verdict = judge(f"{other.implementation} vs {first.implementation}",
+                            first.estimate.unit, side_of(first.estimate),
+                            side_of(other.estimate))
+            click.echo(verdict.sentence.replace("B executes", f"{other.implementation!r} "
+                                                "executes").replace("than A", "than "
+                                                f"{first.implementation!r}"))
+        click.echo(f"note: {NOT_TIME}")
+    return 0
 
 
 def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
@@ -172,6 +199,7 @@ def _print_statement_table(names: list[str], values: dict[str, list[float]],
 @click.option("--preset", metavar="NAME|FILE", default=None,
               help="Machine countermeasures around the measurement: baseline, managed, or a "
                    "preset file (docs/machine-control.md); restored on every exit path.")
+@measure_option
 @pass_root
 def timeit_cmd(statements: tuple[str, ...], root: str, **opts: Any) -> int:
     """Time Python statements: steadybench timeit [-s SETUP] STMT [STMT ...] [--vs STMT]
@@ -204,6 +232,8 @@ def timeit_cmd(statements: tuple[str, ...], root: str, **opts: Any) -> int:
         raise ConfigurationError("two statements have the same --name")
     with tempfile.TemporaryDirectory(prefix="steadybench-timeit-") as tmp:
         path = str(write_statements_file(tmp, setup, statements, names))
+        if opts["measure"] != "time":
+            return _count(path, opts)
         if len(statements) == 1:
             _measure_one(path, opts)
             return 0

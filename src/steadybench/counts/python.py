@@ -82,12 +82,15 @@ class CountSettings:
 
 
 def task_bytes(implementation: Implementation, params: Parameters, benchmark: str,
-               select: tuple[str, str | None] | None = None) -> bytes:
+               select: tuple[str, str | None] | None = None, cwd: str | None = None,
+               extra_path: Sequence[str] = ()) -> bytes:
     """What the counted process (:mod:`.child`) needs to find the case, pickled: the benchmark
-    file's case (``origin``), a ``(file, selector)`` pair, or the pickled implementation."""
-    task: dict[str, Any] = {"benchmark": benchmark, "params": params, "sys_path": list(sys.path),
-                            "cwd": os.getcwd(), "select": select, "origin": None,
-                            "implementation": None}
+    file's case (``origin``), a ``(file, selector)`` pair (``ab``: a case of a file, maybe in
+    another checkout: ``cwd`` and ``extra_path`` then point there), or the pickled
+    implementation."""
+    task: dict[str, Any] = {"benchmark": benchmark, "params": params,
+                            "sys_path": [*extra_path, *sys.path], "cwd": cwd or os.getcwd(),
+                            "select": select, "origin": None, "implementation": None}
     if select is None and implementation.origin is not None:
         task["origin"] = implementation.origin
     elif select is None:
@@ -108,12 +111,14 @@ def _user_error(stderr: str) -> str | None:
     return None
 
 
-def check_natively(python: str, task: bytes, timeout: float, label: str) -> None:
+def check_natively(python: str, task: bytes, timeout: float, label: str,
+                   env: dict[str, str] | None = None) -> None:
     """Run the case once natively (one call): errors surface in seconds rather than after a
     valgrind start-up, and the bytecode caches are written before anything is counted."""
     try:
         proc = subprocess.run([python, "-m", "steadybench.counts.child", "check"], input=task,
-                              capture_output=True, timeout=timeout, start_new_session=True)
+                              capture_output=True, timeout=timeout, start_new_session=True,
+                              env={**os.environ, **(env or {})})
     except subprocess.TimeoutExpired:
         raise CountFailure(f"{label}: did not finish within {timeout:g} s natively (killed)",
                            "hang") from None
@@ -172,14 +177,21 @@ class PythonCountBackend:
 
     def __init__(self, implementation: Implementation, params: Parameters, benchmark: str,
                  settings: CountSettings, valgrind: Valgrind, python: str | None = None,
-                 select: tuple[str, str | None] | None = None) -> None:
+                 select: tuple[str, str | None] | None = None, cwd: str | None = None,
+                 extra_path: Sequence[str] = ()) -> None:
         self.settings = settings
         self.valgrind = valgrind
         self.python = python or sys.executable
         self.implementation, self.params, self.benchmark = implementation, params, benchmark
         self.label = benchmark if implementation.name in (benchmark, "") else (
             f"{benchmark} {implementation.name}")
-        self.task = task_bytes(implementation, params, benchmark, select)
+        self.task = task_bytes(implementation, params, benchmark, select, cwd, extra_path)
+        #: another interpreter finds this copy of steadybench (and the checkout) on PYTHONPATH
+        self.env: dict[str, str] = {}
+        if self.python != sys.executable or extra_path:
+            from ..ab.variants import steadybench_root
+
+            self.env["PYTHONPATH"] = os.pathsep.join([steadybench_root(), *extra_path])
         self.calls: list[int] | None = None
         self.probe: tuple[CountedExecution, CountedExecution] | None = None
 
@@ -187,7 +199,7 @@ class PythonCountBackend:
         got = count_process(self.valgrind, [self.python, "-m", "steadybench.counts.child",
                                             str(count)], self.settings.measure, index,
                             timeout=timeout, label=self.label, workdir=work,
-                            stdin_data=self.task)
+                            stdin_data=self.task, extra_env=self.env)
         _check_done(got.stdout, self.label)
         return got
 
@@ -211,7 +223,8 @@ class PythonCountBackend:
         try:
             if self.calls is None:
                 check_natively(self.python, self.task, min(settings.time_limit,
-                                                            request.time_left), self.label)
+                                                            request.time_left), self.label,
+                               self.env)
                 n = settings.calls
                 if n is None:  # sized from a count (not a clock): the same n every time
                     self.probe = (self._counted(0, 0, timeout, work),
@@ -258,6 +271,10 @@ def count_estimate(unit: str, slopes: Sequence[float], fits: Sequence[CountFit],
     figures = dict(fields or {})
     figures["intercept"] = statistics.median(f.intercept for f in fits)
     figures["worst_residual_share"] = max(f.worst for f in fits)
+    # how far the slope could move if the worst point lay on the line: its residual spread
+    # over the calls between the first and last points (what a verdict allows for the fit)
+    figures["fit_slack"] = max(max(abs(r) for r in f.residuals) / (f.calls[-1] - f.calls[0])
+                               for f in fits)
     figures["per"] = what
     figures["note"] = NOT_TIME
     value = statistics.median(slopes)
@@ -328,6 +345,27 @@ def fill_case(case: CaseResult, layouts: Sequence[LayoutCount], record: dict[str
     case.stop_reason = f"counted at {', '.join(str(c) for c in layouts[0].fit.calls)} {what}s"
 
 
+def count_case(case: CaseResult, backend: PythonCountBackend, progress: Any = None) -> None:
+    """Count ``backend``'s case into ``case`` through the execution layer's driver, one
+    execution per layout; the record of how in ``case.extra["counts"]``."""
+    from ..execution.driver import run_executions
+
+    settings = backend.settings
+    done = run_executions(backend, case, settings.layouts,
+                          time_limit=settings.time_limit * VALGRIND_SLOWDOWN * settings.layouts,
+                          method=CountMethod(settings), confidence=settings.confidence,
+                          progress=progress)
+    layouts = [o.case.extra["counts"]["layouts"][0] for outcomes in done for o in outcomes
+               if o.case is not None]
+    case.unit = settings.measure
+    case.units[PRIMARY_METRIC] = settings.measure
+    case.method = "count"
+    if layouts:
+        case.extra["counts"] = {**backend.record(), "layouts": layouts, "per": "call"}
+        case.stop_reason = (f"counted at {', '.join(map(str, backend.calls or []))} calls "
+                            f"in {len(layouts)} layout(s)")
+
+
 class CountRunner:
     """A runner that counts instead of timing (the shape of
     :class:`~steadybench.runner.runner.Runner` the manager uses: ``execute``, ``new_case``,
@@ -363,25 +401,11 @@ class CountRunner:
         """Count one case through the execution layer's driver, one execution per layout; a
         failure is one line in ``case.errors`` (the other cases go on), except a missing
         valgrind, which ends the command (exit 2)."""
-        from ..execution.driver import run_executions
-
         case = self.new_case(implementation, params, benchmark)
         self.last_case = case
         if self._valgrind is None:
             self._valgrind = find_valgrind()
-        settings = self.settings
-        backend = PythonCountBackend(implementation, params, case.benchmark, settings,
+        backend = PythonCountBackend(implementation, params, case.benchmark, self.settings,
                                      self._valgrind, self.python)
-        done = run_executions(backend, case, settings.layouts,
-                              time_limit=settings.time_limit * VALGRIND_SLOWDOWN
-                              * settings.layouts, method=self.method,
-                              confidence=settings.confidence, progress=progress)
-        layouts = [o.case.extra["counts"]["layouts"][0] for outcomes in done for o in outcomes
-                   if o.case is not None]
-        case.unit = settings.measure
-        case.units[PRIMARY_METRIC] = settings.measure
-        if layouts:
-            case.extra["counts"] = {**backend.record(), "layouts": layouts, "per": "call"}
-            case.stop_reason = (f"counted at {', '.join(map(str, backend.calls or []))} calls "
-                                f"in {len(layouts)} layout(s)")
+        count_case(case, backend, progress)
         return case

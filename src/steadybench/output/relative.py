@@ -49,6 +49,9 @@ class Relation:
     low: float | None
     high: float | None
     basis: str
+    #: the estimates' unit: a count (instructions, cycles) is said as "executes fewer", never
+    #: "faster" (counts are not time)
+    unit: str = "s"
 
     @property
     def clear(self) -> bool | None:
@@ -67,6 +70,13 @@ class Relation:
         if self.clear is False:
             return (f"no clear difference between {self.fastest} and {self.other}: "
                     f"{self.ratio:.3f}× [{self.low:.3f}, {self.high:.3f}]")
+        from .format import COUNT_UNITS
+
+        if self.unit in COUNT_UNITS:
+            interval = ("" if self.low is None or self.high is None
+                        else f" [{self.low:.3f}, {self.high:.3f}]")
+            return (f"{self.fastest} executes {self.ratio:.3f}× fewer {self.unit} than "
+                    f"{self.other}{interval}")
         factor = factor_text(self.ratio, self.low, self.high)
         words, _, interval = factor.partition(" [")
         text = f"{self.fastest} is {words} than {self.other}"
@@ -106,7 +116,7 @@ def _relation(a: Variant, b: Variant, confidence: float) -> Relation:
     ratio = float(slow.estimate.value) / float(fast.estimate.value)  # type: ignore[arg-type]
     low, high, basis = _interval(slow, fast, confidence)
     return Relation(fastest=fast.name, other=slow.name, ratio=ratio, low=low, high=high,
-                    basis=basis)
+                    basis=basis, unit=fast.estimate.unit)
 
 
 def relative_summary(variants: Sequence[Variant], confidence: float = 0.95,

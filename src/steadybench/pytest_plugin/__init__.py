@@ -45,6 +45,9 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
              "execution).")
     add("--steadybench-time", default=None, metavar="SECONDS",
         help="Seconds of samples in each execution (default 0.15).")
+    add("--steadybench-measure", default="time", choices=("time", "instructions", "cycles"),
+        help="What to measure: time (default), or instructions / estimated cycles counted "
+             "under valgrind (exact and repeatable; not time; docs/methods.md, \"Counts\").")
     add("--steadybench-confidence", default=None, metavar="LEVEL",
         help="Confidence level of intervals and verdicts (default 0.95).")
     add("--steadybench-group-by", default="group", choices=("group", "module", "func", "param"),

@@ -118,19 +118,28 @@ class BenchmarkFixture:
         self._used = True
 
     def _measure(self, impl: Any, **pedantic: Any) -> None:
-        from ..model.estimate import Estimate
+        from ..errors import SteadybenchError
         from .measure import measure_call
 
         s = self._session
         options = self._options
-        measured = measure_call(
-            impl, self.fullname, processes=s.processes,
-            time_per_execution=float(options.get("max_time", s.time_per_execution)),
-            warmup=int(pedantic.pop("warmup", options.get("warmup_rounds", s.warmup))),
-            confidence=s.confidence, in_process_reason=s.in_process_reason,
-            rounds=pedantic.get("rounds"), calls_per_sample=pedantic.get("calls_per_sample"),
-            time_limit=s.time_limit)
-        case = measured.case
+        try:
+            measured = measure_call(
+                impl, self.fullname, processes=s.processes,
+                time_per_execution=float(options.get("max_time", s.time_per_execution)),
+                warmup=int(pedantic.pop("warmup", options.get("warmup_rounds", s.warmup))),
+                confidence=s.confidence, in_process_reason=s.in_process_reason,
+                rounds=pedantic.get("rounds"),
+                calls_per_sample=pedantic.get("calls_per_sample"),
+                time_limit=s.time_limit, measure=s.measure)
+        except SteadybenchError as exc:  # valgrind missing, code a counted process cannot import
+            pytest.fail(f"benchmark {self.fullname}: {exc}", pytrace=False)
+        self._record(measured.case, measured)
+
+    def _record(self, case: Any, measured: Any) -> None:
+        from ..model.estimate import Estimate
+
+        s = self._session
         case.extra.update({"pytest_name": self.name, "fullname": self.fullname,
                            "group": self.group, "param": self.param,
                            "extra_info": dict(self.extra_info), "isolation": measured.isolation})

@@ -105,15 +105,19 @@ class Measured:
 def measure_call(impl: CallImplementation, name: str, *, processes: int, time_per_execution: float,
                  warmup: int, confidence: float, rounds: int | None = None,
                  calls_per_sample: int | None = None, in_process_reason: str | None = None,
-                 time_limit: float = 600.0) -> Measured:
+                 time_limit: float = 600.0, measure: str = "time") -> Measured:
     """Measure ``impl`` as steadybench ``run`` does: K worker processes (``processes`` > 1 and
     importable code) or this process; each execution samples for ``time_per_execution`` seconds
-    (or ``rounds`` samples, pytest-benchmark's pedantic rounds) after ``warmup`` samples."""
+    (or ``rounds`` samples, pytest-benchmark's pedantic rounds) after ``warmup`` samples.
+    With ``measure`` ``instructions`` or ``cycles`` the call is counted under valgrind instead
+    (:func:`_count_call`)."""
     from ..methods import make_method
     from ..processors.base import finalize_case
     from ..runner.runner import Runner
     from ..runner.stop import ElapsedTime, Runs
 
+    if measure != "time":
+        return _count_call(impl, name, measure, confidence, time_limit)
     reason = in_process_reason
     if reason is None and processes > 1:
         others: list[Any] = [impl.args, impl.kwargs]
@@ -135,3 +139,26 @@ def measure_call(impl: CallImplementation, name: str, *, processes: int, time_pe
     finalize_case(case, (), method, confidence)
     isolation = f"{processes} worker processes" if use_workers else "in the pytest process"
     return Measured(case, isolation, None if use_workers else (reason or "asked for"))
+
+
+def _count_call(impl: CallImplementation, name: str, measure: str, confidence: float,
+                time_limit: float) -> Measured:
+    """Count the call (``--steadybench-measure instructions|cycles``): the function is run in
+    counted processes (:class:`steadybench.counts.python.CountRunner`), so it must be
+    importable by a fresh interpreter; there is no in-process fallback (a count of the pytest
+    process would count pytest)."""
+    from ..counts.python import CountRunner, CountSettings
+    from ..errors import ConfigurationError
+    from ..processors.base import finalize_case
+
+    others: list[Any] = [impl.args, impl.kwargs]
+    if impl.setup_fn is not None:
+        others.append(impl.setup_fn)
+    reason = why_not_importable(impl.fn, *others)
+    if reason is not None:
+        raise ConfigurationError(f"{name}: --steadybench-measure {measure} counts the call in a "
+                                 f"fresh interpreter, which cannot import it ({reason})")
+    runner = CountRunner(CountSettings(measure, time_limit=time_limit, confidence=confidence))
+    case = runner.execute(impl, Parameters(), benchmark=name)
+    finalize_case(case, (), runner.method, confidence)
+    return Measured(case, "counted under valgrind")

@@ -69,6 +69,8 @@ class Outcome:
     errors: list[str] = field(default_factory=list)
     regressions: list[str] = field(default_factory=list)
     comparison: dict[str, Any] | None = None
+    #: the verdicts on counts, one sentence each and the note that counts are not time
+    count_lines: list[str] = field(default_factory=list)
 
 
 class BenchmarkSession:
@@ -110,6 +112,7 @@ class BenchmarkSession:
         self.compare_ref = opt("steadybench_compare", None) or peer_options.compare_reference(
             config)
         self.notes = peer_options.ignored_notes(config)
+        self.measure = opt("steadybench_measure", None) or "time"
         self.group_by = opt("steadybench_group_by", None) or "group"
         self.cases: list[CaseResult] = []
         self.measured: list[Measured] = []
@@ -198,6 +201,11 @@ class BenchmarkSession:
 
         base = baseline_samples(ref, url, current_machine(results.environment))
         new = samples_of_results(results, "this session")
+        from ..counts.verdict import is_count_comparison
+
+        if is_count_comparison(base.samples, new.samples):
+            self._compare_counts(base, new, results, out)
+            return
         lookup, note = history_noise_lookup(url, results.environment)
         if note:
             out.lines.append(note)
@@ -216,6 +224,19 @@ class BenchmarkSession:
             verdict = row["verdict"]
             if verdict == SLOWER or (self.fail_on == "change" and verdict == FASTER):
                 out.regressions.append(f"{row['name']}: {verdict}")
+
+    def _compare_counts(self, base: Any, new: Any, results: Results, out: Outcome) -> None:
+        """The gate on counts (steadybench.counts.verdict): more instructions (or cycles) than
+        the baseline beyond the threshold and the layout and fit parts is a regression."""
+        from ..compare.protocol import FASTER, SLOWER
+        from ..counts.verdict import compare_count_samples, render
+
+        comparison = compare_count_samples(base.samples, new.samples, base.results, results,
+                                           self.threshold)
+        out.count_lines = render(comparison)
+        for row in comparison.rows:
+            if row.verdict == SLOWER or (self.fail_on == "change" and row.verdict == FASTER):
+                out.regressions.append(row.sentence)
 
     # ------------------------------------------------------------------ summary
     def summary_lines(self) -> list[str]:
@@ -261,6 +282,9 @@ class BenchmarkSession:
                 lines.append(f"  {row['name']}: {row['verdict']} ({factor} than the baseline)")
             for warning in out.comparison.get("warnings") or []:
                 lines.append(f"  note: {warning}")
+        if out is not None and out.count_lines:
+            lines.append("compared with the baseline:")
+            lines.extend(f"  {line}" for line in out.count_lines)
         if out is not None:
             lines.extend(out.lines)
         lines.extend(self.notes)
