@@ -235,8 +235,9 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
 @click.option("--branch", default=None, help="Only records made on this branch.")
 @click.option("--confidence", default="0.95", show_default=True,
               help="Report a change only at this confidence (rank test between the segments).")
-@click.option("--min-change", default="0%", show_default=True,
-              help="Report a change only when it is at least this large (e.g. 5%).")
+@click.option("--min-change", default="2%", show_default=True,
+              help="Report a change only when it is at least this large (e.g. 5%; the "
+                   "default is about half the band between runs of identical code).")
 @click.option("--recent", type=click.IntRange(min=1, max=1_000_000), default=None,
               help="Only changes among the last N records of a series (for CI: 1 = this "
                    "record).")
