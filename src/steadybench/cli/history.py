@@ -245,7 +245,8 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
               help="Report a change only at this confidence (rank test between the segments).")
 @click.option("--min-change", default=None,
               help="Report a change only when it is at least this large (e.g. 5%). Default: "
-                   "the thresholds of steadybench.toml (0% without one).")
+                   "the thresholds of steadybench.toml (2% without one: about half the band "
+                   "between runs of identical code).")
 @click.option("--thresholds", "thresholds_path", type=click.Path(dir_okay=False), default=None,
               help="Thresholds file (default: steadybench.toml at the top of the repository).")
 @click.option("--recent", type=click.IntRange(min=1, max=1_000_000), default=None,

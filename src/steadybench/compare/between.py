@@ -45,7 +45,7 @@ DEFAULT_SIGMA = 0.01
 #: earlier run-level values needed before this machine's own spread replaces the floor
 MIN_RUNS = 5
 #: bootstrap resamples of a run's log-median (seeded: the result is reproducible)
-BOOTSTRAP = 2000
+BOOTSTRAP = 1000
 BOOTSTRAP_SEED = 20251125
 #: the MAD's asymptotic efficiency at the normal (Huber 1981): its degrees of freedom per value
 MAD_EFFICIENCY = 0.37

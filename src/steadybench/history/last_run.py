@@ -184,3 +184,35 @@ def report_and_keep(results: Results, opts: dict[str, Any]) -> list[str]:
     except (SteadybenchError, OSError) as exc:
         lines.append(f"note: change since the last run not available ({exc})")
     return lines
+
+
+def noise_lookup(environment: dict[str, Any] | None) -> Any:
+    """A function giving the spread between runs of a compared sample (by its label) on the
+    machine of ``environment``, learned from the run-level values kept here (every saved
+    baseline; the one with the most runs), for
+    :attr:`steadybench.compare.protocol.CompareOptions.run_noise`; None when nothing is
+    kept."""
+    from ..compare.between import from_levels
+    from .record import current_machine
+
+    where = folder()
+    if not where.is_dir():
+        return None
+    machine = current_machine(environment) if environment else None
+    kept: list[dict[str, Any]] = []
+    for path in sorted(where.glob("*.json")):
+        try:
+            machines = load(path.stem)
+        except SteadybenchError:
+            continue
+        if machine is not None:
+            kept.append(machines.get(machine, {}))
+        elif len(machines) == 1:
+            kept.extend(machines.values())
+
+    def lookup(sample: Any) -> Any:
+        levels = max((m.get(sample.label, {}).get("levels", []) for m in kept), key=len,
+                     default=[])
+        return from_levels(levels, "this machine (kept runs)")
+
+    return lookup

@@ -134,19 +134,24 @@ def run_noise_lookup(url: str | None, environment: dict[str, Any] | None,
                      only_if_exists: bool = True) -> NoiseLookup | None:
     """A function giving the spread between runs of a compared sample (by its label) on the
     machine of ``environment``, learned from the records of the history (each record one run:
-    its median log-time, :func:`steadybench.compare.between.from_levels`); None when there is
-    no history to read. Feeds :attr:`steadybench.compare.protocol.CompareOptions.run_noise`."""
+    its median log-time, :func:`steadybench.compare.between.from_levels`), else from the runs
+    ``run`` kept (:func:`steadybench.history.last_run.noise_lookup`); None when neither
+    exists. Feeds :attr:`steadybench.compare.protocol.CompareOptions.run_noise`."""
     from ..compare.between import from_levels
     from .backends import HistoryError, default_path
+    from .last_run import noise_lookup
     from .record import current_machine
     from .regressions import _point_value
     from .store import HistoryStore
 
-    if url is None and only_if_exists and not default_path().exists():
-        return None
-    try:
-        store = HistoryStore.open(url)
-    except HistoryError:
+    kept = noise_lookup(environment)
+    store = None
+    if url is not None or not only_if_exists or default_path().exists():
+        try:
+            store = HistoryStore.open(url)
+        except HistoryError:
+            store = None
+    if store is None and kept is None:
         return None
     machine = current_machine(environment) if environment else None
     cache: dict[str, Any] = {}
@@ -154,12 +159,15 @@ def run_noise_lookup(url: str | None, environment: dict[str, Any] | None,
     def lookup(sample: Any) -> Any:
         label = sample.label
         if label not in cache:
-            try:
-                points = store.series(label, machine=machine)
-                cache[label] = from_levels([_point_value(p) for p in points],
-                                           f"{machine or 'this machine'} (history)")
-            except HistoryError:
-                cache[label] = None
+            found = None
+            if store is not None:
+                try:
+                    points = store.series(label, machine=machine)
+                    found = from_levels([_point_value(p) for p in points],
+                                        "this machine (history)")
+                except HistoryError:
+                    found = None
+            cache[label] = found or (kept(sample) if kept is not None else None)
         return cache[label]
 
     return lookup

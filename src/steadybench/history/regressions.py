@@ -15,18 +15,31 @@ Calibrated by simulation (4–5 executions per record; the script's figures in
 in about 2% of the series, a 20% step in the last of three records is found in 98%; with 8% of
 executions slowed by 10–100%, 2.5% and 91%.
 
-* σ is the spread of one point: the run-to-run noise of the recorded executions, measured
-  robustly (:func:`robust_sigma`: a few slowed executions do not inflate it), times √(π/2)/√k
-  for the median of k executions; or, with at least
-  :data:`MIN_POINTS_FOR_DRIFT` points, the spread of consecutive differences
-  (1.4826·MAD/√2, robust to the changes themselves) when that is larger, because versions
-  measured at different times also differ by the machine's drift.
+* σ (the penalty's) is the spread of one point: the run-to-run noise of the recorded executions,
+  measured robustly (:func:`robust_sigma`: a few slowed executions do not inflate it), times
+  √(π/2)/√k for the median of k executions; or, with at least :data:`MIN_POINTS_FOR_DRIFT`
+  points, the spread of consecutive differences (1.4826·MAD/√2) when that is larger.
 
-**Confidence** of each change: the two-sided Wilcoxon–Mann–Whitney test (R's ``wilcox.test``,
-:func:`steadybench.stats.rank.wilcoxon_two_sample`, the median protocol of ``compare``) between
-the executions of the segment before and the segment after it; the confidence is 1 − p. The
-magnitude is median(after) / median(before) − 1. Assumption, stated: the executions inside one
-segment are exchangeable (no drift within a segment).
+**Drift is not a change** (issue 25, item 2: a +3 % linear drift was reported as a change in
+85–100 % of series, a 0.3 %-per-record random walk in 32–100 %):
+
+* a **trend term**: PELT runs on the series less a linear trend, the trend being the
+  Theil–Sen slope (Sen 1968) of the pairs of records inside the segments of the previous pass
+  (:func:`_segments`; the first pass has no trend, so a step is not taken for one);
+* each candidate is **tested on record-level values against the between-record noise**: the
+  detrended mean of up to :data:`WINDOW` records after it minus the same before it
+  (:func:`_window_test`), whose standard deviation under "no change" comes from a model of the
+  records, white noise σ_w plus a random walk s per record, fitted to the robust variogram of
+  the series (:func:`record_noise`) and widened when the series' own window differences spread
+  more (:func:`_calibrated`); two-sided normal p-value, Bonferroni-corrected over the n − 1
+  places a change could be (PELT chose the place from the same data); candidates are accepted
+  strongest first, each one's windows bounded by those already accepted (:func:`_accept`);
+* a **default minimum change** of :data:`DEFAULT_MIN_CHANGE` (2 %).
+
+Each change reported has its commit range, its magnitude exp(d) − 1 (trend removed) and its
+confidence 1 − p (corrected). The rates measured by ``benchmarks/over_time.py`` are in
+``docs/comparison.md``. Assumption, stated: between changes, a record's level moves by a linear
+trend and a random walk, and its noise is independent between records.
 
 Why ruptures and not Apache Otava (the issue's first choice, an E-Divisive with a t-test
 significance step): ``apache-otava`` 0.8.0 pins ``numpy==2.2.0.*`` and ``scipy<1.17`` and
@@ -56,6 +69,20 @@ MIN_POINTS = 3
 #: the penalty is PENALTY_FACTOR·σ²·max(ln n, MIN_LOG_N) per change point (module docs)
 PENALTY_FACTOR = 3.0
 MIN_LOG_N = 2.0
+#: records each side of a candidate change in its test
+WINDOW = 10
+#: the longer lag of the variogram
+VARIOGRAM_LAG = 10
+#: full-window places (in windows) needed to check the noise model on the series itself
+CALIBRATION_WINDOWS = 3
+#: passes of the joint estimate of the trend and the cuts
+TREND_PASSES = 4
+#: most pairs of records the Theil–Sen slope uses
+THEIL_SEN_PAIRS = 200_000
+#: changes smaller than this are not reported unless ``min_change`` says otherwise: about the
+#: 95 % band between runs of identical code on the development VM (±3.2–3.7 %, issue 25)
+#: halved — smaller record-to-record moves are the machine's
+DEFAULT_MIN_CHANGE = 0.02
 SLOWER = "slower"
 FASTER = "faster"
 
@@ -111,6 +138,10 @@ class SeriesAnalysis:
     sigma_source: str
     changes: list[Change]
     note: str | None = None
+    #: the trend removed, in ln(time) per record (the median of consecutive differences)
+    trend: float = 0.0
+    #: the random walk's spread per record in the record noise model
+    walk: float = 0.0
 
 
 def _point_value(p: Point) -> float:
@@ -206,18 +237,219 @@ def one_off_records(breaks: list[int], y: Sequence[float]) -> list[int]:
     return found
 
 
-def find_changes(points: Sequence[Point], label: str = "", machine: str = "",
-                 confidence: float = 0.95, min_change: float = 0.0) -> SeriesAnalysis:
-    """Change points of one series (one benchmark on one machine), oldest point first.
+@dataclass(frozen=True)
+class RecordNoise:
+    """The record-level noise model of a series after its trend is removed:
+    y_t = level_t + e_t with e_t ~ (0, σ_w²) and the level a random walk with increments of
+    variance s² (s = 0: a steady level). Estimated from the variogram of the detrended series,
+    Var(y_{t+h} − y_t) = 2σ_w² + h·s², at lags 1 and :data:`VARIOGRAM_LAG` with the robust
+    1.4826·MAD (steps spoil a few differences only); σ_w never below the spread the executions
+    inside records show (or the between-run floor when nothing else is known)."""
 
-    A change is reported when its confidence is at least ``confidence`` and its magnitude at
-    least ``min_change`` (a fraction) either way.
-    """
+    white: float
+    walk: float
+    slope: float
+    source: str
+    #: how much wider the windows' differences spread, in the series itself, than the model
+    #: says (≥ 1; :func:`_calibrated`)
+    inflation: float = 1.0
+
+    def sd_of_difference(self, before: int, after: int) -> float:
+        """The standard deviation of mean(after window) − mean(before window) under no change:
+        σ_w²(1/a + 1/b) + s²·[Σ_{m<a} ((a−m)/a)² + Σ_{0<m<b} ((b−m)/b)²] (the level's walk
+        between the windows' centres)."""
+        import numpy as np
+
+        a, b = after, before
+        walk = (np.sum(((a - np.arange(a)) / a) ** 2)
+                + np.sum(((b - np.arange(1, b)) / b) ** 2))
+        return self.inflation * math.sqrt(self.white ** 2 * (1.0 / a + 1.0 / b)
+                                          + self.walk ** 2 * float(walk))
+
+
+def theil_sen(y: Any, breaks: Sequence[int] = ()) -> float:
+    """The Theil–Sen slope per record (Sen, JASA 1968): the median of the slopes of all pairs
+    of records inside the same segment (``breaks`` cut the series: a step between two records
+    is not a slope), robust to a few odd records; above :data:`THEIL_SEN_PAIRS` pairs, of a
+    seeded random sample of them. 0 without a pair."""
+    import numpy as np
+
+    arr = np.asarray(y, dtype=float)
+    edges = [0, *breaks, arr.size]
+    slopes = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        m = hi - lo
+        if m < 2:
+            continue
+        i, j = np.triu_indices(m, k=1)
+        slopes.append((arr[lo + j] - arr[lo + i]) / (j - i))
+    if not slopes:
+        return 0.0
+    every = np.concatenate(slopes)
+    if every.size > THEIL_SEN_PAIRS:
+        every = np.random.default_rng(20251125).choice(every, THEIL_SEN_PAIRS, replace=False)
+    return float(np.median(every))
+
+
+def _within(arr: Any, lag: int, breaks: Sequence[int]) -> Any:
+    """Differences y[t + lag] − y[t] that do not cross a break."""
+    import numpy as np
+
+    edges = [0, *breaks, arr.size]
+    parts = [arr[lo + lag:hi] - arr[lo:hi - lag] for lo, hi in zip(edges[:-1], edges[1:])
+             if hi - lo > lag]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def record_noise(y: Sequence[float], floor: float, breaks: Sequence[int] = (),
+                 slope: float = 0.0) -> RecordNoise:
+    """The :class:`RecordNoise` of a series of record-level log values (oldest first), with
+    ``slope`` removed and differences taken inside the segments ``breaks`` leave."""
+    import numpy as np
+
+    arr = np.asarray(y, dtype=float)
+    n = arr.size
+    detrended = arr - slope * np.arange(n)
+    d1 = _within(detrended, 1, breaks)
+    if n < MIN_POINTS_FOR_DRIFT or d1.size < MIN_POINTS_FOR_DRIFT - 1:
+        return RecordNoise(floor, 0.0, slope, "within-record spread (too few records for a "
+                                              "variogram)")
+    # least squares of the robust variogram V(h) = 2σ_w² + h·s² over lags 1..L
+    lag = min(VARIOGRAM_LAG, max(2, n // 4))
+    lags, values = [], []
+    for h in range(1, lag + 1):
+        dh = _within(detrended, h, breaks)
+        if dh.size >= MIN_POINTS_FOR_DRIFT - 1:
+            lags.append(h)
+            values.append(robust_sd(dh) ** 2)
+    v1 = values[0]
+    walk2 = 0.0
+    if len(lags) >= 3:
+        slope_v = float(np.polyfit(np.asarray(lags, float), np.asarray(values), 1)[0])
+        walk2 = max(0.0, slope_v)
+        v1 = max(0.0, float(np.mean(values) - walk2 * np.mean(lags))) + walk2
+    white2 = max(0.0, (v1 - walk2) / 2.0)
+    return RecordNoise(max(math.sqrt(white2), floor), math.sqrt(walk2), slope,
+                       f"variogram of {n} records (lags 1 to {lag}), trend removed")
+
+
+def _calibrated(ya: Sequence[float], model: RecordNoise,
+                breaks: Sequence[int] = ()) -> RecordNoise:
+    """The model checked against the series itself: the robust spread (1.4826·MAD) of the
+    full-window differences at every place; when it is larger than the model's (a wander the
+    variogram missed), every standard deviation is widened by that ratio. Needs
+    :data:`CALIBRATION_WINDOWS` windows' worth of places, else the model stands."""
+    import dataclasses
+
+    import numpy as np
+
+    n = len(ya)
+    places = list(range(WINDOW, n - WINDOW + 1))
+    if len(places) < CALIBRATION_WINDOWS * WINDOW:
+        return model
+    # away from the candidate cuts (a real step would widen the spread), when enough are left
+    away = [k for k in places if all(abs(k - b) >= WINDOW for b in breaks)]
+    if len(away) >= CALIBRATION_WINDOWS * WINDOW:
+        places = away
+    arr = np.asarray(ya, dtype=float) - model.slope * np.arange(n)
+    c = np.concatenate([[0.0], np.cumsum(arr)])
+    k = np.asarray(places)
+    diffs = (c[k + WINDOW] - c[k]) / WINDOW - (c[k] - c[k - WINDOW]) / WINDOW
+    ratio = robust_sd(diffs) / model.sd_of_difference(WINDOW, WINDOW)
+    if ratio <= 1.0:
+        return model
+    return dataclasses.replace(model, inflation=ratio,
+                               source=f"{model.source}; widened ×{ratio:.2f} to the spread of "
+                                      "the series' own window differences")
+
+
+def _window_test(y: Sequence[float], k: int, lo: int, hi: int,
+                 model: RecordNoise) -> tuple[float, float, int, int]:
+    """The detrended difference after − before at ``k`` over windows of at most
+    :data:`WINDOW` records inside [lo, hi), its z, and the windows' sizes."""
+    before = list(range(max(lo, k - WINDOW), k))
+    after = list(range(k, min(hi, k + WINDOW)))
+    mean_b = sum(y[i] - model.slope * i for i in before) / len(before)
+    mean_a = sum(y[i] - model.slope * i for i in after) / len(after)
+    d = mean_a - mean_b
+    sd = model.sd_of_difference(len(before), len(after))
+    z = math.copysign(math.inf, d) if sd == 0 and d != 0 else (0.0 if sd == 0 else d / sd)
+    return d, z, len(before), len(after)
+
+
+def _accept(ya: Sequence[float], candidates: Sequence[int], model: RecordNoise, places: int,
+            confidence: float, min_change: float) -> list[int]:
+    """The candidate cuts that stand, strongest first: each tested (:func:`_window_test`, at
+    PELT's place or a neighbour) with windows bounded only by the cuts already accepted (a
+    spurious candidate nearby does not shrink them), Bonferroni over ``places``."""
+    from ..stats.rank import _ndtr
+
+    accepted: list[int] = []
+    remaining = set(candidates)
+    n = len(ya)
+    while remaining:
+        best: tuple[float, int, int, float] | None = None
+        for c in remaining:
+            lo = max([b for b in accepted if b < c], default=0)
+            hi = min([b for b in accepted if b > c], default=n)
+            for k in range(max(lo + 1, c - 1), min(hi - 1, c + 1) + 1):
+                d, z, _, _ = _window_test(ya, k, lo, hi, model)
+                if best is None or abs(z) > best[0]:
+                    best = (abs(z), c, k, d)
+        if best is None:
+            break
+        strength, c, k, d = best
+        remaining.discard(c)
+        if min(1.0, places * 2.0 * _ndtr(-strength)) > 1.0 - confidence:
+            break
+        if abs(math.expm1(d)) >= min_change and k not in accepted:
+            accepted.append(k)
+    return sorted(accepted)
+
+
+def _segments(ya: Sequence[float], sigma: float) -> tuple[list[int], float]:
+    """PELT's cuts of the detrended series and the trend, estimated together: the slope
+    inside the segments of the previous pass (a step is not a trend), :data:`TREND_PASSES`
+    times."""
     import numpy as np
     import ruptures
 
-    from ..stats.rank import wilcoxon_two_sample
+    arr = np.asarray(ya, dtype=float)
+    penalty = PENALTY_FACTOR * sigma ** 2 * max(math.log(arr.size), MIN_LOG_N)
+    breaks: list[int] = []
+    slope = 0.0
+    for step in range(TREND_PASSES if arr.size >= MIN_POINTS_FOR_DRIFT else 1):
+        if step > 0:  # the first pass without a trend: a step must not pass for one
+            slope = theil_sen(arr, breaks)
+        detrended = arr - slope * np.arange(arr.size)
+        # KernelCPD with the linear kernel: PELT on the l2 cost, in ruptures' C code
+        algo = ruptures.KernelCPD(kernel="linear", min_size=1).fit(detrended.reshape(-1, 1))
+        new = [b for b in algo.predict(pen=penalty) if b < arr.size]
+        if new == breaks:
+            break
+        breaks = new
+    return breaks, slope
 
+
+def find_changes(points: Sequence[Point], label: str = "", machine: str = "",
+                 confidence: float = 0.95,
+                 min_change: float | None = None) -> SeriesAnalysis:
+    """Change points of one series (one benchmark on one machine), oldest point first.
+
+    Candidates come from PELT on the detrended record values; each is then tested on
+    record-level values (module docs): the detrended mean of up to :data:`WINDOW` records after
+    it against the same before it, against the record noise model (:func:`record_noise`),
+    two-sided, Bonferroni-corrected over the n − 1 places a change could be. A change is
+    reported when that confidence is at least ``confidence`` and its magnitude at least
+    ``min_change`` (default :data:`DEFAULT_MIN_CHANGE`) either way.
+    """
+    import numpy as np
+
+    from ..compare.between import DEFAULT_SIGMA
+    from ..stats.rank import _ndtr
+
+    if min_change is None:
+        min_change = DEFAULT_MIN_CHANGE
     unit = points[0].unit if points else "s"
     if len(points) < MIN_POINTS:
         return SeriesAnalysis(label, machine, len(points), None, "", [],
@@ -235,46 +467,61 @@ def find_changes(points: Sequence[Point], label: str = "", machine: str = "",
     set_aside: list[int] = []
     while True:
         ya = [y[i] for i in active]
-        penalty = PENALTY_FACTOR * sigma ** 2 * max(math.log(len(ya)), MIN_LOG_N)
-        # KernelCPD with the linear kernel: PELT on the l2 cost, in ruptures' C code
-        algo = ruptures.KernelCPD(kernel="linear", min_size=1).fit(
-            np.asarray(ya).reshape(-1, 1))
-        breaks = [b for b in algo.predict(pen=penalty) if b < len(ya)]
-        odd = one_off_records(breaks, ya)
+        breaks, slope = _segments(ya, sigma)
+        odd = one_off_records(breaks, list(np.asarray(ya) - slope * np.arange(len(ya))))
         if not odd or len(active) - len(odd) < MIN_POINTS:
             break
         set_aside.extend(active[i] for i in odd)
         active = [i for k, i in enumerate(active) if k not in set(odd)]
     kept = [points[i] for i in active]
-    edges = [0, *breaks, len(kept)]
+    ya = [y[i] for i in active]
+    # the record noise: never below the executions' own spread, nor the between-run floor
+    # when the executions say nothing (compare.between.DEFAULT_SIGMA)
+    floor = sigma if source.startswith("run-to-run") else DEFAULT_SIGMA
+    if len(ya) < MIN_POINTS_FOR_DRIFT:
+        floor = max(floor, sigma)
+    model = _calibrated(ya, record_noise(ya, floor, breaks, slope), breaks)
+    places = max(1, len(ya) - 1)
+    accepted = _accept(ya, breaks, model, places, confidence, min_change)
+    # the trend and the noise again, with only the changes that stood as cuts; then each is
+    # tested once more with them
+    slope = theil_sen(np.asarray(ya), accepted) if len(ya) >= MIN_POINTS_FOR_DRIFT else slope
+    model = _calibrated(ya, record_noise(ya, floor, accepted, slope), accepted)
     changes = []
-    for i, cut in enumerate(breaks):
-        left = [v for p in kept[edges[i]:cut] for v in p.executions]
-        right = [v for p in kept[cut:edges[i + 2]] for v in p.executions]
-        before, after = float(np.median(left)), float(np.median(right))
-        magnitude = after / before - 1.0
-        test = wilcoxon_two_sample(np.asarray(right), np.asarray(left), "two-sided")
-        conf = 1.0 - float(test.p_value)
+    for cut in accepted:
+        lo = max([b for b in accepted if b < cut], default=0)
+        hi = min([b for b in accepted if b > cut], default=len(ya))
+        d, z, nb, na = _window_test(ya, cut, lo, hi, model)
+        p = min(1.0, places * 2.0 * _ndtr(-abs(z)))
+        conf = 1.0 - p
+        magnitude = math.expm1(d)
         if conf < confidence or abs(magnitude) < min_change:
             continue
+        left = [v for pt in kept[cut - nb:cut] for v in pt.executions]
+        right = [v for pt in kept[cut:cut + na] for v in pt.executions]
         a, b = kept[cut - 1], kept[cut]
         changes.append(Change(label=label, machine=machine, index=active[cut],
                               before_record=a.record_id, after_record=b.record_id,
                               before_commit=a.commit, after_commit=b.commit, after_name=b.name,
                               magnitude=magnitude, direction=SLOWER if magnitude > 0 else FASTER,
-                              confidence=conf, p_value=float(test.p_value),
-                              n_before=len(left), n_after=len(right), before_median=before,
-                              after_median=after, unit=unit))
+                              confidence=conf, p_value=p,
+                              n_before=nb, n_after=na,
+                              before_median=float(np.median(left)) if left else math.nan,
+                              after_median=float(np.median(right)) if right else math.nan,
+                              unit=unit))
     note = None
     if set_aside:
         note = ("set aside as one-off records (different from both neighbours): "
                 + ", ".join(f"#{points[i].record_id}" for i in sorted(set_aside)))
-    return SeriesAnalysis(label, machine, len(points), sigma, source, changes, note)
+    return SeriesAnalysis(label, machine, len(points), sigma,
+                          f"{source}; record noise: {model.source}", changes, note,
+                          trend=model.slope, walk=model.walk)
 
 
 def regressions(store: HistoryStore, labels: Sequence[str] | None = None,
                 machine: str | None = None, branch: str | None = None,
-                confidence: float = 0.95, min_change: float = 0.0) -> list[SeriesAnalysis]:
+                confidence: float = 0.95,
+                min_change: float | None = None) -> list[SeriesAnalysis]:
     """Every benchmark's series (each machine on its own) analysed with :func:`find_changes`."""
     out = []
     for label in labels or store.labels():

@@ -14,7 +14,8 @@ point must reach it either way) or a number of counts (a bare number, or ``"1000
 difference of the two medians must reach it, in the benchmark's own unit, e.g. instructions).
 The most specific rule wins: an exact label, then the longest matching pattern, then
 ``default``. Without a file, or without ``default``, the default is :data:`DEFAULT_THRESHOLD`:
-0 %, every change found at the stated confidence counts.
+2 %, about half the band between runs of identical code on a shared machine
+(docs/comparison.md), so that a machine's drift is not reported as a regression.
 
 ``history regressions`` (unless ``--min-change`` is given), ``history publish`` and
 ``bisect`` use them.
@@ -62,7 +63,7 @@ class Threshold:
 
 
 #: the threshold when the project sets none
-DEFAULT_THRESHOLD = Threshold(PERCENT, 0.0, "default")
+DEFAULT_THRESHOLD = Threshold(PERCENT, 0.02, "default")
 
 
 def parse_threshold(value: Any, source: str) -> Threshold:
