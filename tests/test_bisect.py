@@ -149,7 +149,8 @@ def _state(repo: Path) -> tuple[str, str, str]:
     return out("worktree", "list"), out("status", "--porcelain"), out("rev-parse", "HEAD")
 
 
-LIVE = ["--execution-time", "0.01", "--max-time", "8", "--max-rounds", "200", "--seed", "1"]
+LIVE = ["--execution-time", "0.02", "--max-time", "10", "--max-rounds", "300", "--seed", "1",
+        "--clock", "thread_time"]
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 

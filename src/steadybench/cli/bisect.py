@@ -93,6 +93,11 @@ def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
               help="Hidden factors of the executions (as ab --layout).")
 @click.option("--python", default=None,
               help="Interpreter of the workers (a path, or relative to each worktree).")
+@click.option("--clock", type=click.Choice(["perf_counter", "thread_time", "process_time"]),
+              default="perf_counter", show_default=True,
+              help="Clock of the samples: thread_time counts only the benchmark's own CPU "
+                   "time, so other processes on a busy machine add no noise (for CPU-bound "
+                   "code; it leaves out waiting for I/O).")
 @click.option("--seed", type=int, default=None, help="Seed of the random order of rounds.")
 @click.option("--history-url", "history_url", metavar="URL", envvar="STEADYBENCH_HISTORY_URL",
               default=None, help="History store the steps are recorded in (default: "
@@ -132,7 +137,7 @@ def bisect_cmd(target: str, **opts: Any) -> int:
     bisect_target = BisectTarget(
         root, repository_relative(path, root), selector, opts["build"], opts["python"],
         {"execution_time": opts["execution_time"], "warmup": opts["warmup"],
-         "time_limit": opts["time_limit"], "layout": opts["layout"]})
+         "time_limit": opts["time_limit"], "layout": opts["layout"], "clock": opts["clock"]})
     threshold = _threshold(opts, bisect_target.label, root)
     good = resolve(opts["good"], root)
     if opts["step_mode"]:
