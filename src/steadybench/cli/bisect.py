@@ -8,10 +8,14 @@ from typing import Any
 
 import click
 
-from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, AB_MAX_ROUNDS, AB_MAX_TIME, LAYOUTS
+from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, LAYOUTS
 from ..errors import ConfigurationError
 from .common import writable_path
 
+#: a step's budget: larger than ab's (8.5 s, 60 rounds), since each step decides at
+#: 1 − α/k; a clear difference still ends a step at its first look
+BISECT_MAX_TIME = 20.0
+BISECT_MAX_ROUNDS = 200
 #: ``git bisect run``'s exit statuses
 EXIT_GOOD, EXIT_BAD, EXIT_SKIP = 0, 1, 125
 
@@ -77,9 +81,9 @@ def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
 @click.option("--threshold", default=None,
               help="A candidate is bad when slower beyond this (e.g. 2%); default: the "
                    "benchmark's threshold in steadybench.toml, else 0.")
-@click.option("--max-rounds", type=click.IntRange(min=2), default=AB_MAX_ROUNDS,
+@click.option("--max-rounds", type=click.IntRange(min=2), default=BISECT_MAX_ROUNDS,
               show_default=True, help="Budget of each step: rounds.")
-@click.option("--max-time", type=float, default=AB_MAX_TIME, show_default=True,
+@click.option("--max-time", type=float, default=BISECT_MAX_TIME, show_default=True,
               help="Budget of each step: seconds of rounds (0: rounds only).")
 @click.option("--min-rounds", type=click.IntRange(min=2), default=None,
               help="Rounds before a step's first look.")
