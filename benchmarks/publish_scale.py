@@ -75,27 +75,37 @@ def main() -> int:
     parser.add_argument("--records", type=int, default=2000)
     parser.add_argument("--loads", type=int, default=3, help="page loads timed per page")
     parser.add_argument("--keep", default=None, help="write the site here and keep it")
+    parser.add_argument("--store", default=None,
+                        help="reuse (or make, when missing) the generated store at this path")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="sb-publish-"))
     try:
-        store = tmp / "history.sqlite"
+        store = Path(args.store) if args.store else tmp / "history.sqlite"
         started = time.perf_counter()
-        generate(store, args.benchmarks, args.records)
+        if not store.exists():
+            generate(store, args.benchmarks, args.records)
         print(f"store: {args.benchmarks} benchmarks × {args.records} records "
               f"({args.benchmarks * args.records:,} measurements, "
-              f"{store.stat().st_size / 1e6:.0f} MB) generated in "
+              f"{store.stat().st_size / 1e6:.0f} MB) ready in "
               f"{time.perf_counter() - started:.1f} s")
         site = Path(args.keep) if args.keep else tmp / "site"
         cli = [sys.executable, "-m", "steadybench", "history", "publish", str(site),
                "--history-url", str(store)]
+        import resource
+
+        load = os.getloadavg()[0]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         proc = subprocess.run(cli, capture_output=True, text=True, check=False)
         build = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if proc.returncode != 0:
             print(proc.stderr, file=sys.stderr)
             return 1
         size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
-        print(f"build: {build:.1f} s (target ≤ 60 s) on {os.cpu_count()} CPUs; "
+        print(f"build: {build:.1f} s (target ≤ 60 s) on {os.cpu_count()} CPUs, "
+              f"{cpu:.1f} s of CPU in all processes, load average {load:.1f} at the start; "
               f"site {size / 1e6:.1f} MB; {proc.stdout.strip()}")
         chromium = next((shutil.which(n) for n in ("chromium", "chromium-browser",
                                                    "google-chrome") if shutil.which(n)), None)

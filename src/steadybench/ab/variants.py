@@ -83,6 +83,8 @@ class PythonVariant:
         cwd: the working directory of the workers (a worktree for a git revision).
         extra_path: directories put first on the workers' ``PYTHONPATH``.
         execution_time: seconds of sampling per execution, after ``warmup`` samples.
+        clock: the clock of the samples by name (``thread_time``: CPU time, which other
+            processes on a busy machine do not add to); default ``perf_counter``.
         layout: how the executions' hidden factors are chosen (:mod:`steadybench.runner.layout`);
             by default ``fixed``: execution i of A and execution i of B share hash seed,
             environment size and, with ASLR off, code and data addresses, so that what the
@@ -95,8 +97,13 @@ class PythonVariant:
                  python: str | None = None, cwd: str | None = None,
                  extra_path: tuple[str, ...] = (), execution_time: float = 0.1,
                  warmup: int = 1, time_limit: float = 120.0, confidence: float = 0.95,
-                 layout: str | None = None) -> None:
+                 layout: str | None = None, clock: str | None = None) -> None:
+        from ..clocks import get_clock
+
         self.label = label
+        #: the clock of the samples (a name of :data:`steadybench.clocks.CLOCKS`; None: the
+        #: default, ``perf_counter``)
+        self.clock = get_clock(clock)
         self.path = str(Path(path).resolve())
         self.selector = selector
         self.python = _interpreter(python) if python else None
@@ -150,7 +157,8 @@ class PythonVariant:
 
         self._runner = Runner(ElapsedTime(self.execution_time), warmup=self.warmup,
                               method=make_method(defaults.METHOD), time_limit=self.time_limit,
-                              processes=1, confidence=self.confidence, layout=self.layout)
+                              processes=1, confidence=self.confidence, layout=self.layout,
+                              clock=self.clock)
         env: dict[str, str] = {}
         sys_path: list[str] = []
         if self.foreign:

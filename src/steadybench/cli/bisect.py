@@ -8,10 +8,14 @@ from typing import Any
 
 import click
 
-from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, AB_MAX_ROUNDS, AB_MAX_TIME, LAYOUTS
+from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, LAYOUTS
 from ..errors import ConfigurationError
 from .common import writable_path
 
+#: a step's budget: larger than ab's (8.5 s, 60 rounds), since each step decides at
+#: 1 − α/k; a clear difference still ends a step at its first look
+BISECT_MAX_TIME = 20.0
+BISECT_MAX_ROUNDS = 200
 #: ``git bisect run``'s exit statuses
 EXIT_GOOD, EXIT_BAD, EXIT_SKIP = 0, 1, 125
 
@@ -77,9 +81,9 @@ def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
 @click.option("--threshold", default=None,
               help="A candidate is bad when slower beyond this (e.g. 2%); default: the "
                    "benchmark's threshold in steadybench.toml, else 0.")
-@click.option("--max-rounds", type=click.IntRange(min=2), default=AB_MAX_ROUNDS,
+@click.option("--max-rounds", type=click.IntRange(min=2), default=BISECT_MAX_ROUNDS,
               show_default=True, help="Budget of each step: rounds.")
-@click.option("--max-time", type=float, default=AB_MAX_TIME, show_default=True,
+@click.option("--max-time", type=float, default=BISECT_MAX_TIME, show_default=True,
               help="Budget of each step: seconds of rounds (0: rounds only).")
 @click.option("--min-rounds", type=click.IntRange(min=2), default=None,
               help="Rounds before a step's first look.")
@@ -93,6 +97,11 @@ def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
               help="Hidden factors of the executions (as ab --layout).")
 @click.option("--python", default=None,
               help="Interpreter of the workers (a path, or relative to each worktree).")
+@click.option("--clock", type=click.Choice(["perf_counter", "thread_time", "process_time"]),
+              default="perf_counter", show_default=True,
+              help="Clock of the samples: thread_time counts only the benchmark's own CPU "
+                   "time, so other processes on a busy machine add no noise (for CPU-bound "
+                   "code; it leaves out waiting for I/O).")
 @click.option("--seed", type=int, default=None, help="Seed of the random order of rounds.")
 @click.option("--history-url", "history_url", metavar="URL", envvar="STEADYBENCH_HISTORY_URL",
               default=None, help="History store the steps are recorded in (default: "
@@ -132,7 +141,7 @@ def bisect_cmd(target: str, **opts: Any) -> int:
     bisect_target = BisectTarget(
         root, repository_relative(path, root), selector, opts["build"], opts["python"],
         {"execution_time": opts["execution_time"], "warmup": opts["warmup"],
-         "time_limit": opts["time_limit"], "layout": opts["layout"]})
+         "time_limit": opts["time_limit"], "layout": opts["layout"], "clock": opts["clock"]})
     threshold = _threshold(opts, bisect_target.label, root)
     good = resolve(opts["good"], root)
     if opts["step_mode"]:

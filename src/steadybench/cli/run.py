@@ -59,6 +59,7 @@ def make_runner_factory(opts: dict[str, Any]):
     executions, and the stop condition applies inside each execution; ``--in-process`` runs
     it in this process (debugging: not isolated).
     """
+    from ..clocks import get_clock
     from ..runner.runner import Runner
     from ..runner.stop import ElapsedTime
 
@@ -90,6 +91,7 @@ def make_runner_factory(opts: dict[str, Any]):
             time_limit=opts["time_limit"],
             confidence=opts.get("confidence", 0.95),
             layout=opts.get("layout") or defaults.LAYOUT,
+            **({"clock": get_clock(opts["clock"])} if opts.get("clock") else {}),
         )
 
     return runner_for
@@ -298,6 +300,14 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     "repeated runs average over the same ones; 'fixed' also turns ASLR off (the same "
     "addresses every time, but not those of ordinary runs: slower here by 5-12%); 'random' "
     "draws seed and size afresh, as pyperf does. Default: design.",
+)
+@click.option(
+    "--clock",
+    type=click.Choice(["perf_counter", "thread_time", "process_time"]),
+    default=None,
+    help="Clock of the samples: thread_time counts only the benchmark's own CPU time, so other "
+    "processes on a busy machine (a shared CI runner) add no noise; for CPU-bound code (waiting "
+    "for I/O or sleeping is left out). Default: perf_counter.",
 )
 @click.option(
     "--in-process",

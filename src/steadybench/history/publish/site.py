@@ -136,9 +136,9 @@ def bench_data(page: Page, template: str | None) -> dict[str, Any]:
         hi: list[float | None] = [None] * len(xs)
         for p, x in zip(s.points, s.positions, strict=True):
             i = where[x]
-            v[i] = _round(p.value)
-            lo[i] = _round(p.ci_low if p.ci_low is not None else p.value)
-            hi[i] = _round(p.ci_high if p.ci_high is not None else p.value)
+            v[i] = p.value
+            lo[i] = p.ci_low if p.ci_low is not None else p.value
+            hi[i] = p.ci_high if p.ci_high is not None else p.value
         lines.append({"label": _line_label(s) or s.label, "machine": s.machine,
                       "params": s.params, "v": v, "lo": lo, "hi": hi})
         for c in s.changes:
