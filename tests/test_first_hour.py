@@ -151,7 +151,7 @@ def test_parameter_named_n_never_collides_with_the_runs_column(tmp_path, capsys)
     code, out, _ = cli(["run", str(bench), *FAST_RUN, "--style", "plain"], capsys)
     header = out.splitlines()[0].split()
     assert header[:2] == ["benchmark", "runs"] and "n" not in header
-    assert "build string join [n=1000]" in out
+    assert "build_string_join_[n=1000]" in out  # plain: one field (issue 28, item 10)
 
 
 def test_k_matches_names_as_displayed(tmp_path, capsys):

@@ -468,3 +468,99 @@ def test_usertimed_bad_return_is_one_line(tmp_path, capsys):
     code, _, err = cli(["run", str(bench), "--runs", "3", "-p", "2"], capsys)
     assert code != 0 and "returns the seconds its loops took" in err
     assert "Traceback" not in err
+
+
+# ------------------------------------------------- item 10: plain fields that split
+def test_plain_rows_split_into_the_header_fields(capsys):
+    from steadybench.output.tables import Column, TableSpec, to_plain
+
+    spec = TableSpec([Column("benchmark", justify="left"), Column("estimate"), Column("CI"),
+                      Column("rate"), Column("status", justify="left")])
+    from rich.markup import escape
+
+    spec.add_row(escape("build join [n=100]"), "511 ns", "± 2.22%", "965 M items/s, 8.99 GiB/s",
+                 "FAILED KeyError: 'x'")
+    header, row = to_plain(spec).splitlines()
+    assert row.split() == ["build_join_[n=100]", "511ns", "±2.22%",
+                           "965M_items/s,_8.99GiB/s", "FAILED_KeyError:_'x'"]
+    assert len(header.split()) == len(row.split())
+    code, out, err = cli(["exec", "sleep 0.001", "true 1", "--runs", "3", "--style", "plain"],
+                         capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    fields = len(lines[0].split())
+    assert all(len(line.split()) == fields for line in lines[1:3]), out
+    assert lines[1].split()[0] == "sleep_0.001"
+
+
+# ------------------------------------------------------ item 9: 80 columns, no broken words
+def test_wrap_keeps_numbers_with_their_units_and_words_whole():
+    from steadybench.output.console import wrap_words
+
+    line = ("  build join [n=100]: done, n=297, mean of execution medians 507 ns ± 17.12% "
+            "(95% CI) (3 of 3 executions; each: 0.1 s elapsed) · case 1 of 2")
+    for width in range(40, 81):
+        wrapped = wrap_words(line, width).splitlines()
+        assert all(len(part) <= width for part in wrapped), (width, wrapped)
+        assert " ".join(p.strip() for p in wrapped) == " ".join(line.split())
+        for whole in ("507 ns", "± 17.12%", "0.1 s", "execution medians"[:9]):
+            assert any(whole in part for part in wrapped), (width, whole, wrapped)
+        assert all(p.startswith("    ") for p in wrapped[1:])  # indent + 2
+
+
+def test_bare_steadybench_and_history_list_fit_80_columns(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = cli([], capsys)
+    assert out and max(map(len, out.splitlines())) <= 80
+    bench = tmp_path / "b.py"
+    bench.write_text("import steadybench as sb\n\n@sb.benchmark\ndef f():\n"
+                     "    return lambda: None\n")
+    db = tmp_path / "h.sqlite"
+    for name in ("a-rather-long-name-for-a-record", "second"):
+        assert cli(["run", str(bench), "-p", "2", "--runs", "2", "-q", "--history-url",
+                    str(db), "--history-name", name], capsys)[0] == 0
+    code, out, err = cli(["history", "list", "--history-url", str(db)], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 3 and max(map(len, lines)) <= 80
+    assert all(len(line.split()) == len(lines[0].split()) for line in lines)
+
+
+def test_system_show_fits_80_columns_and_a_file_is_not_hard_wrapped(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = cli(["system", "show", "--interval", "0"], capsys)
+    assert code == 0
+    assert max(map(len, out.splitlines())) <= 80, out
+    monkeypatch.delenv("COLUMNS")
+    from steadybench.output.console import make_console
+
+    console = make_console()  # standard output captured: not a terminal
+    long = "warning: " + " ".join(["word"] * 60)
+    console.print(long)
+    assert capsys.readouterr().out == long + "\n"  # one line: a file has no width
+
+
+def test_pytest_summary_fits_80_columns(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "test_wide.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.benchmark(group='a group with a rather long name')\n"
+        "def test_a_benchmark_with_a_long_descriptive_name(benchmark):\n"
+        "    benchmark(lambda: sum(range(100)))\n\n"
+        "@pytest.mark.benchmark(group='a group with a rather long name')\n"
+        "def test_another_benchmark_with_a_long_descriptive_name(benchmark):\n"
+        "    benchmark(lambda: sum(range(300)))\n")
+    env = {**os.environ, "COLUMNS": "80"}
+    env.pop("PYTEST_ADDOPTS", None)
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-p", "no:benchmark", "--steadybench-processes", "2",
+                          "--steadybench-time", "0.02"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    section = out.stdout.split("steadybench benchmarks", 1)[1]
+    lines = section.splitlines()
+    assert any("faster than" in line for line in lines)
+    assert max(map(len, lines)) <= 80, section

@@ -32,14 +32,15 @@ COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "ab", "report
 #: what bare ``steadybench`` prints: the commands a new user starts with
 SHORT_USAGE = """usage: steadybench COMMAND [OPTIONS] [ARGS]...
 
-  steadybench timeit [-s SETUP] STMT [--vs STMT]  time a Python statement, compare rivals
-  steadybench run FILE.py                         run the benchmarks a Python file defines
-  steadybench exec -- CMD ARG...                  benchmark commands (hyperfine's options)
-  steadybench compare BASE.json NEW.json          faster, slower or unchanged, at a confidence
-  steadybench ab A B                              live A/B comparison in fresh processes
+  steadybench timeit STMT [--vs STMT]  time Python code (-s SETUP, as timeit)
+  steadybench run FILE.py              run the benchmarks a Python file defines
+  steadybench exec "CMD" ["CMD"...]    benchmark commands (hyperfine's options)
+  steadybench compare BASE NEW         faster, slower or unchanged, and how much
+  steadybench ab A B                   live A/B comparison in fresh processes
+  steadybench show FILE                a results file: statistics, histogram
 
-'steadybench --help' lists every command, 'steadybench COMMAND --help' its options;
-docs/tutorial.md walks through the first hour.
+'steadybench --help' lists every command, 'steadybench COMMAND --help' its
+options; docs/tutorial.md walks through the first hour.
 """
 
 #: exit status after Ctrl-C (128 + SIGINT), SIGTERM (128 + SIGTERM) and SIGHUP (128 + SIGHUP),

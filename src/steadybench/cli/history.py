@@ -55,7 +55,6 @@ def history_group() -> None:
 def list_cmd(url: str | None, limit: int, benchmark: str | None, machine: str | None,
              json_path: str | None) -> None:
     """The newest records, newest first."""
-    from ..output.sanitize import terminal_text
 
     with _open(url) as store:
         records = store.records(limit=limit, benchmark=benchmark, machine=machine)
@@ -67,14 +66,27 @@ def list_cmd(url: str | None, limit: int, benchmark: str | None, machine: str | 
     if not records:
         click.echo(f"no records in {where}")
         return
-    click.echo(f"{'id':>5}  {'time':19}  {'commit':10} {'branch':14} {'name':14} "
-               f"{'benchmarks':>10}  machine")
+    import shutil
+
+    from ..output.console import console_text
+    from ..output.tables import Column, TableSpec, fit_plain, to_plain
+
+    # one record per line, fields without spaces; at the terminal's width (80 off one) the
+    # least useful columns are left out rather than a line wrapped
+    spec = TableSpec([Column("id"), Column("time", justify="left"),
+                      Column("commit", justify="left", drop=2),
+                      Column("branch", justify="left", drop=4),
+                      Column("name", justify="left", drop=1), Column("cases"),
+                      Column("machine", justify="left", drop=3),
+                      Column("source", justify="left", drop=5)])
     for r in records:
         commit = (r.git.commit[:10] + ("+" if r.git.dirty else "")) if r.git.commit else "—"
-        click.echo(terminal_text(
-            f"{r.id:>5}  {r.created[:19]:19}  {commit:10} {(r.git.branch or '—')[:14]:14} "
-            f"{(r.name or '—')[:14]:14} {r.summary()['benchmarks']:>10}  "
-            f"{r.machine}" + (f"  [{r.source}]" if r.source != "steadybench" else "")))
+        spec.add_row(str(r.id), r.created[:16].replace("T", "_"), commit,
+                     console_text(r.git.branch or "—"), console_text(r.name or "—"),
+                     str(r.summary()["benchmarks"]), console_text(r.machine),
+                     console_text(r.source))
+    width = shutil.get_terminal_size((80, 24)).columns
+    click.echo(to_plain(fit_plain(spec, width)), nl=False)
 
 
 @history_group.command("show")

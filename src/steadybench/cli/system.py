@@ -99,7 +99,6 @@ def _print_state(console: Console, state: dict[str, Any], findings: list[dict[st
 @pass_root
 def show_cmd(root: str, as_json: str | None, interval: float, target: str | None) -> None:
     """Show frequency, temperature, load, power and Python state, with advice."""
-    from rich.console import Console
 
     from ..system.advice import assess
     from ..system.readers import machine_state
@@ -116,7 +115,9 @@ def show_cmd(root: str, as_json: str | None, interval: float, target: str | None
 
             atomic_write_text(as_json, text + "\n")
         return
-    _print_state(Console(highlight=False, soft_wrap=True), state, findings)
+    from ..output.console import make_console
+
+    _print_state(make_console(highlight=False), state, findings)
 
 
 @click.command("check")
@@ -128,6 +129,7 @@ def show_cmd(root: str, as_json: str | None, interval: float, target: str | None
 @pass_root
 def check_cmd(root: str, preset: str, interval: float, target: str | None) -> None:
     """Exit non-zero, with the reasons, when the machine is not fit to benchmark."""
+    from ..output.console import echo
     from ..system.advice import check
     from ..system.presets import build_preset, load_preset, preset_sensor_units
     from ..system.readers import machine_state
@@ -141,9 +143,9 @@ def check_cmd(root: str, preset: str, interval: float, target: str | None) -> No
     reasons = check(state, spec.rules)
     if reasons:
         for reason in reasons:
-            click.echo(f"not fit: {reason}")
+            echo(f"not fit: {reason}")
         raise click.exceptions.Exit(1)
-    click.echo(f"fit to benchmark by the {spec.name} preset's rules")
+    echo(f"fit to benchmark by the {spec.name} preset's rules")
 
 
 _WAIT_LOCK = click.option(

@@ -14,6 +14,7 @@ are laid out with the width of what is shown.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -54,11 +55,96 @@ def _visible_segments(buffer: Iterable[Segment]) -> Iterator[Segment]:
             yield Segment(terminal_text(segment.text, keep_newlines=True), segment.style)
 
 
+#: a number and its unit (``1.23 ms``, ``± 2.5%``, ``4 MiB``...): never broken apart
+_UNIT = re.compile(r"(?<=[\d.])\s+(?=(?:ns|µs|us|ms|s|min|h|%|B|KiB|MiB|GiB|TiB|kB|MB|GB|"
+                   r"Hz|MHz|GHz|°C|W|J|rpm|[kMGT]?\s?items/s|[KMGT]i?B/s|×|x)(?![\w]))"
+                   r"|(?<=±)\s+|(?<=[kMGT])\s(?=items/s)")
+_GLUE = "\ue000"  # a private-use character, never in printed text
+
+
+def _break_points(plain: str, width: int) -> list[tuple[int, int]]:
+    """Spans of ``plain`` (one line) that fit ``width`` cells each, broken between words only;
+    a continuation is indented by the line's indent plus two spaces."""
+    body_start = len(plain) - len(plain.lstrip(" "))
+    glued = _UNIT.sub(lambda m: _GLUE * len(m.group(0)), plain)
+    words = [m.span() for m in re.finditer(r"[^\s]+", glued)]
+    if not words:
+        return [(0, len(plain))]
+    spans: list[tuple[int, int]] = []
+    start, end = 0, words[0][1]
+    room = width
+    for w_start, w_end in words[1:]:
+        if w_end - start <= room:
+            end = w_end
+            continue
+        spans.append((start, end))
+        start, end = w_start, w_end
+        room = width - body_start - 2
+    spans.append((start, end))
+    return spans
+
+
+def wrap_text(text: Any, width: int) -> Any:
+    """A rich ``Text`` wrapped at ``width`` between words only: a word and a number with its
+    unit stay whole, styles are kept, a continuation keeps the line's indent plus two spaces;
+    a word longer than the line stays long (never cut)."""
+    from rich.text import Text
+
+    lines = []
+    for line in text.split("\n", allow_blank=True):
+        if line.cell_len <= width:
+            lines.append(line)
+            continue
+        indent = " " * (len(line.plain) - len(line.plain.lstrip(" ")) + 2)
+        for k, (start, end) in enumerate(_break_points(line.plain, width)):
+            part = line[start:end]
+            lines.append(part if k == 0 else Text(indent) + part)
+    return Text("\n").join(lines)
+
+
+def wrap_words(text: str, width: int) -> str:
+    """Plain ``text`` wrapped as :func:`wrap_text` wraps (for ``click.echo``)."""
+    from rich.text import Text
+
+    return wrap_text(Text(text), width).plain
+
+
+def echo(text: str, err: bool = False) -> None:
+    """``click.echo`` of plain text, wrapped as a :class:`SafeConsole` wraps printed text
+    (between words, at the terminal's width or ``COLUMNS``; unwrapped in a file)."""
+    import shutil
+    import sys
+
+    import click
+
+    stream = sys.stderr if err else sys.stdout
+    if _columns_set() or stream.isatty():
+        text = wrap_words(text, shutil.get_terminal_size((80, 24)).columns)
+    click.echo(text, err=err)
+
+
 class SafeConsole(Console):
-    """A rich Console whose printed text shows control characters instead of sending them."""
+    """A rich Console whose printed text shows control characters instead of sending them.
+
+    Text printed as one string is wrapped by :func:`wrap_words` (between words, a number never
+    apart from its unit) at the terminal's width, or at ``COLUMNS`` when set; off a terminal
+    without ``COLUMNS`` such lines are not wrapped at all (a file has no width). Tables and
+    other renderables are laid out by rich as usual."""
 
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
         return super()._render_buffer(_visible_segments(buffer))
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # noqa: A003 - rich's name
+        if len(objects) == 1 and isinstance(objects[0], str) and "soft_wrap" not in kwargs \
+                and "width" not in kwargs:
+            text = self.render_str(objects[0], markup=kwargs.pop("markup", None),
+                                   highlight=kwargs.pop("highlight", None),
+                                   emoji=kwargs.pop("emoji", None))
+            if self.is_terminal or _columns_set():
+                text = wrap_text(text, self.width)
+            super().print(text, soft_wrap=True, **kwargs)
+            return
+        super().print(*objects, **kwargs)
 
 
 def _columns_set() -> bool:

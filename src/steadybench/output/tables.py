@@ -152,10 +152,44 @@ def _render_rich(spec: TableSpec, console) -> None:  # noqa: ANN001
                       "--style plain shows all)[/dim]")
 
 
+def plain_field(cell: str) -> str:
+    """A cell as one whitespace-free field (``--style plain``): a unit is attached to its
+    number (``511ns``, ``±2.22%``, ``1.5GiB/s``), every other space becomes ``_``, so that
+    ``awk '{print $3}'`` and ``str.split()`` find the columns."""
+    import re
+
+    text = " ".join(_plain_cell(cell).split())
+    text = re.sub(r"(?<=[\d.])\s+(?=[^\d\s(\[])", "", text)  # 511 ns, 2.5 GiB/s, 3 M items
+    text = text.replace("± ", "±")
+    return text.replace(" ", "_") or "—"
+
+
+def fit_plain(spec: TableSpec, width: int) -> TableSpec:
+    """``spec`` without the optional columns (highest ``drop`` first) that would make its
+    :func:`to_plain` lines longer than ``width``."""
+    keep = list(range(len(spec.columns)))
+
+    def length() -> int:
+        return max((len("  ".join(plain_field(row[i]) if row is not None else
+                                  spec.columns[i].header for i in keep))
+                    for row in [None, *spec.rows]), default=0)
+
+    while length() > width:
+        droppable = [i for i in keep if spec.columns[i].drop > 0]
+        if not droppable:
+            break
+        keep.remove(max(droppable, key=lambda i: (spec.columns[i].drop, i)))
+    fitted = TableSpec([spec.columns[i] for i in keep], title=spec.title)
+    for row in spec.rows:
+        fitted.add_row(*(row[i] for i in keep))
+    return fitted
+
+
 def to_plain(spec: TableSpec) -> str:
-    """Whitespace-aligned columns, one line per row, no borders (for scripts)."""
+    """Whitespace-aligned columns, one line per row, no borders (for scripts): every field is
+    free of whitespace (:func:`plain_field`)."""
     headers = [c.header.replace(" ", "_") for c in spec.columns]
-    rows = [[_plain_cell(c).replace("\n", " ") for c in row] for row in spec.rows]
+    rows = [[plain_field(c) for c in row] for row in spec.rows]
     widths = [max(len(x) for x in [h, *(r[i] for r in rows)]) for i, h in enumerate(headers)]
     lines = []
     for cells in [headers, *rows]:
@@ -190,5 +224,6 @@ def style_option(fn):  # noqa: ANN001, ANN201 - a click decorator
     return click.option("--style", type=click.Choice(STYLES), default="table",
                         show_default=True,
                         help="How the results table is printed: a boxed table that fits the "
-                             "terminal, plain aligned columns, or Markdown.")(fn)
+                             "terminal, plain (one record per line, fields without spaces: "
+                             "511ns, ±2.22%, names with _), or Markdown.")(fn)
 

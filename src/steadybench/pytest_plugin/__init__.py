@@ -145,15 +145,30 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     out = bench.outcome
     if not bench.cases and (out is None or not out.errors):
         return
+    # at the terminal's width (or COLUMNS), between words only (a number never apart from its
+    # unit); into a file or a pipe, unwrapped: it has no width
+    import os
+
+    from ..output.console import wrap_words
+
+    writer = getattr(tr, "_tw", None)
+    stream = getattr(writer, "_file", None)
+    wrap = bool(os.environ.get("COLUMNS", "").strip().isdigit()) or bool(
+        stream is not None and hasattr(stream, "isatty") and stream.isatty())
+    width = getattr(writer, "fullwidth", 80) or 80
+
+    def write(line: str, **markup: bool) -> None:
+        for part in (wrap_words(line, width) if wrap else line).split("\n"):
+            tr.write_line(part, **markup)
+
     tr.write_sep("-", "steadybench benchmarks")
     for line in bench.summary_lines():
-        tr.write_line(line)
+        write(line)
     if out is not None:
         for line in out.regressions:
-            tr.write_line(f"regression: {line}", red=True, bold=True)
+            write(f"regression: {line}", red=True, bold=True)
         if out.regressions and bench.fail_on != "never":
-            tr.write_line(f"failing the session (--steadybench-fail-on {bench.fail_on})",
-                          red=True)
+            write(f"failing the session (--steadybench-fail-on {bench.fail_on})", red=True)
         for line in out.errors:
-            tr.write_line(f"error: {line}", red=True)
+            write(f"error: {line}", red=True)
 
