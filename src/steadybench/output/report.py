@@ -68,6 +68,7 @@ from .format import (
     format_params,
 )
 from .relative import Relation, Variant, relative_summary
+from .sanitize import html_text
 
 TEMPLATES = Path(__file__).with_name("templates")
 #: more cases than this (over all inputs) → one compact figure per case
@@ -101,6 +102,8 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        # every plain string shown has its control characters and bidi overrides escaped
+        finalize=lambda value: html_text(value) if type(value) is str else value,
     )
     env.filters["value"] = pd.format_value
     env.filters["num"] = _num_text
