@@ -937,6 +937,8 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
     if labels is not None and len(labels) != len(results_list):
         raise ConfigurationError("write_report: one label per results input")
     names = list(labels) if labels else [f"results {i}" for i in range(1, len(results_list) + 1)]
+    if plots_dir:  # the folder asked for (not its parents, which must exist)
+        Path(plots_dir).mkdir(exist_ok=True)
     figs = _Figures(Path(plots_dir) if plots_dir else None, plot_format)
     total_cases = sum(len(r.cases) for r in results_list)
     compact = total_cases > COMPACT_CASES
