@@ -148,6 +148,7 @@ def test_atomic_write_gives_the_usual_file_mode(tmp_path):
 
     from steadybench.fileio import atomic_write_text
 
+    (tmp_path / "sub").mkdir()  # an output's folder must exist (issue 27 item 18)
     old = os.umask(0o022)
     try:
         path = atomic_write_text(tmp_path / "sub" / "f.txt", "x")

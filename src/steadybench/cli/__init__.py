@@ -204,6 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         code = exc.exit_code
     except BrokenPipeError:
         code = 1
+    except OSError as exc:  # the machine refused (a full disk, a read-only folder): not a bug
+        if debug:
+            traceback.print_exc()
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"error: {one_line(exc.strerror or str(exc))}{one_line(where)}", file=sys.stderr)
+        code = 1
     except Exception as exc:  # a bug of ours: still one line, the traceback behind --debug
         if debug:
             traceback.print_exc()

@@ -24,10 +24,12 @@ def url_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         show_envvar=True, default=None, help=URL_HELP)(fn)
 
 
-def _open(url: str | None) -> Any:
+def _open(url: str | None, create: bool = False) -> Any:
+    """The store; only ``import`` (``create``) may make a new one: the commands that read
+    create no file (issue 27 item 18)."""
     from ..history.store import HistoryStore
 
-    return HistoryStore.open(url)
+    return HistoryStore.open(url, create=create)
 
 
 def _emit(text: str, path: str) -> None:
@@ -391,7 +393,7 @@ def import_cmd(files: tuple[str, ...], url: str | None, name: str | None) -> Non
     from ..history.options import describe
     from ..output.results_io import _finite, results_from_data
 
-    with _open(url) as store:
+    with _open(url, create=True) as store:
         for path in files:
             data = read_user_json(path, ResultsFormatError)
             if is_pytest_benchmark(data):

@@ -117,7 +117,24 @@ def show_cmd(root: str, as_json: str | None, interval: float, target: str | None
         return
     from ..output.console import make_console
 
-    _print_state(make_console(highlight=False), state, findings)
+    _print_state(make_console(highlight=False), _shown(state), _shown(findings))
+
+
+def _shown(tree: Any) -> Any:
+    """Values read from the machine made inert for the console: control characters shown
+    escaped (an OSC or CSI sequence in a sysfs value is not sent to the terminal) and Rich
+    markup escaped."""
+    from rich.markup import escape
+
+    from ..output.sanitize import terminal_text
+
+    if isinstance(tree, str):
+        return escape(terminal_text(tree))
+    if isinstance(tree, dict):
+        return {k: _shown(v) for k, v in tree.items()}
+    if isinstance(tree, list | tuple):
+        return [_shown(v) for v in tree]
+    return tree
 
 
 @click.command("check")
@@ -182,6 +199,9 @@ def tune_cmd(root: str, journal: str | None, governor: str | None, keep_boost: b
     report = tune_machine(sysroot, path, governor=governor or "performance",
                           boost_off=not keep_boost, explicit_governor=governor is not None,
                           dry_run=dry_run, wait_lock=wait_lock, on_wait=_tell)
+    from ..output.sanitize import terminal_tree
+
+    report = terminal_tree(report)  # sysfs values may hold escape sequences: shown escaped
     for item in report["unavailable"]:
         click.echo(f"unavailable ({item['name']}): {item['reason']}")
     for item in report["already"]:
@@ -228,6 +248,9 @@ def reset_cmd(root: str, journal: str | None, wait_lock: bool, target: str | Non
     folder = sysroot.journal_dir()  # a target's journals: its own folder on the host
     report = reset_journals(paths, root=sysroot, wait_lock=wait_lock, on_wait=_tell,
                             directory=folder)
+    from ..output.sanitize import terminal_tree
+
+    report = terminal_tree(report)
     for item in report["skipped"]:
         click.echo(f"skipped: {item}")
     for item in report["orphans"]:

@@ -98,7 +98,7 @@ class SQLiteBackend(Backend):
     dialect = "sqlite"
     words = {"id": "INTEGER PRIMARY KEY AUTOINCREMENT", "real": "REAL", "json": "TEXT"}
 
-    def __init__(self, path: Path, timeout: float) -> None:
+    def __init__(self, path: Path, timeout: float, create: bool = True) -> None:
         import sqlite3
 
         self.path = path
@@ -107,8 +107,12 @@ class SQLiteBackend(Backend):
         self._sqlite3 = sqlite3
         if path.exists() and not path.is_file():
             raise HistoryError(f"history {path}: not a regular file")
+        if not create and not path.exists():  # a command that only reads creates nothing
+            raise HistoryError(f"no history at {path!s} (nothing was recorded there; record "
+                               "with --history, or give --history-url)")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if create:
+                path.parent.mkdir(parents=True, exist_ok=True)
             self.conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None,
                                         check_same_thread=False)
             self.conn.execute("PRAGMA foreign_keys = ON")
@@ -240,13 +244,14 @@ def default_path(cwd: str | os.PathLike[str] | None = None) -> Path:
 
 
 def open_backend(url: str | None, timeout: float | None = None,
-                 cwd: str | os.PathLike[str] | None = None) -> Backend:
+                 cwd: str | os.PathLike[str] | None = None, create: bool = True) -> Backend:
     """The backend a history URL names: None or "" → the project's default SQLite file;
     ``postgresql://…`` (or ``postgres://``) or a libpq keyword string (``host=db dbname=x``)
-    → PostgreSQL; ``sqlite:///abs/path``, ``sqlite:rel/path`` or a plain path → SQLite."""
+    → PostgreSQL; ``sqlite:///abs/path``, ``sqlite:rel/path`` or a plain path → SQLite
+    (``create=False``: an existing file only, for commands that only read)."""
     wait = default_timeout() if timeout is None else timeout
     if not url:
-        return SQLiteBackend(default_path(cwd), wait)
+        return SQLiteBackend(default_path(cwd), wait, create)
     if url.startswith(("postgresql://", "postgres://")) or _KEYWORD_DSN.match(url):
         return PostgresBackend(url, wait)
     if "://" in url and not url.startswith("sqlite:"):
@@ -261,5 +266,5 @@ def open_backend(url: str | None, timeout: float | None = None,
         path = rest[2:] if rest.startswith("//") else rest
         if not path:
             raise HistoryError(f"history URL {url!r} names no file")
-        return SQLiteBackend(Path(path), wait)
-    return SQLiteBackend(Path(url), wait)
+        return SQLiteBackend(Path(path), wait, create)
+    return SQLiteBackend(Path(url), wait, create)

@@ -28,7 +28,7 @@ def record_samples(ref: str, url: str | None = None,
     from ..output.results_io import results_from_data
     from .store import HistoryStore
 
-    with HistoryStore.open(url) as store:
+    with HistoryStore.open(url, create=False) as store:
         rec = store.resolve(ref, machine=machine)
     commit = f", commit {rec.git.short}" if rec.git.commit else ""
     label = f"history {ref} (#{rec.id}{commit})"

@@ -111,7 +111,7 @@ def history_noise_lookup(url: str | None, environment: dict[str, Any] | None,
     if url is None and only_if_exists and not default_path().exists():
         return None, None
     try:
-        store = HistoryStore.open(url)
+        store = HistoryStore.open(url, create=False)
     except HistoryError as exc:
         return None, f"run-to-run noise from history not used: {exc}"
     machine = current_machine(environment) if environment else None

@@ -53,10 +53,11 @@ class HistoryStore:
 
     @classmethod
     def open(cls, url: str | None = None, *, timeout: float | None = None,
-             cwd: str | os.PathLike[str] | None = None) -> HistoryStore:
+             cwd: str | os.PathLike[str] | None = None, create: bool = True) -> HistoryStore:
         """Open the store ``url`` names (None: the project's ``.steadybench/history.sqlite``)
-        and bring its schema up to date."""
-        backend = open_backend(url, timeout, cwd)
+        and bring its schema up to date; ``create=False`` (commands that only read) refuses a
+        SQLite store that does not exist instead of creating it."""
+        backend = open_backend(url, timeout, cwd, create)
         try:
             migrate(backend)
         except BaseException:

@@ -38,7 +38,7 @@ from .format import (
 )
 from .rates import rate_fields, rates_text
 from .results_io import _finite, write_results
-from .sanitize import xml_text
+from .sanitize import csv_text, xml_text
 
 Writer = Callable[[Results, "str | os.PathLike[str]"], Path]
 
@@ -192,16 +192,16 @@ def results_to_csv(results: Results) -> str:
             else [None, None, None, None, case.unit, None, None, None, None]
         writer.writerow(
             [
-                case.benchmark,
-                case.implementation,
-                format_params(case.params),
-                case.method,
+                csv_text(case.benchmark),
+                csv_text(case.implementation),
+                csv_text(format_params(case.params)),
+                csv_text(case.method),
                 case.n,
-                case.state,
+                csv_text(case.state),
                 *(_cell(v) for v in headline),
                 *(_cell(case.stats.get(k)) for k in STAT_KEYS),
-                case.stop_reason,
-                " | ".join(case.warnings + case.errors),
+                csv_text(case.stop_reason or ""),
+                csv_text(" | ".join(case.warnings + case.errors)),
                 _cell(rate_fields(case).get("items_per_second")),
                 _cell(rate_fields(case).get("bytes_per_second")),
             ]

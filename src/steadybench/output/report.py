@@ -69,6 +69,7 @@ from .format import (
     format_params,
 )
 from .relative import Relation, Variant, relative_summary
+from .sanitize import html_text
 
 TEMPLATES = Path(__file__).with_name("templates")
 #: more cases than this (over all inputs) → one compact figure per case
@@ -102,6 +103,8 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        # every plain string shown has its control characters and bidi overrides escaped
+        finalize=lambda value: html_text(value) if type(value) is str else value,
     )
     env.filters["value"] = pd.format_value
     env.filters["num"] = _num_text
@@ -934,6 +937,8 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
     if labels is not None and len(labels) != len(results_list):
         raise ConfigurationError("write_report: one label per results input")
     names = list(labels) if labels else [f"results {i}" for i in range(1, len(results_list) + 1)]
+    if plots_dir:  # the folder asked for (not its parents, which must exist)
+        Path(plots_dir).mkdir(exist_ok=True)
     figs = _Figures(Path(plots_dir) if plots_dir else None, plot_format)
     total_cases = sum(len(r.cases) for r in results_list)
     compact = total_cases > COMPACT_CASES

@@ -27,7 +27,9 @@ def _finite(obj: Any) -> Any:
 
 
 def results_to_json(results: Results, indent: int | None = 1) -> str:
-    return json.dumps(_finite(results.to_dict()), indent=indent, allow_nan=False) + "\n"
+    # default=str: a parameter value JSON has no type for (an object, a set) is kept as its text
+    return json.dumps(_finite(results.to_dict()), indent=indent, allow_nan=False,
+                      default=str) + "\n"
 
 
 def write_results(results: Results, path: str | os.PathLike[str]) -> Path:
@@ -58,6 +60,9 @@ def results_from_data(data: Any, source: str = "<data>") -> Results:
         if not isinstance(entry, dict):
             raise ResultsFormatError(f"{source}: malformed results file (benchmarks[{i}] is "
                                      f"{type(entry).__name__}, not an object)")
+        if not isinstance(entry.get("name"), str):
+            raise ResultsFormatError(f"{source}: malformed results file (benchmarks[{i}].name "
+                                     f"is {type(entry.get('name')).__name__}, not text)")
         for key in ("name", "implementation"):
             if entry.get(key) is not None and not isinstance(entry[key], str):
                 raise ResultsFormatError(f"{source}: malformed results file (benchmarks[{i}]."

@@ -9,8 +9,14 @@ what it is and cannot act on the reader:
   sequence cannot move the cursor, retitle the window or hide text;
 - :func:`markdown_text`: nothing can start a heading, list, quote, code, link, image or HTML,
   nor break a table row;
-- :func:`xml_text`: characters XML 1.0 forbids are shown escaped, so the document always
-  parses.
+- :func:`xml_text`: characters XML 1.0 forbids, and bidirectional overrides, are shown
+  escaped, so the document always parses and reads in its own order;
+- :func:`csv_text`: a cell of a CSV file: control characters and bidirectional overrides shown
+  escaped, and a cell a spreadsheet would take as a formula (starting with ``=``, ``+``, ``-``,
+  ``@``) prefixed with ``'`` (OWASP, "CSV Injection");
+- :func:`html_text`: text in the HTML report (autoescaped by Jinja) with control characters and
+  bidirectional overrides shown escaped, line feeds kept;
+- :func:`terminal_tree`: every string of a JSON-like tree made terminal-safe, for display.
 
 The escaped form is Python's: ``\\x1b``, ``\\u202e``, ``\\udc80``.
 """
@@ -31,7 +37,11 @@ _TERMINAL_UNSAFE_BUT_NEWLINE = re.compile(
 )
 #: characters outside XML 1.0's Char production (#x9 | #xA | #xD | [#x20-#xD7FF] |
 #: [#xE000-#xFFFD] | [#x10000-#x10FFFF])
-_XML_INVALID = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_XML_INVALID = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+                          "|[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+                          "\u2066-\u2069]")
+#: what makes a spreadsheet read a cell as a formula (OWASP "CSV Injection")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 #: what ends a line for str.splitlines (CommonMark itself breaks at CR and LF)
 _LINE_BREAKS = re.compile("\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 #: Markdown punctuation that could open code, a link or image, math, or end a cell
@@ -61,8 +71,33 @@ def terminal_text(text: object, keep_newlines: bool = False) -> str:
 
 def xml_text(text: object) -> str:
     """``text`` with the characters XML 1.0 cannot hold (most C0 controls, lone surrogates,
-    U+FFFE, U+FFFF) shown escaped; ElementTree escapes ``<``, ``&`` and quotes itself."""
+    U+FFFE, U+FFFF), C1 controls and bidirectional overrides shown escaped; ElementTree escapes
+    ``<``, ``&`` and quotes itself."""
     return _XML_INVALID.sub(_show, str(text))
+
+
+def csv_text(text: object) -> str:
+    """A text cell of a CSV file: :func:`terminal_text` (line breaks escaped too), and a
+    leading ``'`` when a spreadsheet would read the cell as a formula."""
+    out = terminal_text(text)
+    return "'" + out if out.startswith(_FORMULA_START) else out
+
+
+def html_text(text: object) -> str:
+    """Text for the HTML report: control characters and bidirectional overrides shown
+    escaped, line feeds kept (Jinja escapes ``<``, ``&`` and quotes)."""
+    return terminal_text(text, keep_newlines=True)
+
+
+def terminal_tree(obj: object) -> object:
+    """Every string of a JSON-like tree (dicts, lists) :func:`terminal_text`-ed, for display."""
+    if isinstance(obj, str):
+        return terminal_text(obj)
+    if isinstance(obj, dict):
+        return {k: terminal_tree(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [terminal_tree(v) for v in obj]
+    return obj
 
 
 def _escape_block_start(text: str) -> str:

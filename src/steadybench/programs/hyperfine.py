@@ -26,6 +26,7 @@ import csv
 import io
 import json
 import math
+import re
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import Any
 
 from ..fileio import atomic_write_text
 from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult, Results
+from ..output.sanitize import csv_text, terminal_text
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -91,10 +93,10 @@ def to_csv(results: Results) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["command", "mean", "stddev", "median", "user", "system", "min", "max",
                      *(f"parameter_{n}" for n in names)])
-    for e in entries:
-        writer.writerow([e["command"], e["mean"], e["stddev"] or 0.0, e["median"], e["user"],
-                         e["system"], e["min"], e["max"],
-                         *(e.get("parameters", {}).get(n, "") for n in names)])
+    for e in entries:  # text cells made inert: no escape sequence, no spreadsheet formula
+        writer.writerow([csv_text(e["command"]), e["mean"], e["stddev"] or 0.0, e["median"],
+                         e["user"], e["system"], e["min"], e["max"],
+                         *(csv_text(e.get("parameters", {}).get(n, "")) for n in names)])
     return buf.getvalue()
 
 
@@ -123,10 +125,19 @@ def to_markdown(results: Results) -> str:
         if e["stddev"] is not None:
             mean += f" ± {e['stddev'] / scale:.1f}"
         rel = e["mean"] / fastest if fastest > 0 else math.nan
-        command = e["command"].replace("|", "\\|")
-        lines.append(f"| `{command}` | {mean} | {e['min'] / scale:.1f} | "
+        lines.append(f"| {code_span(e['command'])} | {mean} | {e['min'] / scale:.1f} | "
                      f"{e['max'] / scale:.1f} | {rel:.2f} |")
     return "\n".join(lines) + "\n"
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span in a table cell, as hyperfine writes commands: one line
+    (line breaks become spaces), control characters shown escaped, ``|`` escaped (GFM tables),
+    fenced with one backtick more than the longest run inside."""
+    body = terminal_text(re.sub(r"\r\n|[\n\r]", " ", str(text))).replace("|", "\\|")
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", body)), default=0) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{ticks}{pad}{body}{pad}{ticks}"
 
 
 WRITERS = {"json": to_json, "csv": to_csv, "markdown": to_markdown}

@@ -182,6 +182,10 @@ class Journal:
         except SystemControlError as exc:
             raise SystemControlError(f"journal {path} is corrupt: {exc}; nothing was "
                                      "restored") from exc
+        except RecursionError:  # nested deeper than the parser goes: not a journal
+            raise SystemControlError(f"journal {path} is corrupt (nested too deeply to be a "
+                                     "journal); nothing was restored. Check the files it names "
+                                     "by hand, then delete it") from None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SystemControlError(f"journal {path} is corrupt ({exc}); nothing was restored. "
                                      "Check the files it names by hand, then delete it") from exc

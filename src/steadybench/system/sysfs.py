@@ -30,6 +30,8 @@ CPU_DIR = "sys/devices/system/cpu"
 #: the most one read of a machine file returns: sysfs attributes hold at most a page, and the
 #: largest procfs files read (``cpuinfo``, ``interrupts``) stay far below it on thousands of CPUs
 MAX_READ_BYTES = 4 * 2**20
+#: CPU numbers a CPU list may name: Linux's NR_CPUS is at most 8192 (16 times that, for room)
+MAX_CPUS = 1 << 17
 #: the trees whose links must stay inside them
 _OWN_TREES = ("sys", "proc")
 
@@ -188,7 +190,9 @@ def open_root(text: str) -> SysRoot:
 def parse_cpulist(text: str | None) -> list[int]:
     """Parse a kernel CPU list such as ``0-3,6,8-9`` (the format of ``online`` and ``isolated``).
 
-    Raises ValueError on text that is not a CPU list; an empty string is the empty list.
+    Raises ValueError on text that is not a CPU list, or that names a CPU at or beyond
+    :data:`MAX_CPUS` (``0-999999999`` would list 10⁹ numbers); an empty string is the empty
+    list.
     """
     if text is None:
         return []
@@ -202,10 +206,12 @@ def parse_cpulist(text: str | None) -> list[int]:
             lo, hi = int(lo_text), int(hi_text.split(":")[0])
             if lo > hi or lo < 0:
                 raise ValueError(f"bad CPU range {part!r}")
+            if hi >= MAX_CPUS:
+                raise ValueError(f"CPU range {part!r} goes beyond CPU {MAX_CPUS - 1}")
             cpus.update(range(lo, hi + 1))
         else:
             value = int(part)
-            if value < 0:
+            if value < 0 or value >= MAX_CPUS:
                 raise ValueError(f"bad CPU number {part!r}")
             cpus.add(value)
     return sorted(cpus)
