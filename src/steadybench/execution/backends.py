@@ -130,6 +130,8 @@ class CommandBackend:
         except KeyboardInterrupt as exc:
             interrupt = exc
             jobs, calibration = self.session.executions[-1], self.session.calibrations[-1]
+            if not jobs:  # interrupted before any command ran (while calibrating)
+                raise
         startup = calibration.value if calibration is not None else 0.0
         outcomes = []
         for job in jobs:
