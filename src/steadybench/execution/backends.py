@@ -59,7 +59,7 @@ class WorkerBackend:
         self.task = task
 
     def execute(self, request: ExecutionRequest) -> list[Outcome]:
-        from ..runner.runner import Stage
+        from ..runner.actions import Stage
         from ..runner.workers import KILL_GRACE_S, run_execution
 
         inner = self.runner.worker_runner(time_limit=request.time_left)
@@ -86,7 +86,7 @@ class InProcessBackend:
         self.benchmark = benchmark
 
     def execute(self, request: ExecutionRequest) -> list[Outcome]:
-        from ..runner.runner import Stage
+        from ..runner.actions import Stage
 
         inner = self.runner.worker_runner(time_limit=request.time_left)
         inner.method = copy.deepcopy(self.runner.method)
