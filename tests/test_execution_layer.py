@@ -408,3 +408,18 @@ def test_exec_interrupted_while_calibrating_keeps_the_executions_before():
         session.run()
     (case,) = session.results(interrupted=True).cases
     assert case.interrupted and len(case.processes) == 1 and case.n == 3
+
+
+def test_a_failing_after_benchmark_action_keeps_the_executions(tmp_path):
+    class Broken(Action):
+        def __call__(self, ctx: RunContext) -> None:
+            raise RuntimeError("could not restore")
+
+    setup = scripted_setup(tmp_path, "ok")
+    before_b = Counting(label="before_benchmark")
+    with pytest.raises(RuntimeError, match="could not restore"):
+        run_executions(setup.backend, setup.case, 2, time_limit=600.0,
+                       actions=StageActions(before_benchmark=[before_b],
+                                            after_benchmark=[Broken()]))
+    assert len(setup.case.processes) == 2 and setup.case.n == 10
+    assert before_b.closed == 1
