@@ -4,6 +4,10 @@
 worker processes. The tests that run the command check behaviour, not precision, so they use 2
 executions: the suite then starts 5× fewer interpreters and stays fast on a busy 2-core machine.
 ``tests/test_workers.py::test_run_defaults`` checks the real default.
+
+Every test also gets its own state directory (``XDG_STATE_HOME``: the machine-control journals
+and the tuning lock), so no test shares them with another test, another worker of a parallel
+run, or steadybench runs elsewhere on the machine.
 """
 
 from __future__ import annotations
@@ -27,3 +31,9 @@ def _own_baselines(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Tem
     """``run`` keeps its last result per case (steadybench.history.last_run): in a folder of
     the test's own, never the project's."""
     monkeypatch.setenv("STEADYBENCH_BASELINE_DIR", str(tmp_path_factory.mktemp("baselines")))
+
+
+@pytest.fixture(autouse=True)
+def _own_state_directory(monkeypatch: pytest.MonkeyPatch,
+                         tmp_path_factory: pytest.TempPathFactory) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))

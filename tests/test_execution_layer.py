@@ -387,3 +387,39 @@ def test_the_backend_example_of_docs_extending_runs(capsys):
     assert out == ["3 of 3 executions; each: 2 runs replayed", "[1.05, 1.25, 0.95]"]
     merged = namespace["merged"]
     assert [e.index for e in merged.processes] == [0, 1, 2]
+
+
+def test_exec_interrupted_while_calibrating_keeps_the_executions_before():
+    """Ctrl-C before any command of an execution ran (while its start-up cost is measured):
+    the executions before it are the partial case, and the interrupt is not lost."""
+    from steadybench.programs.calibration import Calibration
+
+    calls = []
+
+    def calibrate(runner: Any) -> Calibration:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return Calibration(["true"], [1e-4, 1e-4])
+
+    session = ExecSession([Command.from_line("true")], [{}], CommandRunner(),
+                          ExecOptions(stop=Runs(3), processes=3), calibrate_fn=calibrate)
+    with pytest.raises(KeyboardInterrupt):
+        session.run()
+    (case,) = session.results(interrupted=True).cases
+    assert case.interrupted and len(case.processes) == 1 and case.n == 3
+
+
+def test_a_failing_after_benchmark_action_keeps_the_executions(tmp_path):
+    class Broken(Action):
+        def __call__(self, ctx: RunContext) -> None:
+            raise RuntimeError("could not restore")
+
+    setup = scripted_setup(tmp_path, "ok")
+    before_b = Counting(label="before_benchmark")
+    with pytest.raises(RuntimeError, match="could not restore"):
+        run_executions(setup.backend, setup.case, 2, time_limit=600.0,
+                       actions=StageActions(before_benchmark=[before_b],
+                                            after_benchmark=[Broken()]))
+    assert len(setup.case.processes) == 2 and setup.case.n == 10
+    assert before_b.closed == 1

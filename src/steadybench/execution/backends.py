@@ -41,7 +41,8 @@ class WorkerBackend:
 
     ``task`` is a ready-made :class:`~steadybench.runner.worker.WorkerTask` (a fleet host gets
     it from the client; ``ab`` selects a case of a file in another interpreter); otherwise it is
-    made from the runner, implementation, parameters and meters.
+    made from the runner, implementation, parameters and meters when the first execution
+    starts (after the benchmark-stage actions, as the case's own errors come after them).
     """
 
     isolation = "spawned worker processes"
@@ -50,17 +51,18 @@ class WorkerBackend:
     def __init__(self, runner: Runner, implementation: Implementation | None = None,
                  params: Parameters | None = None, meters: Sequence[Meter] = (),
                  benchmark: str | None = None, *, task: WorkerTask | None = None) -> None:
-        from ..runner.workers import make_task
-
         self.runner = runner
-        if task is None:
-            assert implementation is not None and params is not None
-            task = make_task(runner, implementation, params, meters, benchmark)
         self.task = task
+        self._case = (implementation, params, list(meters), benchmark)
 
     def execute(self, request: ExecutionRequest) -> list[Outcome]:
-        from ..runner.runner import Stage
-        from ..runner.workers import KILL_GRACE_S, run_execution
+        from ..runner.actions import Stage
+        from ..runner.workers import KILL_GRACE_S, make_task, run_execution
+
+        if self.task is None:
+            implementation, params, meters, benchmark = self._case
+            assert implementation is not None and params is not None
+            self.task = make_task(self.runner, implementation, params, meters, benchmark)
 
         inner = self.runner.worker_runner(time_limit=request.time_left)
         inner.actions[Stage.BEFORE_RUN] = list(request.before_run)
@@ -86,7 +88,7 @@ class InProcessBackend:
         self.benchmark = benchmark
 
     def execute(self, request: ExecutionRequest) -> list[Outcome]:
-        from ..runner.runner import Stage
+        from ..runner.actions import Stage
 
         inner = self.runner.worker_runner(time_limit=request.time_left)
         inner.method = copy.deepcopy(self.runner.method)
@@ -130,6 +132,8 @@ class CommandBackend:
         except KeyboardInterrupt as exc:
             interrupt = exc
             jobs, calibration = self.session.executions[-1], self.session.calibrations[-1]
+            if not jobs:  # interrupted before any command ran (while calibrating)
+                raise
         startup = calibration.value if calibration is not None else 0.0
         outcomes = []
         for job in jobs:

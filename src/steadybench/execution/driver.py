@@ -52,7 +52,7 @@ class StageActions:
     def of_runner(cls, actions: Mapping[Any, Sequence[Action]],
                   context: RunContext | None) -> StageActions:
         """From a :class:`~steadybench.runner.runner.Runner`'s ``actions`` by stage."""
-        from ..runner.runner import Stage
+        from ..runner.actions import Stage
 
         return cls(tuple(actions[Stage.BEFORE_BENCHMARK]), tuple(actions[Stage.BEFORE_RUN]),
                    tuple(actions[Stage.AFTER_RUN]), tuple(actions[Stage.AFTER_BENCHMARK]),
@@ -74,6 +74,14 @@ def run_executions(backend: Backend, cases: CaseResult | Sequence[CaseResult], c
     merged = [cases] if not isinstance(cases, Sequence) else list(cases)
     stages = actions or StageActions()
     done: list[list[Outcome]] = []
+    finished = False
+
+    def finish() -> None:
+        nonlocal finished
+        if not finished:
+            finished = True
+            _finish(merged, done, count, method, confidence, backend, hard_limits)
+
     deadline = clock() + time_limit
     try:
         for action in stages.before_benchmark:
@@ -106,19 +114,22 @@ def run_executions(backend: Backend, cases: CaseResult | Sequence[CaseResult], c
             if all(o.failed or (stop_on_error and o.case is not None and o.case.errors)
                    for o in outcomes):
                 break
+        finish()
         for action in stages.after_benchmark:
             action(stages.context)  # type: ignore[arg-type]
     except KeyboardInterrupt:
         # the partial case: every execution so far, the interrupted one included
-        _finish(merged, done, count, method, confidence, backend, hard_limits)
+        finish()
         for case in merged:
             case.interrupted = True
             case.stop_reason = "interrupted"
         raise
+    except BaseException:
+        finish()  # what was measured stays in the case, whatever failed after it
+        raise
     finally:
         for action in reversed([*stages.before_benchmark, *stages.after_benchmark]):
             action.close(stages.context)  # type: ignore[arg-type]
-    _finish(merged, done, count, method, confidence, backend, hard_limits)
     return done
 
 

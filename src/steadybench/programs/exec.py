@@ -183,12 +183,14 @@ class CommandExecutor(Executor):
 
     ``time_limit`` and ``max_time`` (seconds, optional) bound every run, with :attr:`state`
     (the loop's :class:`RunState`, set once the loop exists) telling the time already spent:
-    see :meth:`run_timeout`.
+    see :meth:`run_timeout`. ``stated_limit`` is the case's ``--time-limit`` as the user gave
+    it, quoted in messages (``time_limit`` is what is left of it for this execution).
     """
 
     def __init__(self, runner: CommandRunner, command: Command, argv: Sequence[str],
                  case: CaseResult, ignore_failure: bool = False,
-                 time_limit: float | None = None, max_time: float | None = None) -> None:
+                 time_limit: float | None = None, max_time: float | None = None,
+                 stated_limit: float | None = None) -> None:
         self.runner = runner
         self.command = command
         self.argv = list(argv)
@@ -196,6 +198,7 @@ class CommandExecutor(Executor):
         self.ignore_failure = ignore_failure
         self.time_limit = time_limit
         self.max_time = max_time
+        self.stated_limit = stated_limit if stated_limit is not None else time_limit
         self.state: RunState | None = None
 
     def run_timeout(self) -> tuple[float | None, str]:
@@ -231,7 +234,7 @@ class CommandExecutor(Executor):
         if run.ok:
             return Sample(run.wall_ns, 1, values)
         message = _failure_message(self.command, self.case, run, timeout, why or "timeout",
-                                   self.time_limit, bool(getattr(self.runner, "shell", False)))
+                                   self.stated_limit, bool(getattr(self.runner, "shell", False)))
         return Sample(run.wall_ns, 1, values, RunFailure(message))
 
     def on_failure(self, failure: RunFailure) -> OnFailure:
@@ -327,7 +330,8 @@ class ExecSession:
                 case = self._new_case(ci, pi)
                 argv = self._argvs[(ci, pi)]
                 executor = CommandExecutor(self.runner, cmd, argv, case, opts.ignore_failure,
-                                           time_limit=settings.time_limit, max_time=opts.max_time)
+                                           time_limit=settings.time_limit, max_time=opts.max_time,
+                                           stated_limit=opts.time_limit)
                 loop = RunLoop(executor, case, settings, clock=self.runner.clock,
                                before_run=list(request.before_run),
                                after_run=list(request.after_run),

@@ -44,6 +44,11 @@ from .sysfs import SysRoot, open_root
 from .testhooks import restore_gate
 from .writer import Writer, file_kind, write_file, write_setting
 
+#: how an ``undo`` entry of each kind besides ``sigcont`` is undone: kind → ``"module:function"``
+#: taking the entry and returning what was done (imported when a journal holds such an entry,
+#: so the journal does not import the modules that write to it)
+UNDO_HANDLERS: dict[str, str] = {"gpu_clocks": "steadybench.system.nvidia:undo_gpu_clocks"}
+
 FORMAT = "steadybench-journal"
 VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
@@ -255,10 +260,11 @@ class Journal:
             except ProcessLookupError:
                 return None
             return f"process {item['pid']} ({item['name']}) continued"
-        from .nvidia import load_nvml, unlock
+        import importlib
 
-        unlock(load_nvml(), item)
-        return f"GPU {item['index']} clocks reset"
+        module, _, name = UNDO_HANDLERS[item["kind"]].partition(":")
+        done: str | None = getattr(importlib.import_module(module), name)(item)
+        return done
 
     def restore(self, write: Writer = write_file, remove: bool = True,
                 kill: Kill = os.kill) -> list[str]:

@@ -143,6 +143,12 @@ def unlock(nvml: Any, lock: ClockLock | dict[str, Any]) -> None:
     nvml.nvmlDeviceResetGpuLockedClocks(handle)
 
 
+def undo_gpu_clocks(item: dict[str, Any]) -> str:
+    """The journal's undo of a ``gpu_clocks`` entry (:data:`~.journal.UNDO_HANDLERS`)."""
+    unlock(load_nvml(), item)
+    return f"GPU {item['index']} clocks reset"
+
+
 class GpuClockLockAction(Action):
     """Lock the graphics clock of NVIDIA GPUs for the benchmark; reset it in ``close``.
 

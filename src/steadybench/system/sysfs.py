@@ -176,15 +176,42 @@ class SysRoot:
         return {}
 
 
+#: remote roots a journal may name, by how their text reads → ``"module:function"`` opening one
+#: (the function takes the text and returns a :class:`SysRoot`). A key ending in ``://`` or
+#: ``?`` is a prefix, any other an exact name. The opener is imported only when a journal names
+#: such a root, so the system layer does not import :mod:`steadybench.targets`, which builds on
+#: it; a package adding a kind of target adds its scheme with :func:`register_root_scheme`.
+ROOT_SCHEMES: dict[str, str] = {
+    "ssh://": "steadybench.targets:remote_root",
+    "adb://": "steadybench.targets:remote_root",
+    "adb?": "steadybench.targets:remote_root",
+    "adb": "steadybench.targets:remote_root",
+}
+
+
+def register_root_scheme(key: str, opener: str) -> None:
+    """Open roots whose text matches ``key`` (see :data:`ROOT_SCHEMES`) with ``opener``."""
+    ROOT_SCHEMES[key] = opener
+
+
+def root_opener(text: str) -> str | None:
+    """The ``"module:function"`` that opens the root ``text`` names (None: a directory)."""
+    for key, opener in ROOT_SCHEMES.items():
+        if text == key or (key.endswith(("://", "?")) and text.startswith(key)):
+            return opener
+    return None
+
+
 def open_root(text: str) -> SysRoot:
     """The root a journal names: a directory, or a remote target's text (``ssh://...``)."""
-    from ..targets.spec import looks_like_target
+    import importlib
 
-    if looks_like_target(text):
-        from ..targets import remote_root
-
-        return remote_root(text)
-    return SysRoot(text)
+    opener = root_opener(text)
+    if opener is None:
+        return SysRoot(text)
+    module, _, name = opener.partition(":")
+    root: SysRoot = getattr(importlib.import_module(module), name)(text)
+    return root
 
 
 def parse_cpulist(text: str | None) -> list[int]:
