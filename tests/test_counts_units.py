@@ -286,3 +286,29 @@ def test_history_compare_on_counts(tmp_path, capsys):
     assert code == 1 and "3.1% more instructions than A (exact: +512 per call)" in out
     assert main(["history", "compare", "base", "base", "--history-url", db, "--fail-on",
                  "slower"]) == 0
+
+
+def test_statement_call_runs_the_setup_once_and_pickles_as_text():
+    import pickle
+
+    from steadybench.counts.python import StatementCall
+    from steadybench.model.parameters import Parameters
+
+    impl = StatementCall("hits.append(1)", setup="hits = []")
+    impl.setup(Parameters())
+    for _ in range(3):
+        impl.run()
+    assert impl.run.__globals__["hits"] == [1, 1, 1]  # the set-up ran once
+    copy = pickle.loads(pickle.dumps(impl))
+    copy.setup(Parameters())
+    copy.run()
+    assert copy.run.__globals__["hits"] == [1]
+
+
+def test_api_measure_counts_need_valgrind(tmp_path, monkeypatch):
+    import steadybench
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("STEADYBENCH_VALGRIND", raising=False)
+    with pytest.raises(ValgrindMissing):
+        steadybench.measure("sorted(d)", setup="d = [3, 1, 2]", measure="instructions")
