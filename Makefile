@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.steadybench-installed
 
-.PHONY: demo test lint clean
+.PHONY: demo test test-fast lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,8 +20,16 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# the suite without the tests marked slow (pytest -m slow runs only those)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# ruff everywhere, mypy on the core packages ([tool.mypy] files), the import layers
+# ([tool.importlinter]); .ci/run runs this before the tests and fails on a violation
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) steadybench-demo build src/*.egg-info

@@ -372,3 +372,39 @@ def test_old_entries_load_and_are_written_back_unchanged():
     made = CaseResult("b", "b", {}, processes=[{"value": 1.0}, {"value": 2.0}])
     assert [p.value for p in made.processes] == [1.0, 2.0]
     assert [p.index for p in made.processes] == [0, 1]
+
+
+def test_the_backend_example_of_docs_extending_runs(capsys):
+    """docs/extending.md's backend example, run as written."""
+    import re
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "extending.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", doc, flags=re.S)
+    example = next(b for b in blocks if "class Replay" in b)
+    namespace: dict[str, Any] = {}
+    exec(compile(example, "extending.md", "exec"), namespace)  # noqa: S102
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["3 of 3 executions; each: 2 runs replayed", "[1.05, 1.25, 0.95]"]
+    merged = namespace["merged"]
+    assert [e.index for e in merged.processes] == [0, 1, 2]
+
+
+def test_exec_interrupted_while_calibrating_keeps_the_executions_before():
+    """Ctrl-C before any command of an execution ran (while its start-up cost is measured):
+    the executions before it are the partial case, and the interrupt is not lost."""
+    from steadybench.programs.calibration import Calibration
+
+    calls = []
+
+    def calibrate(runner: Any) -> Calibration:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return Calibration(["true"], [1e-4, 1e-4])
+
+    session = ExecSession([Command.from_line("true")], [{}], CommandRunner(),
+                          ExecOptions(stop=Runs(3), processes=3), calibrate_fn=calibrate)
+    with pytest.raises(KeyboardInterrupt):
+        session.run()
+    (case,) = session.results(interrupted=True).cases
+    assert case.interrupted and len(case.processes) == 1 and case.n == 3

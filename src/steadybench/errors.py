@@ -38,3 +38,13 @@ class BenchmarkFailed(SteadybenchError):
     """One or more benchmarks failed; the results of the others were still written."""
 
     exit_code = 1
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C arrived; the partial results were written before this was raised (the CLI
+    exits 130). Below the CLI (the fleet) it is raised the same way."""
+
+
+class SampleFormatError(ResultsFormatError):
+    """A sample file cannot be read, or holds a value that is not a valid time (``compare``'s
+    readers and the formats it reads, :mod:`steadybench.formats`)."""

@@ -138,6 +138,7 @@ def to_document(res: ABResult) -> dict[str, Any]:
                    for r in res.rounds],
         "failures": res.failures,
         "warnings": res.warnings,
+        **({"machine": res.machine} if res.machine is not None else {}),
     }
 
 

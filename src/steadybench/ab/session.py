@@ -108,6 +108,8 @@ class ABResult:
     failures: dict[str, list[str]] = field(default_factory=lambda: {"A": [], "B": []})
     warnings: list[str] = field(default_factory=list)
     looks: list[Any] = field(default_factory=list)
+    #: the machine-control preset's record (``--preset``), None without one
+    machine: dict[str, Any] | None = None
 
     @property
     def paired(self) -> list[Round]:
@@ -161,10 +163,15 @@ def _describe(variant: Variant) -> dict[str, Any]:
 
 
 class ABSession:
-    """Runs rounds until the verdict is decided or the budget is spent."""
+    """Runs rounds until the verdict is decided or the budget is spent.
+
+    ``machine`` (a :class:`steadybench.system.presets.MachineSession`, ``--preset``) is the
+    machine control the caller set up around the session: its per-run countermeasures run
+    around every execution (in duet mode, around each pair run together).
+    """
 
     def __init__(self, a: Variant, b: Variant, settings: ABSettings,
-                 progress: ProgressFn | None = None) -> None:
+                 progress: ProgressFn | None = None, machine: Any = None) -> None:
         from ..stats.sequential import SequentialPlan
 
         settings.check()
@@ -180,6 +187,23 @@ class ABSession:
         self.rng = random.Random(settings.seed)
         self.result = ABResult(settings, {k: _describe(v) for k, v in self.variants.items()})
         self.cpus = duet_cpus() if settings.duet else None
+        self.machine: Any = None
+        self.use_machine(machine)
+
+    def use_machine(self, machine: Any) -> None:
+        """Run the per-run countermeasures of ``machine`` (a MachineSession, or None) around
+        every execution, and record its preset in the result."""
+        self.machine = machine
+        self.result.machine = machine.record if machine is not None else None
+
+    def _execute(self, label: str) -> Outcome:
+        """One execution of a variant, with the machine's per-run countermeasures around it."""
+        if self.machine is not None:
+            self.machine.before_run()
+        outcome = self.variants[label].execute()
+        if self.machine is not None:
+            self.machine.after_run()
+        return outcome
 
     # ------------------------------------------------------------------ one round
     def _round(self, index: int) -> Round:
@@ -187,7 +211,7 @@ class ABSession:
         outcomes: dict[str, Outcome] = {}
         if self.cpus is None:
             for label in order:
-                outcomes[label] = self.variants[label].execute()
+                outcomes[label] = self._execute(label)
         else:
             # A and B at the same time, each on its own core; the second one of the drawn
             # order runs in this thread, so Ctrl-C reaches it directly.
@@ -200,6 +224,8 @@ class ABSession:
                 except BaseException as exc:  # noqa: BLE001 - handed to the main thread
                     box[first] = exc
 
+            if self.machine is not None:
+                self.machine.before_run()
             thread = threading.Thread(target=other, daemon=True)
             thread.start()
             mask = os.sched_getaffinity(0)
@@ -209,6 +235,8 @@ class ABSession:
             finally:
                 os.sched_setaffinity(0, mask)
                 thread.join()
+            if self.machine is not None:
+                self.machine.after_run()
             got = box[first]
             if isinstance(got, BaseException):
                 raise got

@@ -10,7 +10,9 @@ fresh process, and gives one time.
   from its start to its exit (as hyperfine times it).
 
 One execution = one independent process, so each round of the A/B protocol gives one value per
-variant (randomised multiple interleaved trials: Abedi & Brecht, ICPE 2017).
+variant (randomised multiple interleaved trials: Abedi & Brecht, ICPE 2017). A variant's
+``time_limit`` is the hard limit of all its executions together (the execution layer's one
+meaning of ``--time-limit``): each execution gets the time left, and none starts once it is spent.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 import pickle
 import shutil
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +52,24 @@ def steadybench_root() -> str:
     """The directory that holds the ``steadybench`` package, so that another interpreter can
     start a worker from this very copy of steadybench."""
     return str(Path(__file__).resolve().parents[2])
+
+
+class _Deadline:
+    """The hard time limit of all of a variant's executions, from its first one."""
+
+    def __init__(self, label: str, seconds: float) -> None:
+        self.label, self.seconds = label, seconds
+        self.deadline: float | None = None
+
+    def left(self) -> float:
+        now = time.monotonic()
+        if self.deadline is None:
+            self.deadline = now + self.seconds
+        return self.deadline - now
+
+    def spent(self) -> Outcome:
+        return Outcome(None, f"stopped by the hard time limit ({self.seconds:g} s for all "
+                             f"executions of {self.label})")
 
 
 class PythonVariant:
@@ -90,6 +111,7 @@ class PythonVariant:
         self._task: Any = None
         self._merged: Any = None
         self._executions = 0
+        self._deadline = _Deadline(label, time_limit)
 
     @property
     def description(self) -> str:
@@ -153,8 +175,11 @@ class PythonVariant:
 
         if self._task is None:
             self._prepare()
+        left = self._deadline.left()
+        if left <= 0:
+            return self._deadline.spent()
         backend = WorkerBackend(self._runner, task=self._task)
-        execution = single_execution(backend, self._executions, self.time_limit)
+        execution = single_execution(backend, self._executions, left)
         self._executions += 1
         merge_executions(self._merged, [execution], self._executions,
                          method=self._runner.method, confidence=self.confidence)
@@ -200,6 +225,7 @@ class CommandVariant:
         self.runner = CommandRunner(shell=shell, timeout=time_limit, capture_stdout=capture,
                                     cwd=cwd)
         self.argv: list[str] = []
+        self._deadline = _Deadline(label, time_limit)
 
     @property
     def description(self) -> str:
@@ -211,7 +237,10 @@ class CommandVariant:
     def execute(self) -> Outcome:
         if not self.argv:
             self.check()
-        run = self.runner.run(self.argv)
+        left = self._deadline.left()
+        if left <= 0:
+            return self._deadline.spent()
+        run = self.runner.run(self.argv, timeout=left)
         record = {"wall_time": run.wall_ns / 1e9, "user_time": run.user_time,
                   "system_time": run.sys_time, "exit_code": run.exit_code}
         if not run.ok:

@@ -23,7 +23,7 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import SteadybenchError
+from ..errors import Interrupted, SteadybenchError
 
 #: modules of this package that define sub-commands, in the order ``--help`` lists them
 COMMAND_MODULES = ("run", "demo", "programs", "blocks", "compare", "ab", "report", "system",
@@ -47,10 +47,6 @@ docs/tutorial.md walks through the first hour.
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 EXIT_HUNG_UP = 129
-
-
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C arrived; the partial results were written before this was raised."""
 
 
 class LazyGroup(click.Group):

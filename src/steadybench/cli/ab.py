@@ -14,7 +14,7 @@ from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, AB_MAX_ROUNDS, AB_MAX_TIME,
 from ..errors import ConfigurationError
 from ..fleet.options import check_cluster_options, cluster_options
 from ..history.options import history_options, record_from_opts, wants_history
-from .common import writable_path
+from .common import TIME_LIMIT_HELP, pass_root, writable_path
 from .measure import counting, measure_option, refuse_with_counts
 
 
@@ -147,7 +147,8 @@ def _check_outputs(va: Any, vb: Any) -> str | None:
 @click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
               help="Warm-up samples in each execution of a benchmark file.")
 @click.option("--time-limit", type=float, default=120.0, show_default=True,
-              help="Hard limit in seconds for one execution.")
+              help=TIME_LIMIT_HELP + " Here a case is a variant: A's executions of every "
+                   "round together.")
 @click.option("--duet", is_flag=True,
               help="Run A and B at the same time, pinned to different cores (paired ratios).")
 @click.option("--check-output", is_flag=True,
@@ -158,10 +159,14 @@ def _check_outputs(va: Any, vb: Any) -> str | None:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Write every round and the verdict as JSON ('-' for stdout).")
 @click.option("--quiet", "-q", is_flag=True, help="Print the verdict line only.")
+@click.option("--preset", metavar="NAME|FILE", default=None,
+              help="Machine countermeasures around the whole comparison: baseline, managed, or "
+                   "a preset file (docs/machine-control.md); restored on every exit path.")
 @measure_option
 @cluster_options
 @history_options
-def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
+@pass_root
+def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
     """Compare A and B live: rounds of fresh executions in random order, until the verdict is
     decided at the stated confidence or the budget is spent.
 
@@ -174,6 +179,7 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
     from ..ab.session import FAILED, ABSession, ABSettings
     from ..fileio import atomic_write_text
     from .compare import parse_fraction
+    from .programs import machine_control
 
     check_cluster_options(opts)
     confidence = parse_fraction(opts["confidence"], "--confidence")
@@ -204,7 +210,7 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
         click.echo(progress_line(res), err=True)
 
     if counting(opts):
-        refuse_with_counts(opts, ("duet", "cluster", "equivalence"))
+        refuse_with_counts(opts, ("duet", "cluster", "equivalence", "preset"))
     with _variants(a, b, opts) as (va, vb):
         va.check()
         vb.check()
@@ -219,6 +225,10 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
         if opts.get("cluster"):  # rounds as tasks on fleet hosts (docs/fleet.md)
             from ..fleet.ab import ab_command_on_cluster
 
+            if opts["preset"]:
+                raise ConfigurationError("--preset applies on this machine; on a fleet, give "
+                                         "the hosts' workers their preset ('steadybench "
+                                         "worker --preset')")
             return ab_command_on_cluster(va, vb, settings, opts, progress, warnings)
         session = ABSession(va, vb, settings, progress=progress)
         for label, variant in (("A", va), ("B", vb)):
@@ -229,7 +239,9 @@ def ab_cmd(a: str, b: str | None, **opts: Any) -> int:
                        f"    up to {settings.max_rounds} rounds"
                        + (f" or {settings.max_time:g} s" if settings.max_time else "")
                        + ", random order in each round", err=True)
-        res = session.run()
+        with machine_control(opts, root, {}) as machine:
+            session.use_machine(machine)
+            res = session.run()
         res.warnings.extend(warnings)
     if opts["json_path"]:
         text = to_json(res)

@@ -18,6 +18,11 @@ if TYPE_CHECKING:
     from ..output.writing import Output
     from ..runner.stop import StopCondition
 
+#: what ``--time-limit`` means in every command (the execution layer's hard limit,
+#: :func:`steadybench.execution.driver.run_executions`)
+TIME_LIMIT_HELP = ("Hard limit in seconds for each case: all its executions together, "
+                   "whatever the stop rule; an execution still running then is stopped.")
+
 
 def positive(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """Click callback: the option's value, when given, must be a positive number (not NaN)."""
@@ -91,8 +96,7 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             default=600.0,
             show_default=True,
             callback=positive,
-            help="Hard limit in seconds per benchmark, whatever the stop condition (never "
-            "shorter than --max-time).",
+            help=TIME_LIMIT_HELP[:-1] + " (never shorter than --max-time).",
         ),
     ]
     for option in reversed(options):

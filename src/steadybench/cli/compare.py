@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..compare.choices import SMALL_SAMPLE_MODES, WEIGHTS
+from ..confidence import parse_fraction
 from ..errors import ConfigurationError
 from ..fileio import atomic_write_text
 from ..output.tables import style_option
@@ -16,22 +17,6 @@ from .common import writable_path
 
 if TYPE_CHECKING:
     from ..compare.readers import SampleSet
-
-
-def parse_fraction(text: str, what: str, *, allow_auto: bool = False) -> float | None:
-    """'0.95', '95%' → 0.95; 'auto' → None when allowed."""
-    value = str(text).strip()
-    if allow_auto and value.lower() == "auto":
-        return None
-    try:
-        number = float(value[:-1]) / 100.0 if value.endswith("%") else float(value)
-    except ValueError:
-        raise ConfigurationError(f"{what} must be a number like 0.95 or 95%"
-                                 + (" or 'auto'" if allow_auto else "") + f", got {text!r}") \
-            from None
-    if not 0 < number < 1:
-        raise ConfigurationError(f"{what} must be between 0 and 1 (exclusive), got {text}")
-    return number
 
 
 def _emit(text: str, path: str) -> None:

@@ -13,8 +13,8 @@ from ..errors import BenchmarkFailed, ConfigurationError, SystemControlError
 from ..fleet.options import check_cluster_options, cluster_options
 from ..targets.cli import machine_root, target_options
 from . import Interrupted
-from .common import output_options, positive, write_outputs
-from .validate import count, not_empty
+from .common import TIME_LIMIT_HELP, output_options, positive, write_outputs
+from .validate import PROBABILITY, count, not_empty
 
 if TYPE_CHECKING:
     from ..evaluate.session import EvaluationSession, Target
@@ -139,9 +139,11 @@ def _finish(session: EvaluationSession, title: str, opts: dict[str, Any],
               "blocks) or alternate (baseline, managed, baseline...).")
 @click.option("--seed", type=int, default=None, help="Seed of the random order.")
 @click.option("--time-limit", type=float, default=600.0, show_default=True,
-              callback=positive, help="Hard limit in seconds of one execution.")
-@click.option("--confidence", type=float, default=0.95, show_default=True,
-              help="Confidence level of the intervals.")
+              callback=positive,
+              help=TIME_LIMIT_HELP + " A case is a benchmark case under one preset (its "
+                   "launches together; the long runs on their own).")
+@click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
+              help="Confidence level of the intervals (0.95 or 95%).")
 @click.option("--highlight-abs", type=float, default=1e-3, show_default=True,
               help="Absolute change (seconds) over which, together with --highlight-rel, "
               "a table cell is highlighted (the paper's 1 ms).")

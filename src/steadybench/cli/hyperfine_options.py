@@ -33,7 +33,7 @@ from typing import Any
 import click
 
 from ..errors import ConfigurationError
-from .common import positive, writable_path
+from .common import TIME_LIMIT_HELP, positive, writable_path
 from .validate import POSITIVE_SECONDS, PROBABILITY, count
 
 #: hyperfine's defaults: at least 10 runs and at least 3 s of runs
@@ -72,7 +72,7 @@ def exec_stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Confidence level of intervals and of --target-ci (0.95 or 95%)."),
         click.option("--time-limit", type=float, default=600.0, show_default=True,
                      callback=positive,
-                     help="Hard limit in seconds per command, whatever the stop rule."),
+                     help=TIME_LIMIT_HELP + " A case is a command at one parameter set."),
     ]
     for option in reversed(options):
         fn = option(fn)

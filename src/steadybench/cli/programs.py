@@ -47,6 +47,7 @@ from ..targets.cli import (
 )
 from . import Interrupted
 from .common import (
+    TIME_LIMIT_HELP,
     output_options,
     pass_root,
     stdout_taken,
@@ -312,7 +313,7 @@ def iters_options(default_time: float):
                          help="Runs of the program at the first count, left out of the fit."),
             click.option("--time-limit", type=POSITIVE_SECONDS, default=600.0,
                          show_default=True,
-                         help="Hard limit in seconds on one sweep, whatever the stop rule."),
+                         help=TIME_LIMIT_HELP + " A case is one sweep."),
             click.option("--timeout", type=POSITIVE_SECONDS, default=60.0, show_default=True,
                          help="Seconds before one run is killed (with its process group)."),
             click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
@@ -472,6 +473,7 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
                 with machine_control(opts, root, context) as machine:
                     if machine is not None:
                         session.before_run = machine.before_run
+                        session.after_run = machine.after_run
                     if setup is not None:
                         for c in commands:
                             for ps in param_sets:
@@ -642,6 +644,7 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         try:
             with machine_control(opts, root, context) as machine:
                 before_run = machine.before_run if machine is not None else None
+                after_run = machine.after_run if machine is not None else None
                 for command in commands:
                     for ps in param_sets:
                         case = CaseResult(benchmark=command.name, implementation=command.name,
@@ -653,7 +656,8 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
                             console.print(f"  case {done + 1} of {total}: {escape(case.label)} "
                                           f"(budget {settings.max_time:g} s; ETA {eta})",
                                           highlight=False)
-                        sweep_iters(command, runner, settings, ps, case, before_run=before_run)
+                        sweep_iters(command, runner, settings, ps, case, before_run=before_run,
+                                    after_run=after_run)
                         finish_iters_case(case, settings)
                         if console is not None:
                             est = case_estimate(case)
@@ -747,7 +751,8 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         try:
             with machine_control(opts, root, context) as machine:
                 run_size_sweep(command, sizes, runner, settings, param_sets[0], show, cases,
-                               before_run=machine.before_run if machine is not None else None)
+                               before_run=machine.before_run if machine is not None else None,
+                               after_run=machine.after_run if machine is not None else None)
         except KeyboardInterrupt:
             held.start()
             interrupted = True

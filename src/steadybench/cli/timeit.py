@@ -18,7 +18,8 @@ from typing import Any
 import click
 
 from ..errors import ConfigurationError
-from .measure import measure_option
+from .common import TIME_LIMIT_HELP, pass_root
+from .measure import measure_option, refuse_with_counts
 from .validate import PROBABILITY, count, harden
 
 
@@ -27,7 +28,7 @@ def _measure_one(path: str, opts: dict[str, Any]) -> None:
 
     run_opts = {"time_limit": opts["time_limit"], "confidence": opts["confidence"],
                 "quiet": opts["quiet"], "style": opts["style"], "json_path": opts["json_path"],
-                "window": 20}
+                "window": 20, "preset": opts["preset"], "root": opts["root"]}
     run_definitions(path, run_opts, title="timeit")
 
 
@@ -58,19 +59,33 @@ def _count(path: str, opts: dict[str, Any]) -> int:
 
 
 def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
-    from ..ab.report import progress_line, ratio_phrase
-    from ..ab.session import FAILED, ABSession, ABSettings
+    """Each statement after the first against the first, as ``ab`` compares, with the
+    machine control of ``--preset`` around all comparisons."""
     from ..ab.variants import PythonVariant
-    from ..model.estimate import Estimate
-    from ..output.relative import Variant, summary_lines
+    from .programs import machine_control
 
-    confidence = opts["confidence"]
     common = {"execution_time": opts["execution_time"], "warmup": 1,
-              "time_limit": opts["time_limit"], "confidence": confidence}
+              "time_limit": opts["time_limit"], "confidence": opts["confidence"]}
     values: dict[str, list[float]] = {name: [] for name in names}
     verdicts: list[str] = []
     first = PythonVariant("A", path, names[0], **common)
     first.check()
+    with machine_control(opts, opts["root"], {}) as machine:
+        failed = _rounds(first, path, names, opts, common, machine, values, verdicts)
+    _print_statement_table(names, values, opts)
+    _summary(names, values, verdicts, opts)
+    return 1 if failed else 0
+
+
+def _rounds(first: Any, path: str, names: list[str], opts: dict[str, Any],
+            common: dict[str, Any], machine: Any, values: dict[str, list[float]],
+            verdicts: list[str]) -> bool:
+    """The comparisons; True when one failed. Ctrl-C ends with :class:`Interrupted`."""
+    from ..ab.report import progress_line, ratio_phrase
+    from ..ab.session import FAILED, ABSession, ABSettings
+    from ..ab.variants import PythonVariant
+
+    confidence = opts["confidence"]
     failed = False
     for k, name in enumerate(names[1:], 2):
         other = PythonVariant("B", path, name, **common)
@@ -85,7 +100,7 @@ def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
             if not opts["quiet"] and res.look is not None:
                 click.echo(progress_line(res, subject=name, other=names[0]), err=True)
 
-        res = ABSession(first, other, settings, progress=progress).run()
+        res = ABSession(first, other, settings, progress=progress, machine=machine).run()
         for rnd in res.paired:
             values[names[0]].append(rnd.outcomes["A"].value)  # type: ignore[arg-type]
             values[name].append(rnd.outcomes["B"].value)  # type: ignore[arg-type]
@@ -105,7 +120,16 @@ def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
             from . import Interrupted
 
             raise Interrupted()
-    _print_statement_table(names, values, opts)
+    return failed
+
+
+def _summary(names: list[str], values: dict[str, list[float]], verdicts: list[str],
+             opts: dict[str, Any]) -> None:
+    """Every statement's executions together in plain words, then the verdicts."""
+    from ..model.estimate import Estimate
+    from ..output.relative import Variant, summary_lines
+
+    confidence = opts["confidence"]
     variants = []
     for name in names:
         xs = sorted(values[name])
@@ -121,7 +145,7 @@ def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
     for line in verdicts:
         click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False),
                    err=opts["quiet"])
-    return 1 if failed else 0
+
 
 
 def _print_statement_table(names: list[str], values: dict[str, list[float]],
@@ -159,7 +183,7 @@ def _print_statement_table(names: list[str], values: dict[str, list[float]],
 @click.option("--execution-time", type=float, default=0.03, show_default=True,
               help="Several statements: seconds of sampling in each execution.")
 @click.option("--time-limit", type=float, default=120.0, show_default=True,
-              help="Hard limit in seconds for one execution.")
+              help=TIME_LIMIT_HELP + " A case is a statement.")
 @click.option("--seed", type=count(min=0), default=None,
               help="Seed of the random order of rounds.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False),
@@ -167,8 +191,12 @@ def _print_statement_table(names: list[str], values: dict[str, list[float]],
 @click.option("--style", type=click.Choice(("table", "plain", "markdown")), default="table",
               show_default=True, help="How the results table is printed.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the results only.")
+@click.option("--preset", metavar="NAME|FILE", default=None,
+              help="Machine countermeasures around the measurement: baseline, managed, or a "
+                   "preset file (docs/machine-control.md); restored on every exit path.")
 @measure_option
-def timeit_cmd(statements: tuple[str, ...], **opts: Any) -> int:
+@pass_root
+def timeit_cmd(statements: tuple[str, ...], root: str, **opts: Any) -> int:
     """Time Python statements: steadybench timeit [-s SETUP] STMT [STMT ...]
 
     One statement: its time per call with an interval (independent worker processes). Several:
@@ -180,6 +208,7 @@ def timeit_cmd(statements: tuple[str, ...], **opts: Any) -> int:
     """
     from ..oneliner import check_syntax, display_names, write_statements_file
 
+    opts["root"] = root
     for name in ("max_time", "execution_time", "time_limit"):
         if not 0 < opts[name] < float("inf"):
             raise ConfigurationError(f"--{name.replace('_', '-')} must be positive, got "
@@ -195,6 +224,7 @@ def timeit_cmd(statements: tuple[str, ...], **opts: Any) -> int:
     with tempfile.TemporaryDirectory(prefix="steadybench-timeit-") as tmp:
         path = str(write_statements_file(tmp, setup, statements, names))
         if opts["measure"] != "time":
+            refuse_with_counts(opts, ("preset",))
             return _count(path, opts)
         if len(statements) == 1:
             _measure_one(path, opts)

@@ -349,7 +349,7 @@ def _known_noise(row: dict[str, Any], a: np.ndarray, b: np.ndarray, noise: Any,
     """A side has one execution, but the history knows the benchmark's run-to-run noise on
     this machine: both protocols become the t-test with that noise
     (:func:`steadybench.history.noise.known_noise_protocol`)."""
-    from ..history.noise import known_noise_protocol
+    from .known_noise import known_noise_protocol
 
     if opts.confidence is None:
         level = next((lv for lv in AUTO_LEVELS

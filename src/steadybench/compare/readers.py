@@ -28,15 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ResultsFormatError
+from ..errors import SampleFormatError
 from ..fileio import content_lines, read_user_text
 from ..model.estimate import Estimate
 from ..model.execution import execution_values
 from ..model.results import Results
-
-
-class SampleFormatError(ResultsFormatError):
-    """A sample file cannot be read, or holds a value that is not a valid time."""
 
 
 @dataclass

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -55,7 +54,8 @@ class EvaluateOptions:
     warmup: int = 1
     order: str = "random"
     seed: int | None = None
-    #: hard limit of one execution, seconds
+    #: hard limit, seconds, of one case: a benchmark case's launches under one preset together
+    #: (each long run has its own)
     time_limit: float = 600.0
     confidence: float = 0.95
     highlight_abs: float = 1e-3
@@ -318,6 +318,7 @@ class CommandTarget:
         with machine_session(preset, options.root) as machine:
             session = ExecSession([unit.payload], [{}], runner, exec_options)
             session.before_run = machine.before_run
+            session.after_run = machine.after_run
             if self.check_stop is not None:
                 check = self.check_stop
 
@@ -381,6 +382,18 @@ class EvaluationSession:
     schedule: list[ScheduleItem] = field(default_factory=list)
     interrupted: bool = False
     restore_failures: list[str] = field(default_factory=list)
+    #: (unit, preset, series) → the monotonic time its hard limit ends (from its first launch)
+    deadlines: dict[tuple[int, str, str], float] = field(default_factory=dict)
+
+    def time_left(self, item: ScheduleItem) -> float:
+        """What is left of the hard time limit of ``item``'s case: its launches under its
+        preset share one (``--time-limit``'s one meaning); every long run has its own."""
+        now = time.monotonic()
+        if item.series == "long":
+            return self.options.time_limit
+        key = (item.unit, item.preset, item.series)
+        deadline = self.deadlines.setdefault(key, now + self.options.time_limit)
+        return deadline - now
 
     def run(self) -> list[ExecutionRecord]:
         from ..system.lock import TuningLock
@@ -417,7 +430,17 @@ class EvaluationSession:
         started = time.time()
         t0 = time.monotonic()
         case: CaseResult | None = None
+        left = self.time_left(item)
         try:
+            if left <= 0:
+                case = CaseResult(unit.benchmark, unit.implementation, dict(unit.params))
+                case.errors.append(f"not started: the hard time limit ({options.time_limit:g} s "
+                                   f"for the launches of {unit.label} under {item.preset}) "
+                                   "was spent")
+                case.stop_reason = "time limit"
+                return
+            if left < options.time_limit:
+                options = dataclasses.replace(options, time_limit=left)
             case = self.target.execute(unit, item.preset, runs, options)
         except ConfigurationError:
             raise
@@ -445,25 +468,23 @@ class EvaluationSession:
 
 
 def pool_cases(cases: Sequence[CaseResult], params: dict[str, Any]) -> CaseResult:
-    """One case holding the runs of several executions in order (statuses and metrics
-    concatenated), with one ``processes`` entry per execution, for the results file."""
+    """The launches of one case under one preset as one case, for the results file: each
+    launch is one execution (its runs pooled, its record in ``processes``), merged by the
+    execution layer's one merge."""
+    from ..execution.backend import Outcome
+    from ..execution.merge import merge_executions
+
     first = cases[0]
     pooled = CaseResult(benchmark=first.benchmark, implementation=first.implementation,
                         params=params, method=first.method, unit=first.unit)
-    pooled.units = dict(first.units)
-    names = list(dict.fromkeys(n for c in cases for n in c.metrics))
-    for index, c in enumerate(cases):
-        for i, status in enumerate(c.status):
-            values = {n: c.metrics[n][i] if n in c.metrics and not math.isnan(c.metrics[n][i])
-                      else None for n in names}
-            pooled.add_run(status, values)
-            if status == RUN_OK:
-                pooled.accumulate(values)
-        for entry in c.processes:
-            pooled.processes.append(dataclasses.replace(entry, index=index))
-        pooled.errors += [e for e in c.errors if e not in pooled.errors]
-        pooled.warnings += [w for w in c.warnings if w not in pooled.warnings]
-        pooled.interrupted = pooled.interrupted or c.interrupted
-    pooled.stop_reason = f"{len(cases)} executions; " + "; ".join(
-        dict.fromkeys(c.stop_reason for c in cases if c.stop_reason))
+    outcomes = []
+    for index, case in enumerate(cases):
+        inner = case.processes[0] if len(case.processes) == 1 else None
+        outcomes.append(Outcome(index=index, case=case,
+                                layout=inner.layout if inner is not None else None,
+                                spread=inner.spread if inner is not None else None,
+                                interrupted=case.interrupted))
+    merge_executions(pooled, outcomes, len(cases), isolation="launches (a fresh worker or "
+                     "command session each, the preset applied around it)")
+    pooled.interrupted = any(c.interrupted for c in cases)
     return pooled

@@ -59,7 +59,7 @@ class WorkerBackend:
         self.task = task
 
     def execute(self, request: ExecutionRequest) -> list[Outcome]:
-        from ..runner.runner import Stage
+        from ..runner.actions import Stage
         from ..runner.workers import KILL_GRACE_S, run_execution
 
         inner = self.runner.worker_runner(time_limit=request.time_left)
@@ -86,7 +86,7 @@ class InProcessBackend:
         self.benchmark = benchmark
 
     def execute(self, request: ExecutionRequest) -> list[Outcome]:
-        from ..runner.runner import Stage
+        from ..runner.actions import Stage
 
         inner = self.runner.worker_runner(time_limit=request.time_left)
         inner.method = copy.deepcopy(self.runner.method)
@@ -130,6 +130,8 @@ class CommandBackend:
         except KeyboardInterrupt as exc:
             interrupt = exc
             jobs, calibration = self.session.executions[-1], self.session.calibrations[-1]
+            if not jobs:  # interrupted before any command ran (while calibrating)
+                raise
         startup = calibration.value if calibration is not None else 0.0
         outcomes = []
         for job in jobs:

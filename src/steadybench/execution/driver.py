@@ -52,7 +52,7 @@ class StageActions:
     def of_runner(cls, actions: Mapping[Any, Sequence[Action]],
                   context: RunContext | None) -> StageActions:
         """From a :class:`~steadybench.runner.runner.Runner`'s ``actions`` by stage."""
-        from ..runner.runner import Stage
+        from ..runner.actions import Stage
 
         return cls(tuple(actions[Stage.BEFORE_BENCHMARK]), tuple(actions[Stage.BEFORE_RUN]),
                    tuple(actions[Stage.AFTER_RUN]), tuple(actions[Stage.AFTER_BENCHMARK]),

@@ -72,8 +72,12 @@ def merge_executions(merged: CaseResult, outcomes: Sequence[Outcome], planned: i
     if not tracebacks:
         merged.extra.pop("tracebacks", None)
     done = sum(1 for record in merged.processes if record.n > 0)
-    merged.stop_reason = f"{done} of {planned} executions" + summarize_reasons(
-        [record.stop_reason for record in merged.processes])
+    records = merged.processes
+    if planned == 1 and len(records) == 1 and records[0].stop_reason:
+        merged.stop_reason = records[0].stop_reason  # one execution: its own reason
+    else:
+        merged.stop_reason = f"{done} of {planned} executions" + summarize_reasons(
+            [record.stop_reason for record in records])
     merged.extra["executions"] = {"planned": planned, "completed": done, "isolation": isolation}
     if hard_limits is not None:
         merged.extra["hard_limits"] = dict(hard_limits)

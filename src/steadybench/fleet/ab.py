@@ -222,7 +222,7 @@ def ab_command_on_cluster(va: Any, vb: Any, settings: ABSettings, opts: dict[str
                 click.echo(f"warning: host {comparison.host}: {w}", err=True)
     verdicts = [c.result.verdict for c in comparisons]
     if any(c.result.interim for c in comparisons):
-        from ..cli import Interrupted
+        from ..errors import Interrupted
 
         raise Interrupted()
     if FAILED in verdicts or any(c.error for c in comparisons):

@@ -30,9 +30,16 @@ OPTION_NAMES = ("cluster", "every_host", "cluster_wait", "hosts_report")
 
 
 def _writable(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    from ..cli.common import writable_path
+    """An output path must be writable, checked before anything runs ("-": standard output)."""
+    from ..errors import SteadybenchError
+    from ..fileio import check_writable
 
-    return writable_path(ctx, param, value)
+    if value is not None and value != "-":
+        try:
+            check_writable(value)
+        except SteadybenchError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return value
 
 
 def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -47,7 +47,7 @@ def read_asv(path: str | Path, data: dict[str, Any]) -> Results:
     """An asv result file as steadybench results: one case per benchmark and parameter
     combination; failed or skipped entries (``null``/NaN) are left out and listed in
     ``context["skipped"]``."""
-    from ..compare.readers import SampleFormatError
+    from ..errors import SampleFormatError
 
     columns = [str(c) for c in data["result_columns"]]
     if "result" not in columns:

@@ -25,7 +25,7 @@ class Headline:
 
 
 def case_label(case: CaseResult) -> str:
-    from ..history.record import case_label as label
+    from ..model.labels import case_label as label
 
     return label(case.benchmark, case.implementation, dict(case.params))
 

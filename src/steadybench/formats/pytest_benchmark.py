@@ -144,8 +144,8 @@ def _environment(data: dict[str, Any]) -> dict[str, Any]:
 
 def read_pytest_benchmark(path: str | Path, data: dict[str, Any]) -> Results:
     """A pytest-benchmark file as steadybench results (one execution per benchmark); raises
-    :class:`~steadybench.compare.readers.SampleFormatError` for malformed entries."""
-    from ..compare.readers import SampleFormatError
+    :class:`~steadybench.errors.SampleFormatError` for malformed entries."""
+    from ..errors import SampleFormatError
 
     results = Results(suite=f"pytest-benchmark {Path(path).name}",
                       environment=_environment(data),

@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..compare.known_noise import known_noise_protocol as known_noise_protocol
+
 if TYPE_CHECKING:
     from .store import HistoryStore, Point
 
@@ -91,37 +93,6 @@ def run_to_run_noise(store: HistoryStore, label: str, machine: str | None = None
     """The noise of benchmark ``label`` on ``machine`` (every machine when None) from the
     store's records."""
     return noise_from_points(store.series(label, machine=machine), label, machine)
-
-
-def known_noise_protocol(base: Sequence[float], new: Sequence[float], noise: Noise,
-                         confidence: float) -> dict[str, Any]:
-    """A protocol entry (as :func:`steadybench.compare.protocol.mean_protocol` returns) for
-    executions whose run-to-run spread is known from history: Student's t on the difference of
-    mean log-times with σ and ν from ``noise``. Also returns ``ratio_ci``, the interval of
-    BASE/NEW at ``confidence``."""
-    from scipy import stats
-
-    la = [math.log(v) for v in base if v > 0]
-    lb = [math.log(v) for v in new if v > 0]
-    d = sum(la) / len(la) - sum(lb) / len(lb)
-    se = noise.sigma * math.sqrt(1.0 / len(la) + 1.0 / len(lb))
-    t = (math.inf if d > 0 else -math.inf if d < 0 else 0.0) if se == 0 else d / se
-    p_faster = float(stats.t.sf(t, noise.df))  # BASE slower than NEW: NEW faster
-    p_slower = float(stats.t.cdf(t, noise.df))
-    q = float(stats.t.ppf(0.5 + confidence / 2, noise.df))
-    return {
-        "status": "ok", "test": "t with run-to-run noise from history", "statistic": t,
-        "df": noise.df, "p_faster": p_faster, "p_slower": p_slower,
-        "p_two_sided_test": min(1.0, 2.0 * min(p_faster, p_slower)),
-        "assumptions": {"noise": {"sigma_log": noise.sigma, "cov": noise.cov, "df": noise.df,
-                                  "records": noise.records, "machine": noise.machine,
-                                  "note": "assumes the compared code has the recorded "
-                                          "versions' run-to-run spread on this machine"}},
-        "reason": noise.describe(),
-        "ratio_ci": {"low": math.exp(d - q * se), "high": math.exp(d + q * se),
-                     "confidence": confidence, "achieved_confidence": confidence,
-                     "method": "t with noise from history", "estimate": math.exp(d)},
-    }
 
 
 NoiseLookup = Callable[[Any], "Noise | None"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.execution import execution_values
+from ..model.labels import case_label
 from .git import GitInfo
 
 
@@ -61,16 +62,6 @@ def _finite(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return number if math.isfinite(number) else None
-
-
-def case_label(benchmark: str, implementation: str, params: dict[str, Any]) -> str:
-    """The label a benchmark is known by in the history (as ``compare`` labels it)."""
-    parts = [benchmark]
-    if implementation and implementation != benchmark:
-        parts.append(implementation)
-    if params:
-        parts.append("[" + ",".join(f"{k}={v}" for k, v in params.items()) + "]")
-    return " ".join(parts)
 
 
 def measurements_of(data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -236,10 +236,11 @@ class CaseResult:
             stream={k: StreamingStats.from_dict(v) for k, v in (data.get("stream") or {}).items()},
             analyses=data.get("analyses") or {},
             estimate=Estimate.from_dict(data.get("estimate")),
-            processes=[p for p in data.get("processes") or [] if isinstance(p, dict)],
+            processes=[Execution.from_dict(p, i)
+                       for i, p in enumerate(data.get("processes") or []) if isinstance(p, dict)],
             extra=data.get("extra") or {},
         )
-        if keep:
+        if runs is not None:
             case.status = list(runs["status"])
             flagged = set(runs.get("outlier") or [])
             case.outlier = [i in flagged for i in range(len(case.status))]

@@ -265,6 +265,8 @@ class ExecSession:
         self.progress = progress
         #: called before each run of a command (machine countermeasures such as cool-down)
         self.before_run: Callable[[], None] | None = None
+        #: called after each run of a command (the machine session's after-run stage)
+        self.after_run: Callable[[], None] | None = None
         #: per-run actions of every job's loop, besides :attr:`before_run`
         self.before_run_actions: list[Action] = []
         self.after_run_actions: list[Action] = []
@@ -295,11 +297,15 @@ class ExecSession:
         if self.before_run is not None:
             hook = self.before_run
             before.insert(0, FunctionAction(lambda ctx: hook()))
+        after = list(self.after_run_actions)
+        if self.after_run is not None:
+            after_hook = self.after_run
+            after.append(FunctionAction(lambda ctx: after_hook()))
         clock = self.runner.clock
         run_executions(CommandBackend(self), self.merged, opts.processes,
                        time_limit=opts.time_limit, method=None, confidence=opts.confidence,
                        stop_on_error=not opts.ignore_failure,
-                       actions=StageActions(before_run=before, after_run=self.after_run_actions),
+                       actions=StageActions(before_run=before, after_run=after),
                        clock=lambda: clock() / 1e9)
         return self.results()
 

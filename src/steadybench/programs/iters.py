@@ -265,7 +265,8 @@ class ItersExecutor(Executor):
 def sweep_iters(command: Command, runner: CommandRunner, options: ItersOptions,
                 values: dict[str, Any] | None = None, case: CaseResult | None = None,
                 progress: ProgressCallback | None = None,
-                before_run: Callable[[], None] | None = None) -> CaseResult:
+                before_run: Callable[[], None] | None = None,
+                after_run: Callable[[], None] | None = None) -> CaseResult:
     """Run the sweep for one command (and parameter ``values``); return the raw case.
 
     Every point becomes one run of the case (``iters``, ``batchtime``, ``selftimed``, the
@@ -273,7 +274,8 @@ def sweep_iters(command: Command, runner: CommandRunner, options: ItersOptions,
     goes on until the stop condition of ``options`` holds (after at least ``min_points``
     points) or a hard limit is reached. A run that fails or breaks the protocol ends the sweep:
     it is recorded as a failed run and its message in ``case.errors`` (the points so far are
-    kept). ``before_run`` (machine countermeasures) is called before every run, ``progress``
+    kept). ``before_run`` and ``after_run`` (machine countermeasures) are called around every
+    run, ``progress``
     with (case, state) as in every run loop. Ctrl-C marks the case interrupted and re-raises.
     Call :func:`finish_iters_case` after.
     """
@@ -288,8 +290,9 @@ def sweep_iters(command: Command, runner: CommandRunner, options: ItersOptions,
                                     else "first argument")
     executor = ItersExecutor(command, runner, options, values)
     actions = [FunctionAction(lambda ctx: before_run())] if before_run is not None else []
+    after = [FunctionAction(lambda ctx: after_run())] if after_run is not None else []
     loop = RunLoop(executor, case, options.loop_settings(), clock=runner.clock,
-                   before_run=actions, progress=progress)
+                   before_run=actions, after_run=after, progress=progress)
     executor.state = loop.state
     try:
         loop.run()

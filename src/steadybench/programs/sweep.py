@@ -145,14 +145,16 @@ def run_size_sweep(command: Command, sizes: Sequence[int], runner: CommandRunner
                    on_case: Callable[[CaseResult], None] | None = None,
                    cases: list[CaseResult] | None = None,
                    progress: ProgressCallback | None = None,
-                   before_run: Callable[[], None] | None = None) -> list[CaseResult]:
+                   before_run: Callable[[], None] | None = None,
+                   after_run: Callable[[], None] | None = None) -> list[CaseResult]:
     """The ITERS sweep at every size (``{size}`` in the command); finished cases in order.
 
     Each size is one run loop (:func:`~steadybench.programs.iters.sweep_iters`): the stop
-    condition, warm-up and hard limits of ``options`` apply to every size, ``before_run``
-    (machine countermeasures) runs before every run and ``progress`` gets (case, state).
-    Cases are appended to ``cases`` (when given) as they finish, so a caller keeps them after
-    Ctrl-C. A size whose sweep fails stops the size sweep (its case carries the error).
+    condition, warm-up and hard limits of ``options`` apply to every size, ``before_run`` and
+    ``after_run`` (machine countermeasures) run around every run and ``progress`` gets
+    (case, state). Cases are appended to ``cases`` (when given) as they finish, so a caller
+    keeps them after Ctrl-C. A size whose sweep fails stops the size sweep (its case carries
+    the error).
     """
     if "size" not in command.placeholders():
         raise ConfigurationError(f"command {command.text!r} has no {{size}} placeholder "
@@ -164,7 +166,7 @@ def run_size_sweep(command: Command, sizes: Sequence[int], runner: CommandRunner
                           params=dict(values), method="iters")
         try:
             sweep_iters(command, runner, options, values, case, progress=progress,
-                        before_run=before_run)
+                        before_run=before_run, after_run=after_run)
         except KeyboardInterrupt:
             finish_iters_case(case, options)
             out.append(case)

@@ -56,7 +56,7 @@ def session_of(config: pytest.Config) -> BenchmarkSession:
 
 
 def _fraction(text: str | None, what: str) -> float | None:
-    from ..cli.compare import parse_fraction
+    from ..confidence import parse_fraction
 
     return None if text is None else parse_fraction(text, what)
 

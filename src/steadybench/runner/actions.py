@@ -9,6 +9,7 @@ cool-down, file write, composite and conditional. Write your own by subclassing
 
 from __future__ import annotations
 
+import enum
 import math
 import os
 import sys
@@ -24,6 +25,15 @@ if TYPE_CHECKING:
     from ..model.parameters import Parameters
     from ..model.results import CaseResult
     from .stop import RunState
+
+
+class Stage(enum.Enum):
+    """When an action runs: Rancid's four stages of a runner (§V-A)."""
+
+    BEFORE_BENCHMARK = "before_benchmark"
+    BEFORE_RUN = "before_run"
+    AFTER_RUN = "after_run"
+    AFTER_BENCHMARK = "after_benchmark"
 
 
 @dataclass

@@ -15,7 +15,6 @@ limit apply, and the reason the case stopped is recorded in ``case.stop_reason``
 from __future__ import annotations
 
 import copy
-import enum
 import time
 from collections.abc import Callable, Sequence
 
@@ -26,7 +25,7 @@ from ..methods.base import DirectMethod, Method
 from ..model.implementation import Implementation
 from ..model.parameters import Parameters
 from ..model.results import PRIMARY_METRIC, CaseResult
-from .actions import Action, RunContext, as_action
+from .actions import Action, RunContext, Stage, as_action
 from .loop import (
     MAX_ERRORS_KEPT,
     InProcessExecutor,
@@ -39,13 +38,6 @@ from .loop import (
 from .stop import RunState, StopCondition, build_stop_condition, effective_time_limit
 
 __all__ = ["MAX_ERRORS_KEPT", "ProgressCallback", "Runner", "Stage"]
-
-
-class Stage(enum.Enum):
-    BEFORE_BENCHMARK = "before_benchmark"
-    BEFORE_RUN = "before_run"
-    AFTER_RUN = "after_run"
-    AFTER_BENCHMARK = "after_benchmark"
 
 
 class Runner:

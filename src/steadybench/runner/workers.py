@@ -240,6 +240,9 @@ def _take_result(worker: _Worker) -> None:
         outcome.interrupted = outcome.interrupted or bool(result.get("interrupted"))
         outcome.error = outcome.error or result.get("error")
         outcome.frames = list(result.get("frames") or [])
+        counts = result.get("counts")  # a counting worker's events (name -> count)
+        if isinstance(counts, dict):
+            outcome.counts = {str(k): float(v) for k, v in counts.items()}
         if "layout" in result:
             aslr_off = result["layout"] == "done"
     if outcome.layout is not None:

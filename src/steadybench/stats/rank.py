@@ -337,8 +337,8 @@ def _quantile(pmf: np.ndarray, p: float) -> int:
     cdf = np.cumsum(pmf)
     top = pmf.size - 1
     if p <= 0.5:
-        return int(min(np.searchsorted(cdf, p - _Q_FUZZ, side="left"), top))
-    q = int(min(np.searchsorted(cdf, 1.0 - p + _Q_FUZZ, side="right"), top))
+        return min(int(np.searchsorted(cdf, p - _Q_FUZZ, side="left")), top)
+    q = min(int(np.searchsorted(cdf, 1.0 - p + _Q_FUZZ, side="right")), top)
     return top - q
 
 

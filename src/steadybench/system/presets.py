@@ -724,9 +724,11 @@ class MachineSession:
     """A preset applied around code that does not go through a Runner (e.g. external programs).
 
     :meth:`start` runs the before-benchmark countermeasures once (tune, pin, settle, quiet,
-    priority, power), :meth:`before_run` the per-run ones (cool-down, warm-up, garbage
-    collection), :meth:`close` undoes everything (restores the tuned files, affinity,
-    priority, GC). Warnings land in ``record["warnings"]``. Use :func:`machine_session`.
+    priority, power), :meth:`before_run` and :meth:`after_run` the per-run ones (cool-down,
+    warm-up, garbage collection, a plug-in's after-run action), :meth:`finish` the
+    after-benchmark ones, :meth:`close` undoes everything (restores the tuned files, affinity,
+    priority, GC). Warnings land in ``record["warnings"]``. Use :func:`machine_session`, which
+    calls :meth:`finish` when its block ends normally and :meth:`close` on every exit path.
     """
 
     def __init__(self, plan: PresetPlan, clock: Callable[[], int],
@@ -761,6 +763,14 @@ class MachineSession:
         self._runs += 1
         self._stage(Stage.BEFORE_RUN)
 
+    def after_run(self) -> None:
+        self.ctx.run_index = max(self._runs - 1, 0)
+        self._stage(Stage.AFTER_RUN)
+
+    def finish(self) -> None:
+        self.ctx.run_index = -1
+        self._stage(Stage.AFTER_BENCHMARK)
+
     def close(self) -> None:
         """Close every action (one that raises does not stop the others: the first exception
         is raised at the end). A tuned file that could not be restored raises
@@ -794,6 +804,7 @@ def machine_session(preset: str, root: str = "/", *, clock: Callable[[], int] | 
     try:
         session.start()
         yield session
+        session.finish()
     finally:
         session.close()
 

@@ -1,0 +1,116 @@
+"""``--preset`` on ``ab`` and ``timeit``, and the machine session's after-run stage.
+
+The managed preset tunes a fake board (governor, boost, devfreq...) around the comparison; every
+file must be back byte for byte afterwards, and the result must record what was applied.
+The machine session behind ``exec``, ``iters``, ``evaluate``, ``ab`` and ``timeit`` now runs
+the preset's after-run and after-benchmark actions too (a plug-in countermeasure that uses them
+was silently dropped there).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluate_machine import make_board
+from fake_machine import CPU, snapshot
+from steadybench.cli import main
+from steadybench.runner.actions import Action
+from steadybench.runner.runner import Stage
+from steadybench.system import presets
+
+GOV0 = f"{CPU}/cpu0/cpufreq/scaling_governor"
+
+
+@pytest.fixture
+def board(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    return make_board(tmp_path / "board")
+
+
+class GovernorSeen(Action):
+    """Reads the fake board's governor at each call: proves the preset was in force."""
+
+    def __init__(self, board: Path, seen: list[str]) -> None:
+        self.path, self.seen = board / GOV0, seen
+
+    def __call__(self, ctx: object) -> None:
+        self.seen.append(self.path.read_text().strip())
+
+
+@pytest.fixture
+def governor_seen(board: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every preset built in the test also gets an after-run action that reads the governor."""
+    seen: list[str] = []
+    build = presets.build_preset
+
+    def with_probe(*args: object, **kwargs: object) -> presets.PresetPlan:
+        plan = build(*args, **kwargs)  # type: ignore[arg-type]
+        plan.actions.append((Stage.AFTER_RUN, GovernorSeen(board, seen)))
+        return plan
+
+    monkeypatch.setattr(presets, "build_preset", with_probe)
+    return seen
+
+
+def test_ab_preset_managed_restores_the_machine_exactly(tmp_path, board, governor_seen, capsys):
+    before = snapshot(board)
+    out = tmp_path / "ab.json"
+    code = main(["--root", str(board), "ab", "-c", "true", "true", "--max-rounds", "6",
+                 "--min-rounds", "6", "--preset", "managed", "--json", str(out), "-q"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert snapshot(board) == before
+    data = json.loads(out.read_text())
+    applied = {a["name"] for a in data["machine"]["applied"]}
+    assert "tune" in applied, data["machine"]
+    # the after-run stage ran after every execution (2 per round), with the board tuned
+    executions = 2 * len(data["rounds"])
+    assert len(governor_seen) == executions and set(governor_seen) == {"performance"}
+
+
+def test_timeit_preset_managed_restores_the_machine_exactly(board, governor_seen, capsys):
+    before = snapshot(board)
+    code = main(["--root", str(board), "timeit", "sum(range(10))", "sum(range(20))",
+                 "--max-rounds", "6", "--execution-time", "0.005", "--preset", "managed",
+                 "-q"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert snapshot(board) == before
+    # two executions per round, each followed by the after-run action, the board tuned
+    assert len(governor_seen) % 2 == 0 and len(governor_seen) >= 4
+    assert set(governor_seen) == {"performance"}
+
+
+def test_ab_preset_with_a_cluster_is_one_clear_line(board, capsys):
+    code = main(["--root", str(board), "ab", "-c", "true", "true", "--preset", "managed",
+                 "--cluster", "tcp://127.0.0.1:1"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "--preset" in captured.err and "Traceback" not in captured.err
+
+
+def test_machine_session_runs_after_run_and_after_benchmark_actions(board):
+    calls: list[str] = []
+
+    class Recorder(Action):
+        def __init__(self, label: str) -> None:
+            self.label = label
+
+        def __call__(self, ctx: object) -> None:
+            calls.append(self.label)
+
+    plan = presets.build_preset("baseline", str(board))
+    for stage in Stage:
+        plan.actions.append((stage, Recorder(stage.value)))
+    session = presets.MachineSession(plan, clock=lambda: 0, sleep=lambda s: None)
+    session.start()
+    for _ in range(2):
+        session.before_run()
+        session.after_run()
+    session.finish()
+    session.close()
+    assert calls == ["before_benchmark", "before_run", "after_run", "before_run", "after_run",
+                     "after_benchmark"]
