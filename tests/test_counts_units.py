@@ -312,3 +312,15 @@ def test_api_measure_counts_need_valgrind(tmp_path, monkeypatch):
     monkeypatch.delenv("STEADYBENCH_VALGRIND", raising=False)
     with pytest.raises(ValgrindMissing):
         steadybench.measure("sorted(d)", setup="d = [3, 1, 2]", measure="instructions")
+
+
+def test_history_regressions_on_counts_say_more_instructions(tmp_path, capsys):
+    db = str(tmp_path / "h.sqlite")
+    for i, value in enumerate([16_500.0] * 6 + [17_012.0] * 4):
+        path = _count_results(tmp_path / f"r{i}.json", value)
+        assert main(["history", "import", path, "--history-url", db]) == 0
+    capsys.readouterr()
+    code = main(["history", "regressions", "--history-url", db])
+    out = capsys.readouterr().out
+    assert code == 1 and "MORE INSTRUCTIONS: work" in out and "+3.1%" in out
+    assert "SLOWER" not in out and out.count("counts are not time") == 1
