@@ -324,3 +324,27 @@ def test_history_regressions_on_counts_say_more_instructions(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1 and "MORE INSTRUCTIONS: work" in out and "+3.1%" in out
     assert "SLOWER" not in out and out.count("counts are not time") == 1
+
+
+def test_report_draws_counts_and_time_side_by_side(tmp_path, capsys):
+    import re
+
+    from steadybench.model.estimate import Estimate
+    from steadybench.model.results import CaseResult, Results
+    from steadybench.output.results_io import write_results
+
+    counts = _count_results(tmp_path / "counts.json", 16_500.0)
+    case = CaseResult("work", "work", unit="s", method="auto")
+    for v in (8.1e-6, 8.0e-6, 8.2e-6):
+        case.add_run("ok", {"wall_time": v})
+        case.accumulate({"wall_time": v})
+    case.estimate = Estimate(8.1e-6, 8.0e-6, 8.2e-6, 0.95, "s", "auto", "median")
+    time_path = tmp_path / "time.json"
+    write_results(Results(suite="s", cases=[case]), time_path)
+    out = tmp_path / "r.html"
+    assert main(["report", str(time_path), counts, "-o", str(out)]) == 0
+    html = out.read_text()
+    text = " ".join(re.sub(r"<[^>]+>", " ", re.sub(r"<style.*?</style>", "", html,
+                                                   flags=re.S)).split())
+    assert "Counts and time" in text and "16,500 instructions" in text and "8.1 µs" in text
+    assert "slower than" not in text and "faster than" not in text
