@@ -126,6 +126,8 @@ def report_cmd(results: tuple[str, ...], output: str, plots_dir: str | None, plo
                 loaded[t], loaded[c], Path(results[t]).name, Path(results[c]).name)
             compare = False
             automatic = False
+    if automatic:
+        compare = len(results) == 2 and comparison is None
     if compare:
         if len(results) != 2:
             raise ConfigurationError(f"--compare needs exactly two results files, got "
