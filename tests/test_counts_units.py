@@ -286,3 +286,65 @@ def test_history_compare_on_counts(tmp_path, capsys):
     assert code == 1 and "3.1% more instructions than A (exact: +512 per call)" in out
     assert main(["history", "compare", "base", "base", "--history-url", db, "--fail-on",
                  "slower"]) == 0
+
+
+def test_statement_call_runs_the_setup_once_and_pickles_as_text():
+    import pickle
+
+    from steadybench.counts.python import StatementCall
+    from steadybench.model.parameters import Parameters
+
+    impl = StatementCall("hits.append(1)", setup="hits = []")
+    impl.setup(Parameters())
+    for _ in range(3):
+        impl.run()
+    assert impl.run.__globals__["hits"] == [1, 1, 1]  # the set-up ran once
+    copy = pickle.loads(pickle.dumps(impl))
+    copy.setup(Parameters())
+    copy.run()
+    assert copy.run.__globals__["hits"] == [1]
+
+
+def test_api_measure_counts_need_valgrind(tmp_path, monkeypatch):
+    import steadybench
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("STEADYBENCH_VALGRIND", raising=False)
+    with pytest.raises(ValgrindMissing):
+        steadybench.measure("sorted(d)", setup="d = [3, 1, 2]", measure="instructions")
+
+
+def test_history_regressions_on_counts_say_more_instructions(tmp_path, capsys):
+    db = str(tmp_path / "h.sqlite")
+    for i, value in enumerate([16_500.0] * 6 + [17_012.0] * 4):
+        path = _count_results(tmp_path / f"r{i}.json", value)
+        assert main(["history", "import", path, "--history-url", db]) == 0
+    capsys.readouterr()
+    code = main(["history", "regressions", "--history-url", db])
+    out = capsys.readouterr().out
+    assert code == 1 and "MORE INSTRUCTIONS: work" in out and "+3.1%" in out
+    assert "SLOWER" not in out and out.count("counts are not time") == 1
+
+
+def test_report_draws_counts_and_time_side_by_side(tmp_path, capsys):
+    import re
+
+    from steadybench.model.estimate import Estimate
+    from steadybench.model.results import CaseResult, Results
+    from steadybench.output.results_io import write_results
+
+    counts = _count_results(tmp_path / "counts.json", 16_500.0)
+    case = CaseResult("work", "work", unit="s", method="auto")
+    for v in (8.1e-6, 8.0e-6, 8.2e-6):
+        case.add_run("ok", {"wall_time": v})
+        case.accumulate({"wall_time": v})
+    case.estimate = Estimate(8.1e-6, 8.0e-6, 8.2e-6, 0.95, "s", "auto", "median")
+    time_path = tmp_path / "time.json"
+    write_results(Results(suite="s", cases=[case]), time_path)
+    out = tmp_path / "r.html"
+    assert main(["report", str(time_path), counts, "-o", str(out)]) == 0
+    html = out.read_text()
+    text = " ".join(re.sub(r"<[^>]+>", " ", re.sub(r"<style.*?</style>", "", html,
+                                                   flags=re.S)).split())
+    assert "Counts and time" in text and "16,500 instructions" in text and "8.1 µs" in text
+    assert "slower than" not in text and "faster than" not in text

@@ -219,3 +219,38 @@ def test_ab_on_counts_of_commands_gates_on_more_instructions(loop_program, capsy
     # instructions (tens in ~900,000): a 0.01 % threshold states that tolerance
     assert main(["ab", "--measure", "instructions", "--command", f"{loop_program} 1000",
                  f"{loop_program} 1000", "--fail-on", "slower", "--threshold", "0.01%"]) == 0
+
+
+def test_sweep_counts_per_iteration_grow_linearly(tmp_path, capsys):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src = tmp_path / "sz.c"
+    src.write_text(textwrap.dedent("""\
+        #include "steadybench_iters.h"
+        int main(int argc, char **argv) {
+            long long iters = sb_iters_from_args(&argc, &argv);
+            long n = atol(argv[1]);
+            volatile unsigned long acc = 0;
+            double t0 = sb_now();
+            for (long long i = 0; i < iters; i++)
+                for (long j = 0; j < n; j++) acc += (unsigned long)j;
+            sb_iters_report(sb_now() - t0, iters);
+            return 0;
+        }
+        """))
+    exe = tmp_path / "sz"
+    subprocess.run([cc, "-O1", "-I", str(CONTRIB), "-o", str(exe), str(src)], check=True)
+    out = tmp_path / "r.json"
+    code = main(["sweep", "--measure", "instructions", "--sizes", "10,100,1000", "--json",
+                 str(out), "--", str(exe), "{size}"])
+    assert code == 0, capsys.readouterr().err
+    results = load_results(out)
+    counts = [c.estimate.value for c in results.cases]
+    assert results.context["sweep"]["complexity"]["best"] == "O(n)"
+    assert results.context["sweep"]["unit"] == "instructions"
+    # the inner loop's cost per element is the same between sizes: a whole number of
+    # instructions (printf's varying cost is spread over thousands of iterations)
+    per_element = (counts[2] - counts[1]) / 900
+    assert per_element == pytest.approx((counts[1] - counts[0]) / 90, abs=0.01)
+    assert abs(per_element - round(per_element)) < 0.01

@@ -79,7 +79,8 @@ def measure(fn: Callable[[], Any] | str | Implementation, method: str | Method =
             max_time: float | None = None, warmup: int = 1, confidence: float = 0.95,
             setup: str = "pass", globals: dict[str, Any] | None = None,  # noqa: A002
             processes: int = 1, name: str | None = None,
-            sleep: Callable[[float], None] | None = None, **options: Any) -> Measurement:
+            sleep: Callable[[float], None] | None = None, measure: str = "time",
+            **options: Any) -> Measurement:
     """Measure ``fn`` with ``method`` and return its :class:`Measurement` (the case's
     :class:`~steadybench.model.estimate.Estimate`, its raw points and the case).
 
@@ -93,6 +94,11 @@ def measure(fn: Callable[[], Any] | str | Implementation, method: str | Method =
         warmup: samples taken first and left out.
         confidence: level of every interval.
         processes: run as this many independent worker processes.
+        measure: ``time`` (the default), or ``instructions``/``cycles``: counted under valgrind
+            (:mod:`steadybench.counts`) in ``processes`` layouts; ``fn`` must then be code a
+            fresh interpreter can import (a module-level function, an Implementation of a
+            module, a statement string), and ``method``, ``clock``, ``runs`` do not apply.
+            ``x``/``y`` are then the call counts and the counts of the first layout.
         **options: the method's options (``points=20``, ``base_batch=…``, ``trim=…``…).
 
     Raises :class:`~steadybench.errors.MeasurementError` (naming the benchmark) when the code
@@ -107,6 +113,12 @@ def measure(fn: Callable[[], Any] | str | Implementation, method: str | Method =
     else:
         raise ConfigurationError(f"measure: expected a callable or a statement string, "
                                  f"got {type(fn).__name__}")
+    if measure != "time":
+        if isinstance(fn, str):  # the set-up once, not before every counted call
+            from .counts.python import StatementCall
+
+            impl = StatementCall(fn, setup=setup, globals=globals, name=name)
+        return _count(impl, measure, processes, confidence)
     if isinstance(method, Method):
         if options:
             raise ConfigurationError("measure: give options to the Method object, not here")
@@ -142,3 +154,23 @@ def measure(fn: Callable[[], Any] | str | Implementation, method: str | Method =
         x = [1.0] * len(y)
     return Measurement(**{name: getattr(est, name) for name in _ESTIMATE_NAMES},
                        x=x, y=y, case=case)
+
+
+def _count(impl: Implementation, measure: str, layouts: int, confidence: float) -> Measurement:
+    """:func:`measure` with a count measure (its ``measure`` argument)."""
+    from .counts.backend import check_measure
+    from .counts.python import CountRunner, CountSettings
+
+    check_measure(measure)
+    runner = CountRunner(CountSettings(measure, layouts=layouts, confidence=confidence))
+    case = runner.execute(impl, Parameters())
+    finalize_case(case, (), runner.method, confidence)
+    if case.errors:
+        raise MeasurementError(f"{case.label}: {'; '.join(case.errors)}")
+    raise_if_failed(case)
+    est = Estimate.from_dict(case.estimate)
+    assert est is not None
+    fit = case.extra["counts"]["layouts"][0]["fit"]
+    return Measurement(**{name: getattr(est, name) for name in _ESTIMATE_NAMES},
+                       x=[float(c) for c in fit["calls"]], y=[float(c) for c in fit["counts"]],
+                       case=case)

@@ -212,7 +212,7 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
         click.echo(progress_line(res), err=True)
 
     if counting(opts):
-        refuse_with_counts(opts, ("duet", "cluster", "equivalence"))
+        refuse_with_counts(opts, ("duet", "cluster", "equivalence", "preset"))
     with _variants(a, b, opts) as (va, vb):
         va.check()
         vb.check()

@@ -317,13 +317,24 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
                 click.echo(terminal_text(f"{a.label} on {a.machine}: {a.note}"))
         if not changes:
             click.echo(f"no change found in {len(found)} series at {level:.0%} confidence")
+        from ..output.format import COUNT_UNITS
+
+        counted = False
         for c in changes:
             name = f" ({c.after_name})" if c.after_name else ""
+            word = c.direction.upper()
+            if c.unit in COUNT_UNITS:  # counts are not time: more or fewer, never slower
+                counted = True
+                word = f"{'MORE' if c.direction == 'slower' else 'FEWER'} {c.unit.upper()}"
             click.echo(terminal_text(
-                f"{c.direction.upper()}: {c.label} on {c.machine}: {c.magnitude:+.1%} "
+                f"{word}: {c.label} on {c.machine}: {c.magnitude:+.1%} "
                 f"in {c.commit_range}{name}, confidence {confidence_text(c.confidence)} "
                 f"(median {c.before_median:.4g} → {c.after_median:.4g} {c.unit}; "
                 f"{c.n_before} vs {c.n_after} executions)"))
+        if counted:
+            from ..counts.backend import NOT_TIME
+
+            click.echo(f"note: {NOT_TIME}")
     return gate_status((c.direction for c in changes), fail_on)
 
 

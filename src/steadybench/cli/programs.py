@@ -290,7 +290,8 @@ def _print_summary(results: Results, console: Console, style: str = "table",
     sweep = results.context.get("sweep")
     if sweep and sweep.get("complexity"):
         cx = sweep["complexity"]
-        out.print(f"growth: best fit {cx['best']}, coefficient {cx['coefficient']:.4g} s")
+        out.print(f"growth: best fit {cx['best']}, coefficient {cx['coefficient']:.4g} "
+                  f"{sweep.get('unit', 's')}")
     for case in results.cases:
         for warning in case.warnings:
             console.print(f"[yellow]warning[/yellow] {escape(case.label)}: {escape(warning)}")
@@ -613,6 +614,51 @@ def _count_programs(commands: Sequence[Command], param_sets: Sequence[dict[str, 
     _finish(results, opts, console, interrupted)
 
 
+def _count_sweep(command: Command, sizes: Sequence[int], values: dict[str, Any],
+                 runner: CommandRunner, opts: dict[str, Any]) -> None:
+    """``sweep --measure instructions|cycles``: the count per iteration at every size (the
+    ITERS line of each, steadybench.counts.programs), then the growth class of the counts."""
+    from ..counts.programs import count_iters
+    from ..counts.valgrind import find_valgrind
+    from ..processors.base import finalize_case
+    from ..programs.iters import iters_argv
+    from ..programs.sweep import fit_complexity
+
+    valgrind = find_valgrind()
+    settings = count_settings(opts, "layouts")
+    console = None if opts["quiet"] else _console()
+    cases: list[CaseResult] = []
+    interrupted = False
+    try:
+        for size in sizes:
+            ps = {**values, "size": size}
+            case = CaseResult(benchmark=command.name, implementation=command.name,
+                              params=dict(ps), method="count", unit=settings.measure)
+            cases.append(case)
+            count_iters(case, valgrind, lambda n, ps=ps: runner.resolve(
+                iters_argv(command, n, ps)), settings)
+            finalize_case(case, (), None, settings.confidence)
+            if console is not None:
+                console.print(f"  size {size}: {estimate_value_text(case_estimate(case))} per "
+                              "iteration", highlight=False, markup=False)
+            if case.errors:
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    done = [c for c in cases if c.estimate is not None and c.estimate.ok]
+    table: dict[str, Any] = {"sizes": [c.params["size"] for c in done],
+                             "count": [c.estimate.value for c in done],
+                             "unit": settings.measure, "complexity": None}
+    try:
+        table["complexity"] = fit_complexity(table["sizes"], table["count"])
+    except ConfigurationError as exc:
+        table["complexity_error"] = str(exc)
+    results = Results(suite="sweep", cases=cases, environment=capture_environment(),
+                      interrupted=interrupted)
+    results.context.update(command_line=_command_line(), sweep=table, measure=settings.measure)
+    _finish(results, opts, console, interrupted)
+
+
 def _running_estimate(case: CaseResult) -> str:
     """The mean of the raw run times so far (the start-up correction comes at the end)."""
     raw = case.values("wall_time_raw")
@@ -724,6 +770,7 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
 @click.option("--table", "table_path", type=click.Path(dir_okay=False),
               help="Write the size table here (.tsv, .csv or .json by extension).")
 @iters_options(default_time=1.0)
+@measure_option
 @style_option
 @output_options
 @pass_root
@@ -751,6 +798,10 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         raise ConfigurationError(f"command {command.text!r} has no {{size}} placeholder "
                                  "(write {size} where the size goes)")
     runner.resolve(command.render({**param_sets[0], "iters": 1, "size": sizes[0]}))
+    if counting(opts):
+        refuse_with_counts(opts, ("shell", "preset"))
+        _count_sweep(command, sizes, param_sets[0], runner, opts)
+        return
     console = None if opts["quiet"] else _console()
 
     shown: list[int] = []

@@ -116,6 +116,16 @@ def report_cmd(results: tuple[str, ...], output: str, plots_dir: str | None, plo
         if not loaded:  # the results the comparison was made from, for its pair plots
             loaded, results = _comparison_sources(comparison_inputs[0], comparison)
     automatic = compare is None
+    if len(loaded) == 2 and comparison is None and compare is not True:
+        from ..counts.report import is_counts, pairing
+
+        kinds = [is_counts(r) for r in loaded]
+        if kinds[0] != kinds[1]:  # one file of counts, one of time: side by side, not a ratio
+            t, c = (0, 1) if kinds[1] else (1, 0)
+            loaded[c].context["counts_and_time"] = pairing(
+                loaded[t], loaded[c], Path(results[t]).name, Path(results[c]).name)
+            compare = False
+            automatic = False
     if automatic:
         compare = len(results) == 2 and comparison is None
     if compare:

@@ -73,7 +73,7 @@ def fit_counts(calls: Sequence[int], counts: Sequence[int], confidence: float = 
         slope = (y1 - y0) / (x1 - x0)
         intercept = y0 - slope * x0
         ci = (slope, slope)
-        residuals = (0.0, 0.0)
+        residuals: tuple[float, ...] = (0.0, 0.0)
     else:
         line = ols([float(c) for c in calls], [float(c) for c in counts], confidence)
         slope, intercept = line.slope, line.intercept

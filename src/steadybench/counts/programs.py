@@ -54,7 +54,12 @@ def count_command(case: CaseResult, valgrind: Valgrind, argv: Sequence[str],
         return
     values = [float(e.value) for e in done]
     if len(done) >= 2:
-        case.processes = [{"value": v, "index": i} for i, v in enumerate(values)]
+        from ..model.execution import Execution
+
+        case.processes = [Execution(index=i, value=v, n=1, stop_reason="counted",
+                                    counts={k: float(c) for k, c in e.counts.to_dict().items()
+                                            if c is not None})
+                          for i, (v, e) in enumerate(zip(values, done, strict=True))]
     case.stop_reason = case.stop_reason or f"counted in {len(done)} layout(s)"
     mean = statistics.fmean(values)
     from ..model.estimate import LEVEL_EXECUTIONS, LEVEL_RUNS, Estimate

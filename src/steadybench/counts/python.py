@@ -26,6 +26,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, MeasurementError
@@ -189,9 +190,8 @@ class PythonCountBackend:
         #: another interpreter finds this copy of steadybench (and the checkout) on PYTHONPATH
         self.env: dict[str, str] = {}
         if self.python != sys.executable or extra_path:
-            from ..ab.variants import steadybench_root
-
-            self.env["PYTHONPATH"] = os.pathsep.join([steadybench_root(), *extra_path])
+            package_root = str(Path(__file__).resolve().parents[2])  # holds this steadybench
+            self.env["PYTHONPATH"] = os.pathsep.join([package_root, *extra_path])
         self.calls: list[int] | None = None
         self.probe: tuple[CountedExecution, CountedExecution] | None = None
 
@@ -233,8 +233,10 @@ class PythonCountBackend:
                 self.calls = [n * k for k in range(1, settings.points + 1)]
             done = []
             for c in self.calls:
-                reuse = self.probe is not None and index == 0 and c == 1
-                done.append(self.probe[1] if reuse else self._counted(c, index, timeout, work))
+                if self.probe is not None and index == 0 and c == 1:
+                    done.append(self.probe[1])  # the probe's one-call process is this point
+                else:
+                    done.append(self._counted(c, index, timeout, work))
                 if request.progress is not None:
                     request.progress(0)
             fit = fit_counts(self.calls, [e.value for e in done], settings.confidence)
@@ -250,8 +252,11 @@ class PythonCountBackend:
         fill_case(raw, [layout_count], {**self.record(), "layouts": [layout_count.to_dict()]})
         first, last = done[0].counts.to_dict(), done[-1].counts.to_dict()
         span = self.calls[-1] - self.calls[0]
-        per_call = {k: (last[k] - first[k]) / span for k in first
-                    if first[k] is not None and last[k] is not None}
+        per_call: dict[str, float] = {}
+        for name, low in first.items():
+            high = last[name]
+            if low is not None and high is not None:
+                per_call[name] = (high - low) / span
         layout = done[0].layout
         return [Outcome(index, case=raw, counts=per_call,
                         layout=ProcessLayout(None, layout.hash_seed, layout.env_bytes, "fixed",
@@ -293,6 +298,34 @@ def count_estimate(unit: str, slopes: Sequence[float], fits: Sequence[CountFit],
                     None, None, figures)
 
 
+class StatementCall(Implementation):
+    """A statement string counted per call: ``setup`` runs once (in :meth:`setup`, so it is
+    in the line's intercept), then each call executes the statement. Both run in one
+    namespace (``globals`` plus what the set-up defines), so the statement reads the set-up's
+    names as globals of a function, where ``timeit`` reads them as locals: a few instructions
+    per name read. Pickles as its text, for the counted process."""
+
+    def __init__(self, statement: str, setup: str = "pass", name: str | None = None,
+                 globals: dict[str, Any] | None = None) -> None:  # noqa: A002 - as in timeit
+        super().__init__(name or "statement")
+        import textwrap
+
+        self.statement = textwrap.dedent(statement).strip() or "pass"
+        self.setup_statement = textwrap.dedent(setup).strip() or "pass"
+        self.globals = dict(globals or {})
+
+    def setup(self, params: Parameters) -> None:
+        namespace = dict(self.globals)
+        exec(compile(self.setup_statement, "<steadybench setup>", "exec"), namespace)  # noqa: S102
+        body = "\n".join("    " + line for line in self.statement.splitlines())
+        exec(compile(f"def _steadybench_call():\n{body}\n", "<steadybench statement>",  # noqa: S102
+                     "exec"), namespace)
+        self.run = namespace["_steadybench_call"]  # type: ignore[method-assign]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if k != "run"}
+
+
 class CountMethod:
     """The method slot of a counting runner: it builds the case's :class:`Estimate` from the
     slopes the runner recorded (what :func:`~steadybench.processors.base.finalize_case` calls)."""
@@ -332,11 +365,14 @@ def fill_case(case: CaseResult, layouts: Sequence[LayoutCount], record: dict[str
         case.add_run(RUN_OK, {PRIMARY_METRIC: lc.fit.slope})
         case.accumulate({PRIMARY_METRIC: lc.fit.slope})
     if len(layouts) >= 2:
-        case.processes = [{"value": lc.fit.slope, "index": i,
-                           "hash_seed": lc.executions[0].layout.hash_seed,
-                           "env_pad": lc.executions[0].layout.env_bytes,
-                           "layout": "fixed", "aslr_off": lc.executions[0].layout.aslr_off}
-                          for i, lc in enumerate(layouts)]
+        from ..model.execution import Execution, ProcessLayout
+
+        case.processes = [
+            Execution(index=i, value=lc.fit.slope, n=1, stop_reason="counted",
+                      layout=ProcessLayout(None, lc.executions[0].layout.hash_seed,
+                                           lc.executions[0].layout.env_bytes, "fixed",
+                                           lc.executions[0].layout.aslr_off))
+            for i, lc in enumerate(layouts)]
     case.extra["counts"] = record
     for lc in layouts:
         warning = lc.fit.warning(what)

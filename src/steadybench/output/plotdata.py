@@ -68,6 +68,10 @@ def format_value(value: float | None, unit: str = "s") -> str:
     """A value with a readable unit (seconds become ns/µs/ms/s); '–' when undefined."""
     if value is None or isinstance(value, bool) or not math.isfinite(float(value)):
         return "–"
+    from .format import COUNT_UNITS
+
+    if unit in COUNT_UNITS and abs(value) >= 1000:
+        return f"{value:,.0f} {unit}"  # counts: every digit, grouped
     factor, name = time_scale([value], unit)
     return f"{value * factor:.4g} {name}".strip()
 

@@ -84,7 +84,8 @@ MAX_VALUE_CHARS = 600
 #: with the context value, ``image(figure, name)`` and the Results; returns ``{"title",
 #: "html"}`` (markup)
 CONTEXT_SECTIONS = {"evaluate": "steadybench.evaluate.figures:report_section",
-                    "fleet": "steadybench.fleet.report:report_section"}
+                    "fleet": "steadybench.fleet.report:report_section",
+                    "counts_and_time": "steadybench.counts.report:report_section"}
 #: figures are drawn in worker processes when there are at least this many
 PARALLEL_FIGURES = 12
 #: at most this many worker processes draw figures
@@ -662,6 +663,8 @@ def simple_comparison(base: Results, new: Results) -> dict[str, Any]:
     for key, b in _cases_by_key(base).items():
         n = new_cases.get(key)
         if n is None:
+            continue
+        if b.unit != n.unit:  # seconds against instructions: no ratio means anything
             continue
         bm, nm = b.stats.get("median"), n.stats.get("median")
         speed = bm / nm if isinstance(bm, int | float) and isinstance(nm, int | float) and nm \
