@@ -101,7 +101,7 @@ def _suite_lines(suite: dict[str, Any]) -> list[str]:
 
 
 def to_markdown(doc: dict[str, Any]) -> str:
-    out = ["| Benchmark | Speedup (median, CI) | Verdict | Test | p | Confidence | Notes |",
+    out = ["| Benchmark | NEW vs BASE [CI] | Verdict | Test | p | Confidence | Notes |",
            "|---|---|---|---|---|---|---|"]
     for r in doc["benchmarks"]:
         notes = markdown_text("; ".join(r["warnings"]))
