@@ -395,3 +395,22 @@ def test_the_table_and_markdown_say_where_the_run_noise_came_from(tmp_path):
     console = Console(record=True, width=200)
     print_table(doc, console=console)
     assert "default floor" in console.export_text()
+
+
+def test_the_report_without_a_comparison_shows_the_headlines_ratio():
+    """Issue 24 item 3 (given to issue 25): the report's fallback ratio is of the figures the
+    runs showed (their Estimates), never of the pooled per-run medians."""
+    from steadybench.model.estimate import Estimate
+    from steadybench.output.report import simple_comparison
+
+    def results(headline: float, runs: list[float]) -> Results:
+        res = Results()
+        case = CaseResult("f", "f")
+        for v in runs:
+            case.add_run("ok", {"wall_time": v})
+        case.estimate = Estimate(value=headline, statistic="median").to_dict()
+        res.cases.append(case)
+        return res
+
+    doc = simple_comparison(results(2.0, [1.0, 1.0, 9.0]), results(1.0, [3.0, 3.0, 3.0]))
+    assert doc["pairs"][0]["speedup"] == pytest.approx(2.0)  # pooled medians would say 1/3
