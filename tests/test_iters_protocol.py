@@ -104,7 +104,7 @@ def test_fit_matches_scipy_linregress_and_polyfit():
     assert fit["loglog"]["factor"] == pytest.approx(math.exp(b), rel=1e-9)
     lo, hi = fit["slope_ci"]
     assert lo < 2e-6 < hi
-    assert fit["slope_ci_method"].startswith("bootstrap")
+    assert fit["slope_ci_method"].startswith("wild bootstrap-t")
     assert fit["kind"] == "iters" and fit["x"] == x.tolist() and fit["dropped"] == []
     json.dumps(fit, allow_nan=False)
 
@@ -347,3 +347,17 @@ def test_size_sweep_passes_the_loop_settings_to_every_size():
                            ItersOptions(stop=Runs(4), min_points=3),
                            before_run=lambda: before.append(1))
     assert [c.runs_recorded for c in cases] == [4, 4] and len(before) == 8
+
+
+def test_slope_interval_covers_when_the_noise_grows_with_the_count():
+    """Issue 25 item 7: the pairs bootstrap's percentile interval covered 82 % at a nominal 95 %
+    with 8 counts and noise proportional to the count. The wild bootstrap-t (HC3) covers
+    90-91 % in the geometric design (measured, 400 trials) and 95-97 % in the linear one."""
+    rng = np.random.default_rng(21)
+    x = np.geomspace(1000, 64000, 8)
+    trials, hits = 300, 0
+    for i in range(trials):
+        y = 1e-6 * x + 1e-4 + rng.normal(0, 1, x.size) * 0.02e-6 * x
+        lo, hi = bootstrap_slope_ci(x, y, 0.95, 1000, seed=i)
+        hits += lo <= 1e-6 <= hi
+    assert hits / trials >= 0.87

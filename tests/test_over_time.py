@@ -373,3 +373,44 @@ def test_the_default_minimum_change_is_stated_and_used():
            for i in range(40)]
     assert find_changes(pts).changes == []
     assert [c.index for c in find_changes(pts, min_change=0.0).changes] == [20]
+
+
+def test_the_table_and_markdown_say_where_the_run_noise_came_from(tmp_path):
+    from steadybench.compare.core import compare_sets
+    from steadybench.compare.output import noise_lines, print_table, to_markdown
+    from steadybench.compare.readers import SampleSet
+
+    rng = np.random.default_rng(9)
+    base = Sample("f", np.array([]), per_execution=np.exp(rng.normal(0, 0.005, 25)),
+                  unit_name="executions", one_invocation=True)
+    new = Sample("f", np.array([]), per_execution=np.exp(rng.normal(0.1, 0.005, 25)),
+                 unit_name="executions", one_invocation=True)
+    doc = compare_sets(SampleSet("a", "steadybench", [base]), SampleSet("b", "steadybench", [new]),
+                       CompareOptions())
+    assert doc["benchmarks"][0]["verdict"] == "slower"
+    assert noise_lines(doc) == [f"Runs as a random effect: {DEFAULT.describe()}"]
+    assert DEFAULT.describe() in to_markdown(doc)
+    from rich.console import Console
+
+    console = Console(record=True, width=200)
+    print_table(doc, console=console)
+    assert "default floor" in console.export_text()
+
+
+def test_the_report_without_a_comparison_shows_the_headlines_ratio():
+    """Issue 24 item 3 (given to issue 25): the report's fallback ratio is of the figures the
+    runs showed (their Estimates), never of the pooled per-run medians."""
+    from steadybench.model.estimate import Estimate
+    from steadybench.output.report import simple_comparison
+
+    def results(headline: float, runs: list[float]) -> Results:
+        res = Results()
+        case = CaseResult("f", "f")
+        for v in runs:
+            case.add_run("ok", {"wall_time": v})
+        case.estimate = Estimate(value=headline, statistic="median").to_dict()
+        res.cases.append(case)
+        return res
+
+    doc = simple_comparison(results(2.0, [1.0, 1.0, 9.0]), results(1.0, [3.0, 3.0, 3.0]))
+    assert doc["pairs"][0]["speedup"] == pytest.approx(2.0)  # pooled medians would say 1/3

@@ -150,7 +150,7 @@ def test_comparison_comes_first(tmp_path: Path) -> None:
 def test_two_results_without_comparison_show_ratio_only(tmp_path: Path) -> None:
     path = rp.write_report([make_results(("a",), monitors=False),
                             make_results(("a",), seed=3, monitors=False)], tmp_path / "r.html")
-    assert "ratio of medians only" in path.read_text(encoding="utf-8")
+    assert "ratio of the headlines only" in path.read_text(encoding="utf-8")
 
 
 def test_streaming_failed_and_empty_cases(tmp_path: Path) -> None:

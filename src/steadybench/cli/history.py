@@ -256,7 +256,8 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
 @click.option("--machine", default=None, help="Only this machine (default: each on its own).")
 @click.option("--branch", default=None, help="Only records made on this branch.")
 @click.option("--confidence", default="0.95", show_default=True,
-              help="Report a change only at this confidence (rank test between the segments).")
+              help="Report a change only at this confidence (record-level test against the "
+                   "between-record noise, trend removed).")
 @click.option("--min-change", default=None,
               help="Report a change only when it is at least this large (e.g. 5%). Default: "
                    "the thresholds of steadybench.toml (2% without one: about half the band "
@@ -330,7 +331,7 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
                 f"{word}: {c.label} on {c.machine}: {c.magnitude:+.1%} "
                 f"in {c.commit_range}{name}, confidence {confidence_text(c.confidence)} "
                 f"(median {c.before_median:.4g} → {c.after_median:.4g} {c.unit}; "
-                f"{c.n_before} vs {c.n_after} executions)"))
+                f"{c.n_before} vs {c.n_after} records)"))
         if counted:
             from ..counts.backend import NOT_TIME
 

@@ -101,7 +101,7 @@ def _suite_lines(suite: dict[str, Any]) -> list[str]:
 
 
 def to_markdown(doc: dict[str, Any]) -> str:
-    out = ["| Benchmark | Speedup (median, CI) | Verdict | Test | p | Confidence | Notes |",
+    out = ["| Benchmark | NEW vs BASE [CI] | Verdict | Test | p | Confidence | Notes |",
            "|---|---|---|---|---|---|---|"]
     for r in doc["benchmarks"]:
         notes = markdown_text("; ".join(r["warnings"]))
@@ -111,6 +111,9 @@ def to_markdown(doc: dict[str, Any]) -> str:
                    f"{notes} |")
     out.append("")
     out.append(_legend(doc))
+    if noise_lines(doc):
+        out.append("")
+        out.extend(f"- {markdown_text(line)}" for line in noise_lines(doc))
     if doc.get("suite"):
         out.append("")
         out.extend(f"- {line}" for line in _suite_lines(doc["suite"]))
@@ -137,6 +140,19 @@ def _legend(doc: dict[str, Any]) -> str:
     if o["show_min"]:
         text += " The minimum-based speedup is not statistically meaningful."
     return text
+
+
+def noise_lines(doc: dict[str, Any]) -> list[str]:
+    """Where the variation between runs came from and how large it is, once per distinct text
+    (results of separate runs, :mod:`steadybench.compare.between`)."""
+    by_text: dict[str, list[str]] = {}
+    for r in doc["benchmarks"]:
+        if r.get("run_noise"):
+            by_text.setdefault(r["run_noise"]["text"], []).append(r["name"])
+    if len(by_text) == 1:
+        return [f"Runs as a random effect: {next(iter(by_text))}"]
+    return [f"Runs as a random effect, {', '.join(names)}: {text}"
+            for text, names in by_text.items()]
 
 
 def summary_sentences(doc: dict[str, Any]) -> list[str]:
@@ -192,6 +208,8 @@ def print_table(doc: dict[str, Any], console: Console | None = None,
     if show_min:
         console.print("* min(BASE)/min(NEW): not statistically meaningful (003 §1.3).",
                       highlight=False)
+    for line in noise_lines(doc):
+        console.print(escape(line), highlight=False)
     for r in doc["benchmarks"]:
         if r.get("confidence_note"):
             console.print(escape(f"{r['name']}: {r['confidence_note']}"), highlight=False)

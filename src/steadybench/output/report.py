@@ -653,11 +653,15 @@ def _cases_by_key(results: Results) -> dict[tuple[str, str, str], CaseResult]:
 
 
 def simple_comparison(base: Results, new: Results) -> dict[str, Any]:
-    """Pairs matched by (benchmark, implementation, parameters) with the ratio of medians.
+    """Pairs matched by (benchmark, implementation, parameters) with the ratio of their
+    headlines (each case's Estimate, the figure every output shows; never a ratio of pooled
+    per-run medians).
 
     A fallback when no comparison from ``steadybench compare`` is given: no test, no CI and no
     verdict are made up here; the verdict column says so.
     """
+    from .format import headline
+
     pairs = []
     new_cases = _cases_by_key(new)
     for key, b in _cases_by_key(base).items():
@@ -666,12 +670,12 @@ def simple_comparison(base: Results, new: Results) -> dict[str, Any]:
             continue
         if b.unit != n.unit:  # seconds against instructions: no ratio means anything
             continue
-        bm, nm = b.stats.get("median"), n.stats.get("median")
-        speed = bm / nm if isinstance(bm, int | float) and isinstance(nm, int | float) and nm \
-            else None
+        bm, nm = headline(b)[0], headline(n)[0]
+        speed = bm / nm if bm is not None and nm else None
         pairs.append({"name": b.label, "key": list(key), "speedup": speed,
-                      "verdict": "ratio of medians only (use steadybench compare for a test)"})
-    return {"kind": "median-ratio", "pairs": pairs}
+                      "verdict": "ratio of the headlines only (use steadybench compare for a "
+                                 "test)"})
+    return {"kind": "headline-ratio", "pairs": pairs}
 
 
 def _match(cases: Sequence[CaseResult], entry: Mapping[str, Any], name: str) -> CaseResult | None:
