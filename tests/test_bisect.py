@@ -238,3 +238,21 @@ def test_ctrl_c_leaves_the_repository_and_worktrees_as_they_were(tmp_path):
     assert "the repository and its worktrees are as they were" in err
     assert _state(repo) == before
     assert list(scratch.iterdir()) == []  # the worktrees' temporary folders are gone
+
+
+@needs_git
+def test_a_candidate_that_cannot_run_is_skipped_and_a_broken_good_one_is_an_error(
+        tmp_path, monkeypatch, capsys):
+    repo = make_repo(tmp_path / "repo", slow_at=None, commits=2)
+    (repo / "bench.py").write_text(BENCH.replace("total = 0", "raise RuntimeError('broken')"))
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam",
+                    "break it"], cwd=repo, check=True)
+    monkeypatch.chdir(repo)
+    code = main(["bisect", "--step", "--good", "HEAD~1", "bench.py::loop", *LIVE,
+                 "--no-history"])
+    text = capsys.readouterr().out
+    assert code == 125 and "could not be measured" in text and "broken" in text
+    code = main(["bisect", "--step", "--good", "HEAD", "bench.py::loop", *LIVE, "--no-history"])
+    assert code == 2
+    assert "the good revision" in capsys.readouterr().err
+    assert _state(repo)[0].count("\n") == 1

@@ -184,7 +184,11 @@ class LiveSteps:
         settings = self.settings_now()
         try:
             with worktrees([commit.sha], self.target.build, self.target.root) as (tree,):
-                good, candidate = self._variant("A", self._good_tree), self._variant("B", tree)
+                good = self._variant("A", self._good_tree)
+                try:
+                    candidate = self._variant("B", tree)
+                except ConfigurationError as exc:  # e.g. the file is not in that commit
+                    return Step(commit, position, SKIP, reason=f"cannot be measured: {exc}")
                 if self.announce is not None:
                     self.announce(commit)
                 res = ABSession(good, candidate, settings, progress=self.progress).run()
@@ -193,6 +197,9 @@ class LiveSteps:
         if res.interim:
             raise KeyboardInterrupt
         if res.verdict == FAILED:
+            if res.failures["A"]:  # the good revision itself: no step can be measured
+                raise ConfigurationError(f"the good revision {self.good.short} failed: "
+                                         f"{res.failures['A'][-1]}")
             return Step(commit, position, SKIP, reason=f"could not be measured: {res.reason}")
         change, low, high = change_of(res)
         self._record(res, commit)
