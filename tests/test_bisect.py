@@ -157,6 +157,7 @@ needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not i
 
 
 @needs_git
+@pytest.mark.timeout(600)  # at most 7 steps of 15 s, and their worktrees, on a loaded machine
 def test_bisect_names_commit_27_in_at_most_7_steps(tmp_path, monkeypatch, capsys):
     repo = make_repo(tmp_path / "repo", slow_at=27)
     before = _state(repo)
