@@ -157,6 +157,7 @@ needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not i
 
 
 @needs_git
+@pytest.mark.timeout(600)  # at most 7 steps of 15 s, and their worktrees, on a loaded machine
 def test_bisect_names_commit_27_in_at_most_7_steps(tmp_path, monkeypatch, capsys):
     repo = make_repo(tmp_path / "repo", slow_at=27)
     before = _state(repo)
@@ -186,7 +187,8 @@ def test_bisect_names_commit_27_in_at_most_7_steps(tmp_path, monkeypatch, capsys
 def test_nothing_changed_ends_with_no_regression(tmp_path, monkeypatch, capsys):
     repo = make_repo(tmp_path / "repo", slow_at=None, commits=6)
     monkeypatch.chdir(repo)
-    code = main(["bisect", "--range", "HEAD~5..HEAD", "bench.py::loop", *LIVE, "--no-history"])
+    code = main(["bisect", "--range", "HEAD~5..HEAD", "bench.py::loop", *LIVE, "--no-history",
+                 "--max-time", "6"])  # identical code never decides: the bad end's 2 × 6 s
     text = capsys.readouterr().out
     assert code == 0
     assert "no regression between" in text and "first slower commit" not in text
@@ -238,3 +240,21 @@ def test_ctrl_c_leaves_the_repository_and_worktrees_as_they_were(tmp_path):
     assert "the repository and its worktrees are as they were" in err
     assert _state(repo) == before
     assert list(scratch.iterdir()) == []  # the worktrees' temporary folders are gone
+
+
+@needs_git
+def test_a_candidate_that_cannot_run_is_skipped_and_a_broken_good_one_is_an_error(
+        tmp_path, monkeypatch, capsys):
+    repo = make_repo(tmp_path / "repo", slow_at=None, commits=2)
+    (repo / "bench.py").write_text(BENCH.replace("total = 0", "raise RuntimeError('broken')"))
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam",
+                    "break it"], cwd=repo, check=True)
+    monkeypatch.chdir(repo)
+    code = main(["bisect", "--step", "--good", "HEAD~1", "bench.py::loop", *LIVE,
+                 "--no-history"])
+    text = capsys.readouterr().out
+    assert code == 125 and "could not be measured" in text and "broken" in text
+    code = main(["bisect", "--step", "--good", "HEAD", "bench.py::loop", *LIVE, "--no-history"])
+    assert code == 2
+    assert "the good revision" in capsys.readouterr().err
+    assert _state(repo)[0].count("\n") == 1

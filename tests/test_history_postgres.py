@@ -159,3 +159,27 @@ def test_an_unreachable_server_is_one_line(capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(HistoryError, match="cannot be reached") as info:
         HistoryStore.open(url, timeout=2)
     assert "secret" not in str(info.value) and "***" in str(info.value)
+
+
+def test_publish_reads_a_postgresql_store(postgres_url: str, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """``history publish`` from PostgreSQL: the same site as from SQLite."""
+    import json
+
+    from steadybench.history.git import GitInfo
+
+    url = postgres_url + "?options=-csearch_path%3Dpublish"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA IF NOT EXISTS publish")
+    with HistoryStore.open(url) as store:
+        for i, level in enumerate((1.0, 1.0, 1.0, 1.0, 1.3, 1.3, 1.3)):
+            values = [level * (1 + 0.002 * k) for k in range(4)]
+            store.add(doc("pg-publish <b>", values),
+                      git=GitInfo(commit=f"{i + 100:040x}", branch="main", dirty=False))
+    site = tmp_path / "site"
+    assert main(["history", "publish", str(site), "--history-url", url]) == 0
+    assert "1 benchmarks, 1 series, 7 commits, 1 open regression(s)" in capsys.readouterr().out
+    text = (site / "data" / "b0001.js").read_text()
+    data = json.loads(text[text.index("=") + 1:].rstrip().rstrip(";"))
+    assert data["name"] == "pg-publish <b>" and data["changes"][0]["at"] == 4
+    assert "pg-publish &lt;b&gt;" in (site / "index.html").read_text()

@@ -219,6 +219,12 @@ CHECKER = """(function () {
     out.legend = Array.prototype.filter.call(chart.querySelectorAll(".u-legend .u-series"),
       function (r) { return r.style.display !== "none"; }).length;
     out.title = document.getElementById("bench-name").textContent;
+    // hover the middle of the chart: the tooltip names the commit
+    var plot = window.SB_PLOT;
+    plot.setCursor({left: plot.bbox.width / devicePixelRatio / 2, top: 10});
+    var tip = document.getElementById("tip");
+    out.tip = tip.textContent;
+    out.tipShown = !tip.hidden;
   }
   out.images = document.images.length;
   out.pwned = window.PWNED === 1;
@@ -306,6 +312,9 @@ def test_a_benchmark_page_draws_its_lines_and_change_points(site: Path, tmp_path
     assert result["canvases"] >= 1
     assert result["lines"] == MACHINES and result["legend"] == MACHINES + 1  # + the x value
     assert result["changes"] == MACHINES
+    assert result["tipShown"] and "commit " in result["tip"]
+    assert f"(main{PAYLOAD})" in result["tip"]  # the branch, as text
+    assert "click: open the commit" in result["tip"] and "ms" in result["tip"]
     assert result["pwned"] is False and result["images"] == 0
     names = result["resources"]
     assert any(n.endswith("uPlot.iife.min.js") for n in names)

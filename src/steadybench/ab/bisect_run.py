@@ -120,6 +120,11 @@ def judge(commit: Commit, position: int, verdict: str, change: float | None,
                 decided=False)
 
 
+#: the bad end's step gets this many times the budget of a step: it decides whether there is
+#: anything to find, and a slowdown it misses ends the search with "no regression"
+FIRST_BUDGET = 2
+
+
 class LiveSteps:
     """Runs the steps of one search, keeping the good revision's worktree open meanwhile. Use
     as a context manager; calling it measures one candidate (:data:`steadybench.ab.bisect.
@@ -127,8 +132,10 @@ class LiveSteps:
 
     def __init__(self, target: BisectTarget, good: Commit, settings: ABSettings,
                  history: Any = None, progress: Any = None,
-                 announce: Callable[[Commit], None] | None = None) -> None:
+                 announce: Callable[[Commit], None] | None = None,
+                 first_budget: int = FIRST_BUDGET) -> None:
         self.target = target
+        self.first_budget = first_budget
         #: called when a candidate is checked out and built, as its measuring starts
         self.announce = announce
         self.good = good
@@ -140,6 +147,8 @@ class LiveSteps:
         self._good_tree: Any = None
         #: records added to the history, per step
         self.recorded: list[int] = []
+        #: steps measured so far
+        self.measured = 0
         #: the change of the first candidate found slower (the bad end): the midpoint of the
         #: later steps is half of it
         self.reference: float | None = None
@@ -167,12 +176,17 @@ class LiveSteps:
         return variant
 
     def settings_now(self) -> ABSettings:
-        """The A/B settings of the next step. After the bad end was found slower by Δ, a
+        """The A/B settings of the next step. The first (the bad end) has ``first_budget``
+        times the budget. After the bad end was found slower by Δ, a
         candidate is judged against the midpoint Δ/2 (or the threshold, when larger): "slower"
         beyond it is bad, "unchanged within ±Δ/2" (equivalence) is good, each at the step's
         confidence."""
         from dataclasses import replace
 
+        if not self.measured and self.first_budget != 1:  # the bad end: anything to find?
+            return replace(self.settings, max_rounds=self.settings.max_rounds * self.first_budget,
+                           max_time=None if self.settings.max_time is None
+                           else self.settings.max_time * self.first_budget)
         if self.reference is None or self.reference <= 0:
             return self.settings
         return replace(self.settings, threshold=max(self.settings.threshold,
@@ -184,7 +198,11 @@ class LiveSteps:
         settings = self.settings_now()
         try:
             with worktrees([commit.sha], self.target.build, self.target.root) as (tree,):
-                good, candidate = self._variant("A", self._good_tree), self._variant("B", tree)
+                good = self._variant("A", self._good_tree)
+                try:
+                    candidate = self._variant("B", tree)
+                except ConfigurationError as exc:  # e.g. the file is not in that commit
+                    return Step(commit, position, SKIP, reason=f"cannot be measured: {exc}")
                 if self.announce is not None:
                     self.announce(commit)
                 res = ABSession(good, candidate, settings, progress=self.progress).run()
@@ -193,7 +211,11 @@ class LiveSteps:
         if res.interim:
             raise KeyboardInterrupt
         if res.verdict == FAILED:
+            if res.failures["A"]:  # the good revision itself: no step can be measured
+                raise ConfigurationError(f"the good revision {self.good.short} failed: "
+                                         f"{res.failures['A'][-1]}")
             return Step(commit, position, SKIP, reason=f"could not be measured: {res.reason}")
+        self.measured += 1
         change, low, high = change_of(res)
         self._record(res, commit)
         step = judge(commit, position, res.verdict, change, low, high, len(res.paired),

@@ -193,7 +193,8 @@ def _one_step(target: Any, good: Any, head: Any, settings: Any, opts: dict[str, 
 
     store = _history(opts, target.root)
     try:
-        with LiveSteps(target, good, settings, store, announce=_announce(good)) as live:
+        with LiveSteps(target, good, settings, store, announce=_announce(good),
+                       first_budget=1) as live:
             step = live(head, 1)
     finally:
         if store is not None:

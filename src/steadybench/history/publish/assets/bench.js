@@ -11,9 +11,15 @@
     var n = parseInt(hex.slice(1), 16);
     return "rgba(" + (n >> 16) + "," + ((n >> 8) & 255) + "," + (n & 255) + "," + a + ")";
   }
+  // a number as people write it: 4 significant digits, never an exponent
+  function num(x, digits) {
+    if (Math.abs(x) >= Math.pow(10, digits)) return x.toFixed(0);
+    var text = x.toPrecision(digits);
+    return text.indexOf(".") >= 0 ? text.replace(/\.?0+$/, "") : text;
+  }
   function fmt(v) {
     if (v === null || v === undefined) return "—";
-    return (v * B.scale).toPrecision(4) + " " + B.suffix;
+    return num(v * B.scale, 4) + " " + B.suffix;
   }
   function short(i) {
     var c = C[i];
@@ -81,7 +87,7 @@
     axes: [
       {values: function (u, splits) { return splits.map(function (x) { return Number.isInteger(x) ? short(x) : ""; }); },
        rotate: -30, size: 60},
-      {values: function (u, splits) { return splits.map(function (v) { return (v * B.scale).toPrecision(3); }); },
+      {values: function (u, splits) { return splits.map(function (v) { return num(v * B.scale, 3); }); },
        label: B.measure === "time" ? "time (" + B.suffix + ")" : B.suffix, size: 70}
     ],
     cursor: {drag: {x: true, y: false}},
