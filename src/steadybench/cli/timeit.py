@@ -14,7 +14,6 @@ summary, fastest first (:mod:`steadybench.output.relative`).
 from __future__ import annotations
 
 import tempfile
-import textwrap
 from typing import Any
 
 import click
@@ -33,10 +32,11 @@ def _measure_one(path: str, opts: dict[str, Any]) -> None:
 
 
 def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
-    from ..ab.report import progress_line, ratio_phrase
+    from ..ab.report import answer_phrase, medians, progress_line
     from ..ab.session import FAILED, ABSession, ABSettings
     from ..ab.variants import PythonVariant
     from ..model.estimate import Estimate
+    from ..output.format import format_seconds
     from ..output.relative import Variant, summary_lines
 
     confidence = opts["confidence"]
@@ -70,11 +70,19 @@ def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
             for label in ("A", "B"):
                 for failure in res.failures[label][:1]:
                     verdicts.append(f"  {names[0] if label == 'A' else name}: {failure}")
+                    if label == "B" and ("UnboundLocalError" in failure
+                                         or "NameError" in failure):
+                        verdicts.append("  hint: each --vs statement runs on its own; the lines "
+                                        "of one statement are STMT arguments (as python -m "
+                                        "timeit), set-up goes in -s")
         elif res.look is not None:
             lk = res.look
-            phrase = ratio_phrase(lk.estimate, lk.low, lk.high, subject=name, other=names[0],
-                                  fastest_first=True)
-            verdicts.append(f"{phrase} at {confidence:.0%}: {res.verdict} "
+            phrase = answer_phrase(lk.estimate, lk.low, lk.high, subject=name,
+                                   other=names[0])
+            m = medians(res)  # the absolute times beside the ratio
+            times = (f"{names[0]} {format_seconds(m['A'])}, {name} {format_seconds(m['B'])}: "
+                     if m["A"] is not None and m["B"] is not None else "")
+            verdicts.append(f"{times}{phrase} at {confidence:.0%}: {res.verdict} "
                             f"({len(res.paired)} rounds, {res.reason})")
         if res.interim:
             from . import Interrupted
@@ -91,11 +99,12 @@ def _compare(path: str, names: list[str], opts: dict[str, Any]) -> int:
     # with two statements the verdict line below is the one comparison (with the sequential
     # interval that decided it); a second interval of the same ratio would only confuse
     summary = summary_lines(variants, confidence) if len(names) > 2 or not verdicts else []
+    from ..output.console import echo
+
     for line in summary:
-        click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False))
+        echo(line)
     for line in verdicts:
-        click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False),
-                   err=opts["quiet"])
+        echo(line, err=opts["quiet"])
     return 1 if failed else 0
 
 
