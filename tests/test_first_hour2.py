@@ -631,3 +631,23 @@ def test_ab_prints_both_times_and_keeps_jargon_behind_v(capsys):
     assert "Kim–DeMets" not in out and "RMIT" not in out and "003 §" not in out
     code, out, err = cli([*args, "-v"], capsys)
     assert "Kim–DeMets" in out.replace("\n  ", " ") or "method:" in out
+
+
+# ------------------------------------------ item 5: --runs and --max-time are per execution
+def test_runs_and_max_time_say_per_execution_and_impossible_runs_are_refused(tmp_path,
+                                                                              capsys):
+    from click.testing import CliRunner
+
+    from steadybench.cli import cli as group
+
+    help_text = " ".join(CliRunner().invoke(group, ["run", "--help"]).output.split())
+    assert "in each execution" in help_text and "exactly this many" not in help_text
+    assert "Stop each execution after this many seconds" in help_text
+    bench = tmp_path / "b.py"
+    bench.write_text("import steadybench as sb\n\n@sb.benchmark\ndef f():\n"
+                     "    return lambda: None\n")
+    code, out, err = cli(["run", str(bench), "--runs", "1000000", "--stream"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "beyond --time-limit 600 s" in err
+    code, out, err = cli(["run", str(bench), "--max-time", "0.25", "-p", "24"], capsys)
+    assert code == 0, err
+    assert "expected: about 6 s of measuring" in err
