@@ -564,3 +564,90 @@ def test_pytest_summary_fits_80_columns(tmp_path):
     lines = section.splitlines()
     assert any("faster than" in line for line in lines)
     assert max(map(len, lines)) <= 80, section
+
+
+# --------------------------------- items 3, 7, 17, 18: numbers that agree, winners with cause
+def test_ratio_digits_follow_the_interval():
+    from steadybench.output.format import change_text, factor_text
+
+    assert factor_text(462.041, 400.2, 520.3) == "462× faster [400, 520]"
+    assert factor_text(1.874, 1.761, 2.129) == "1.87× faster [1.76, 2.13]"
+    assert factor_text(1.0523, 1.0411, 1.0632) == "1.052× faster [1.041, 1.063]"
+    assert factor_text(0.5) == "2.00× slower"
+    # an interval that holds 1 names no direction
+    assert change_text(1.004, 0.99, 1.02) == "1.004× [0.990, 1.020]"
+
+
+def test_no_winner_without_an_interval():
+    from steadybench.ab.report import answer_phrase
+    from steadybench.model.estimate import Estimate
+    from steadybench.output.relative import Variant, summary_lines
+
+    [line] = summary_lines([Variant("small", Estimate(value=1.8e-3, unit="s")),
+                            Variant("fast", Estimate(value=1e-3, unit="s"))])
+    assert "faster" not in line and "no interval" in line
+    assert "faster" not in answer_phrase(1.8, None, None)
+    assert answer_phrase(1.8, 0.6, 3.6).startswith("no clear difference")
+    assert answer_phrase(0.5, 0.45, 0.55) == "A is 2.00× faster than B [1.82, 2.22]"
+
+
+def test_run_table_cov_is_the_spread_of_the_interval(tmp_path, capsys):
+    from steadybench.methods.base import headline_spread
+    from steadybench.model.estimate import Estimate
+    from steadybench.model.results import CaseResult
+    from steadybench.output.format import format_percent
+    from steadybench.output.loggers import summary_spec
+
+    case = CaseResult(benchmark="b", implementation="b")
+    for v in (1.0, 1.0, 3.0, 1.0, 1.0, 3.0):  # pooled runs: CoV 55 %
+        case.add_run("ok", {"wall_time": v})
+    case.stats = {"cov": 0.55, "median": 1.0, "min": 1.0}
+    case.estimate = Estimate(value=1.5, ci_low=1.48, ci_high=1.52, confidence=0.95, unit="s",
+                             statistic="median of execution medians", level="executions",
+                             n_executions=3, between_cov=0.01,
+                             fields={"execution_values": [1.49, 1.5, 1.51]})
+    spec = summary_spec([case])
+    headers = [c.header for c in spec.columns]
+    assert "median" not in headers  # no second median beside the estimate
+    cov = spec.rows[0][headers.index("CoV")]
+    assert cov == format_percent(headline_spread(case.estimate)) and cov != "55.00%"
+
+
+def test_compare_p_says_it_is_adjusted():
+    from steadybench.compare.output import p_header
+
+    assert p_header({"options": {"correction": "holm"}}) == "p (holm)"
+    assert p_header({"options": {"correction": "none"}}) == "p"
+
+
+def test_ab_prints_both_times_and_keeps_jargon_behind_v(capsys):
+    args = ["ab", "--command", "sleep 0.001", "sleep 0.004", "--max-rounds", "12",
+            "--min-rounds", "12", "--max-time", "0"]
+    code, out, err = cli(args, capsys)
+    assert code == 0, err
+    import re
+
+    assert re.search(r"A [\d.]+ ms, B [\d.]+ ms: ", out), out
+    assert "Kim–DeMets" not in out and "RMIT" not in out and "003 §" not in out
+    code, out, err = cli([*args, "-v"], capsys)
+    assert "Kim–DeMets" in out.replace("\n  ", " ") or "method:" in out
+
+
+# ------------------------------------------ item 5: --runs and --max-time are per execution
+def test_runs_and_max_time_say_per_execution_and_impossible_runs_are_refused(tmp_path,
+                                                                              capsys):
+    from click.testing import CliRunner
+
+    from steadybench.cli import cli as group
+
+    help_text = " ".join(CliRunner().invoke(group, ["run", "--help"]).output.split())
+    assert "in each execution" in help_text and "exactly this many" not in help_text
+    assert "Stop each execution after this many seconds" in help_text
+    bench = tmp_path / "b.py"
+    bench.write_text("import steadybench as sb\n\n@sb.benchmark\ndef f():\n"
+                     "    return lambda: None\n")
+    code, out, err = cli(["run", str(bench), "--runs", "1000000", "--stream"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "beyond --time-limit 600 s" in err
+    code, out, err = cli(["run", str(bench), "--max-time", "0.25", "-p", "24"], capsys)
+    assert code == 0, err
+    assert "expected: about 6 s of measuring" in err

@@ -87,7 +87,7 @@ def test_every_plot_renders(tmp_path: Path, case: CaseResult, fmt: str) -> None:
         assert "fit through all points" in texts["fit"]
         assert "baseline" in texts["evolution"] and "managed" in texts["evolution"]
         assert "O(n log n)" in texts["sweep"]
-        assert "faster" in texts["comparison"] and "1.200×" in texts["comparison"]
+        assert "faster" in texts["comparison"] and "1.20×" in texts["comparison"]
         assert "overall speedup 1.111× (gain 10.00 %)" in texts["suite"]
         assert "p1–p99" in texts["boxplot"]
 

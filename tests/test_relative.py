@@ -13,7 +13,7 @@ def est(value, low=None, high=None, unit="s"):
 def test_fastest_first_and_ratio_from_estimates():
     lines = summary_lines([Variant("concat", est(3.0, 2.9, 3.1)),
                            Variant("join", est(2.0, 1.9, 2.1))])
-    assert lines == ["join is 1.500× faster than concat [1.381, 1.632]"]
+    assert lines == ["join is 1.50× faster than concat [1.38, 1.63]"]
 
 
 def test_interval_from_executions_is_hodges_lehmann_of_ratios():
@@ -30,11 +30,11 @@ def test_unusable_or_mixed_units_give_no_summary():
     assert relative_summary([Variant("a", est(1.0)), Variant("b", Estimate.failed("x"))]) == []
     assert relative_summary([Variant("a", est(1.0)), Variant("b", est(2.0, unit="J"))]) == []
     (rel,) = relative_summary([Variant("a", est(1.0)), Variant("b", est(2.0))])
-    assert rel.low is None and rel.text() == "a is 2.000× faster than b"
+    assert rel.low is None and rel.text().startswith("a and b are 2.00× apart; no interval")
 
 
 def test_interval_containing_one_is_no_clear_difference():
     (rel,) = relative_summary([Variant("a", est(1.05, 0.9, 1.2)),
                                Variant("b", est(1.0, 0.95, 1.05))])
     assert rel.clear is False
-    assert rel.text() == "no clear difference between b and a: 1.050× [0.857, 1.263]"
+    assert rel.text() == "no clear difference between b and a: 1.05× [0.86, 1.26]"

@@ -57,7 +57,7 @@ def test_the_most_specific_rule_wins(tmp_path):
 def test_without_a_file_the_default_is_two_percent(tmp_path):
     # the stated default: about half the band between runs of identical code (docs/comparison.md)
     assert load_thresholds(cwd=tmp_path).for_label("anything") == DEFAULT_THRESHOLD
-    assert DEFAULT_THRESHOLD == Threshold(PERCENT, 0.02, "default")
+    assert Threshold(PERCENT, 0.02, "default") == DEFAULT_THRESHOLD
     bad = tmp_path / "steadybench.toml"
     bad.write_text("[thresholds\n")
     with pytest.raises(ConfigurationError, match="TOML"):

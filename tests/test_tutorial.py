@@ -49,7 +49,9 @@ def test_every_tutorial_command_runs(tmp_path, monkeypatch, capsys):
                   for line, out, err in outputs}
     # what the prose promises
     two = next(out for line, out, _ in outputs if "functools.reduce" in line)
-    assert re.search(r'^"".join\(parts\) is [\d.]+× faster than functools', two, re.M)
+    # a winner is named only with an interval; on a loaded machine the budget may end first
+    assert re.search(r'"".join\(parts\) is [\d.]+× faster than\s+functools|too few rounds',
+                     two), two
     first_run = next(out for line, out, _ in outputs if line.endswith("--json results.json"))
     assert "build a string [n=10000]:" in first_run and "join is " in first_run
     plain = next(out for line, out, _ in outputs if "--style plain" in line)

@@ -26,6 +26,31 @@ def ratio_phrase(ratio: float, low: float | None, high: float | None, subject: s
     return f"{subject} is {factor} than {other}" + (f" [{interval}" if interval else "")
 
 
+def answer_phrase(ratio: float, low: float | None, high: float | None, subject: str = "B",
+                  other: str = "A") -> str:
+    """The answer of a look, never naming a winner the interval does not support: the faster
+    first when the interval lies beyond 1 ("A is 1.87× faster than B [1.76, 2.13]"); "no
+    clear difference between A and B: 1.004× [0.990, 1.020]" when it holds 1 (the factor
+    ≥ 1, said from the faster side); "A and B are 6.00× apart so far; too few rounds for an
+    interval" before there is a finite one."""
+    import math
+
+    from ..output.format import ratio_text
+
+    if not ratio or not math.isfinite(ratio) or ratio <= 0:
+        return f"no answer yet for {subject} and {other}"
+    if ratio < 1:  # said from the faster side: the factor is always ≥ 1
+        subject, other, ratio = other, subject, 1 / ratio
+        low, high = (1 / high if high else None), (1 / low if low else None)
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        return (f"{subject} and {other} are {ratio_text(ratio)} apart so far; too few rounds "
+                "for an interval")
+    if low <= 1 <= high:
+        return f"no clear difference between {subject} and {other}: " \
+               f"{ratio_text(ratio, low, high)}"
+    return ratio_phrase(ratio, low, high, subject=subject, other=other)
+
+
 def budget_left(res: ABResult) -> float | None:
     """Seconds the comparison can still take at most: the time budget left, or the rounds
     left at the mean time of a round so far, whichever is smaller (a decided look ends it
@@ -49,8 +74,33 @@ def progress_line(res: ABResult, subject: str = "B", other: str = "A") -> str:
             f"{res.elapsed:.1f} s; at most {eta_text(budget_left(res))} left")
 
 
-def summary_lines(res: ABResult) -> list[str]:
-    """What the console shows: the answer, then how it was reached."""
+def medians(res: ABResult) -> dict[str, float | None]:
+    """The median time of A and of B over the paired rounds: the absolute times beside the
+    ratio ("A 2.68 µs, B 1.42 µs")."""
+    import statistics
+
+    out: dict[str, float | None] = {}
+    for label in ("A", "B"):
+        values = [r.outcomes[label].value for r in res.paired
+                  if r.outcomes[label].value is not None]
+        out[label] = statistics.median(values) if values else None
+    return out
+
+
+def times_text(res: ABResult) -> str:
+    """"A 2.68 µs, B 1.42 µs" (empty before any paired round)."""
+    from ..output.format import format_seconds
+
+    m = medians(res)
+    if m["A"] is None or m["B"] is None:
+        return ""
+    return f"A {format_seconds(m['A'])}, B {format_seconds(m['B'])}"
+
+
+def summary_lines(res: ABResult, verbose: bool = False) -> list[str]:
+    """What the console shows: the answer with both times, then how it was reached; the
+    statistics' own terms (the sequential method, its spending of α, the order of rounds)
+    only ``verbose`` (``-v``)."""
     s = res.settings
     lines = [f"A: {res.variants['A']['description']}", f"B: {res.variants['B']['description']}"]
     look = res.look
@@ -63,7 +113,7 @@ def summary_lines(res: ABResult) -> list[str]:
         lines.append(f"verdict: {res.verdict} — {res.reason}")
     n = len(res.paired)
     lines.append(f"{n} round(s), {2 * n} executions, {res.elapsed:.1f} s; {res.reason}")
-    if look is not None:
+    if look is not None and verbose:
         lines.append(f"method: {look.method}; interval at {look.level:.4g} for this look "
                      f"(α spent over looks at rounds {', '.join(map(str, _looks(res)))}); "
                      "two-sided; RMIT order" + (", duet (simultaneous, pinned)" if s.duet
@@ -77,8 +127,9 @@ def summary_lines(res: ABResult) -> list[str]:
 def _answer(res: ABResult) -> str:
     """The ratio the verdict rests on, the way people say it, at the stated confidence."""
     look = res.look
-    phrase = ratio_phrase(look.estimate, look.low, look.high, fastest_first=True)
-    return f"{phrase} at {res.settings.confidence:.0%}"
+    phrase = answer_phrase(look.estimate, look.low, look.high)
+    times = times_text(res)
+    return (f"{times}: " if times else "") + f"{phrase} at {res.settings.confidence:.0%}"
 
 
 def _verdict(res: ABResult) -> str:
@@ -129,6 +180,7 @@ def to_document(res: ABResult) -> dict[str, Any]:
         "interim": res.interim,
         "reason": res.reason,
         "summary": summary_lines(res)[2] if res.look is not None else None,
+        "medians": medians(res),
         "elapsed": res.elapsed,
         "result": _look_dict(res.look),
         "looks": [_look_dict(x) for x in res.looks],

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import textwrap
 from collections.abc import Iterator
 from typing import Any
 
@@ -163,6 +162,9 @@ def _check_b(b: str | None, opts: dict[str, Any]) -> None:
               help="Machine countermeasures around the whole comparison: baseline, managed, or "
                    "a preset file (docs/machine-control.md); restored on every exit path.")
 @measure_option
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also say how the verdict was reached (the sequential method, its looks, "
+                   "the order of rounds).")
 @cluster_options
 @history_options
 @pass_root
@@ -179,6 +181,7 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
     from ..ab.report import quiet_line, summary_lines, to_json
     from ..ab.session import FAILED, ABSession, ABSettings
     from ..fileio import atomic_write_text
+    from ..output.console import echo
     from .compare import parse_fraction
     from .programs import machine_control
 
@@ -255,11 +258,11 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
         from ..history.ab_record import results_from_ab
 
         record_from_opts(results_from_ab(res, "steadybench ab"), opts)
-    lines = [quiet_line(res)] if quiet else summary_lines(res)
+    lines = [quiet_line(res)] if quiet else summary_lines(res, verbose=opts["verbose"])
     if opts["json_path"] != "-":
         for line in lines:
             # 80 columns: long lines (the method) wrap with an indent
-            click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False))
+            echo(line)
         for w in res.warnings:
             click.echo(f"warning: {w}", err=True)
     if res.interim:

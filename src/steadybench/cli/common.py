@@ -40,7 +40,8 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             "-n",
             type=int,
             callback=positive,
-            help="Measured runs after the warm-up (exactly this many unless runs fail).",
+            help="Measured runs after the warm-up, in each execution (-p): --runs 10 with "
+            "25 executions is 250 runs.",
         ),
         click.option(
             "--warmup",
@@ -52,7 +53,8 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             "--max-time",
             type=float,
             callback=positive,
-            help="Stop after this many seconds per benchmark.",
+            help="Stop each execution after this many seconds (a benchmark takes -p times "
+            "as long).",
         ),
         click.option(
             "--target-cov",

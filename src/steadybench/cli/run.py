@@ -162,6 +162,48 @@ def case_budget(opts: dict[str, Any]) -> float | None:
     return None
 
 
+def expected_duration(benchmarks: list[Any], opts: dict[str, Any]) -> float | None:
+    """Check that every case can finish within its hard limit (``--time-limit`` covers all the
+    executions of a case), and return the expected seconds of the whole run (None when the
+    stop rule gives no bound, e.g. --target-cov).
+
+    Each execution takes ``--max-time``, or ``--runs`` samples of at least the method's
+    shortest sample (``auto``: 1 ms), or the default budget; a case takes ``--processes`` of
+    them, one after another. A case that cannot finish is refused at once (one line) rather
+    than killed at its limit minutes later (issue 28, item 5)."""
+    processes = 1 if opts.get("in_process") else (opts.get("processes") or defaults.PROCESSES)
+    cases = [(config, params) for b in benchmarks for config, params in b.cases()]
+    if not cases:
+        return None
+    total = 0.0
+    for config, _ in cases:
+        runner = config.runner
+        if opts.get("max_time"):
+            per_execution = float(opts["max_time"])
+            what = f"--max-time {opts['max_time']:g} s"
+        elif opts.get("runs"):
+            sample_ns = getattr(runner.method, "min_sample_ns", None) or 0.0
+            if not sample_ns:
+                return None
+            per_execution = opts["runs"] * sample_ns / 1e9
+            what = (f"--runs {opts['runs']} samples of at least {sample_ns / 1e6:g} ms "
+                    f"({runner.method.name})")
+        elif processes > 1 and not any(opts.get(k) for k in ("target_cov", "target_ci")):
+            per_execution, what = defaults.EXECUTION_TIME, f"{defaults.EXECUTION_TIME:g} s"
+        else:
+            return None
+        case_seconds = processes * per_execution
+        limit = getattr(runner, "time_limit", None)
+        if limit is not None and case_seconds > limit:
+            raise ConfigurationError(
+                f"{what} in each of {processes} executions is at least {case_seconds:.4g} s "
+                f"per benchmark, beyond --time-limit {limit:g} s (which covers all the "
+                "executions of a benchmark): lower --runs, --max-time or -p, or raise "
+                "--time-limit")
+        total += case_seconds
+    return total
+
+
 def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -> Results:
     """Load ``file``, run its benchmarks with the options, write the outputs, return Results."""
     from ..definitions import build_benchmarks, load_file, mark_origin, matches
@@ -182,6 +224,12 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         raise ConfigurationError(
             f"-k {pattern!r} selects no benchmark (defined: {', '.join(definitions.names())})"
         )
+    expected = expected_duration(benchmarks, opts)
+    if expected is not None and expected > 5 and not opts.get("quiet"):
+        from ..output.loggers import eta_text
+
+        click.echo(f"expected: about {eta_text(expected)} of measuring "
+                   "(--max-time and --runs apply to each execution)", err=True)
     action = "remove" if opts.get("remove_outliers") else "mark"
     manager = Manager(
         title or Path(file).stem,

@@ -14,7 +14,6 @@ summary, fastest first (:mod:`steadybench.output.relative`).
 from __future__ import annotations
 
 import tempfile
-import textwrap
 from typing import Any
 
 import click
@@ -83,9 +82,10 @@ def _rounds(first: Any, path: str, names: list[str], opts: dict[str, Any],
             common: dict[str, Any], machine: Any, values: dict[str, list[float]],
             verdicts: list[str]) -> bool:
     """The comparisons; True when one failed. Ctrl-C ends with :class:`Interrupted`."""
-    from ..ab.report import progress_line, ratio_phrase
+    from ..ab.report import answer_phrase, medians, progress_line
     from ..ab.session import FAILED, ABSession, ABSettings
     from ..ab.variants import PythonVariant
+    from ..output.format import format_seconds
 
     confidence = opts["confidence"]
     failed = False
@@ -112,11 +112,19 @@ def _rounds(first: Any, path: str, names: list[str], opts: dict[str, Any],
             for label in ("A", "B"):
                 for failure in res.failures[label][:1]:
                     verdicts.append(f"  {names[0] if label == 'A' else name}: {failure}")
+                    if label == "B" and ("UnboundLocalError" in failure
+                                         or "NameError" in failure):
+                        verdicts.append("  hint: each --vs statement runs on its own; the lines "
+                                        "of one statement are STMT arguments (as python -m "
+                                        "timeit), set-up goes in -s")
         elif res.look is not None:
             lk = res.look
-            phrase = ratio_phrase(lk.estimate, lk.low, lk.high, subject=name, other=names[0],
-                                  fastest_first=True)
-            verdicts.append(f"{phrase} at {confidence:.0%}: {res.verdict} "
+            phrase = answer_phrase(lk.estimate, lk.low, lk.high, subject=name,
+                                   other=names[0])
+            m = medians(res)  # the absolute times beside the ratio
+            times = (f"{names[0]} {format_seconds(m['A'])}, {name} {format_seconds(m['B'])}: "
+                     if m["A"] is not None and m["B"] is not None else "")
+            verdicts.append(f"{times}{phrase} at {confidence:.0%}: {res.verdict} "
                             f"({len(res.paired)} rounds, {res.reason})")
         if res.interim:
             from . import Interrupted
@@ -142,12 +150,12 @@ def _summary(names: list[str], values: dict[str, list[float]], verdicts: list[st
     # with two statements the verdict line below is the one comparison (with the sequential
     # interval that decided it); a second interval of the same ratio would only confuse
     summary = summary_lines(variants, confidence) if len(names) > 2 or not verdicts else []
-    for line in summary:
-        click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False))
-    for line in verdicts:
-        click.echo(textwrap.fill(line, 80, subsequent_indent="  ", break_on_hyphens=False),
-                   err=opts["quiet"])
+    from ..output.console import echo
 
+    for line in summary:
+        echo(line)
+    for line in verdicts:
+        echo(line, err=opts["quiet"])
 
 
 def _print_statement_table(names: list[str], values: dict[str, list[float]],

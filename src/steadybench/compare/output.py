@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..output.console import make_console
-from ..output.format import factor_text, markdown_text
+from ..output.format import change_text, factor_text, markdown_text
 from ..output.results_io import _finite
 
 REFERENCE_COLUMNS = ("Name", "SpeedupMin", "SpeedupMean", "IsMeanSignificant", "MeanConfLevel",
@@ -40,12 +40,31 @@ def _p(value: float | None) -> str:
 
 
 def speedup_text(row: dict[str, Any]) -> str:
-    """NEW against BASE in words: "1.950× faster [1.2, 3.1]" or "1.645× slower [...]"."""
+    """NEW against BASE in words: "1.95× faster [1.2, 3.1]" or "1.64× slower [...]"; an
+    interval that holds 1 gives no direction: "1.004× [0.990, 1.020], no clear difference"."""
     ci = row.get("speedup_ci") or {}
     # the interval's own estimate (Hodges–Lehmann ratio, or the ratio of medians under the
     # between-run model): an interval is printed beside what it is an interval of
     estimate = ci.get("estimate") if ci.get("estimate") is not None else row.get("speedup")
-    return factor_text(estimate, ci.get("low"), ci.get("high"))
+    return change_text(estimate, ci.get("low"), ci.get("high"))
+
+
+def p_header(doc: dict[str, Any]) -> str:
+    """The p column's name: ``p (holm)`` when the p-values are adjusted for multiple
+    comparisons, so it is never confused with a raw p (the report's)."""
+    correction = (doc.get("options") or {}).get("correction")
+    return f"p ({correction})" if correction and correction != "none" else "p"
+
+
+def times_text(row: dict[str, Any]) -> str:
+    """The medians the ratio comes from: "BASE 2.68 µs → NEW 1.42 µs"."""
+    from ..output.format import format_value
+
+    unit = row.get("unit") or "s"
+    base, new = (row.get(k) or {} for k in ("base", "new"))
+    if base.get("median") is None or new.get("median") is None:
+        return ""
+    return f"BASE {format_value(base['median'], unit)} → NEW {format_value(new['median'], unit)}"
 
 
 def to_json(doc: dict[str, Any]) -> str:
@@ -101,7 +120,8 @@ def _suite_lines(suite: dict[str, Any]) -> list[str]:
 
 
 def to_markdown(doc: dict[str, Any]) -> str:
-    out = ["| Benchmark | NEW vs BASE [CI] | Verdict | Test | p | Confidence | Notes |",
+    out = ["| Benchmark | NEW vs BASE [CI] | Verdict | Test | " + p_header(doc) + " | "
+           "Confidence | Notes |",
            "|---|---|---|---|---|---|---|"]
     for r in doc["benchmarks"]:
         notes = markdown_text("; ".join(r["warnings"]))
@@ -170,8 +190,9 @@ def summary_sentences(doc: dict[str, Any]) -> list[str]:
     for r in rows:
         if r["verdict"] in ("faster", "slower"):
             words, _, interval = speedup_text(r).partition(" [")
-            lines.append(f"  {r['name']}: NEW is {words} than BASE"
-                         + (f" [{interval}" if interval else ""))
+            times = times_text(r)
+            lines.append(f"  {r['name']}: " + (f"{times}: " if times else "")
+                         + f"NEW is {words} than BASE" + (f" [{interval}" if interval else ""))
     return lines
 
 
@@ -185,7 +206,7 @@ def print_table(doc: dict[str, Any], console: Console | None = None,
     show_min = doc["options"]["show_min"]
     columns = [Column("Benchmark", justify="left"), Column("NEW vs BASE [CI]", justify="left"),
                Column("Verdict", justify="left", wrap=True), Column("Test (unit)", drop=3),
-               Column("p", drop=1), Column("Conf.", drop=2)]
+               Column(p_header(doc), drop=1), Column("Conf.", drop=2)]
     if show_min:
         columns.append(Column("Min speedup*", drop=4))
     columns.append(Column("Warnings", justify="left", wrap=True, drop=5))

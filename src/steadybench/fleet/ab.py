@@ -213,7 +213,7 @@ def ab_command_on_cluster(va: Any, vb: Any, settings: ABSettings, opts: dict[str
     if opts["json_path"] != "-":
         for comparison in comparisons:
             lines = ([quiet_line(comparison.result)] if opts["quiet"]
-                     else summary_lines(comparison.result))
+                     else summary_lines(comparison.result, verbose=opts.get("verbose", False)))
             click.echo(f"host {comparison.host}:")
             for line in lines:
                 click.echo(textwrap.fill(line, 80, initial_indent="  ",

@@ -194,6 +194,16 @@ def warn_if_unstable(case: CaseResult) -> None:
             case.warnings.append(text)
 
 
+def headline_spread(est: Any) -> float | None:
+    """The spread the headline's interval rests on, the one "may be unstable" judges: between
+    the executions (:func:`_execution_spread`) when the headline is across executions, else
+    the runs' CoV within the one execution. The results table's ``CoV`` column shows it, so
+    the column, the interval and the warning speak of the same thing."""
+    if est is None or not est.ok:
+        return None
+    return _execution_spread(est)[0] if est.independent else est.within_cov
+
+
 def _execution_spread(est: Any) -> tuple[float | None, str]:
     """How far the executions behind a headline differ, measured the way the headline is
     made: for a median of executions the robust CoV (1.4826·MAD/median, the SD's equivalent

@@ -122,11 +122,34 @@ def confidence_text(est: Estimate | None) -> str:
     return f"{est.confidence * 100:.4g}%"
 
 
+def ratio_decimals(value: float, low: float | None = None, high: float | None = None) -> int:
+    """Decimals a ratio is printed with: as many as its interval resolves (two digits of the
+    interval's half-width: 1.87 [1.76, 2.13], 462 [400, 520], 1.004 [0.990, 1.020]), at most
+    4; without an interval, three significant digits (1.87, 46.2, 462)."""
+    if low is not None and high is not None and math.isfinite(low) and math.isfinite(high) \
+            and high > low:
+        return max(0, min(4, 1 - math.floor(math.log10((high - low) / 2))))
+    if not math.isfinite(value) or value <= 0:
+        return 3
+    return max(0, 2 - math.floor(math.log10(value)))
+
+
+def ratio_text(value: float, low: float | None = None, high: float | None = None) -> str:
+    """``value`` with the interval in brackets, both at :func:`ratio_decimals`:
+    ``"1.87× [1.76, 2.13]"``."""
+    d = ratio_decimals(value, low, high)
+    text = f"{value:.{d}f}×"
+    if low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
+        text += f" [{low:.{d}f}, {high:.{d}f}]"
+    return text
+
+
 def factor_text(ratio: float | None, low: float | None = None,
                 high: float | None = None) -> str:
     """A speed ratio the way people say it: ``ratio`` = old time / new time, so 1.052 reads
-    "1.052× faster" and 0.608 reads "1.645× slower" (factor and interval inverted, the factor
-    always ≥ 1), with the interval in brackets when given."""
+    "1.052× faster" and 0.608 reads "1.64× slower" (factor and interval inverted, the factor
+    always ≥ 1), with the interval in brackets when given; digits as the interval resolves
+    them (:func:`ratio_decimals`)."""
     if ratio is None or not math.isfinite(ratio) or ratio <= 0:
         return "—"
     if ratio >= 1:
@@ -135,7 +158,15 @@ def factor_text(ratio: float | None, low: float | None = None,
         factor, word = 1 / ratio, "slower"
         lo = 1 / high if high else None
         hi = 1 / low if low else None
-    text = f"{factor:.3f}× {word}"
-    if lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi):
-        text += f" [{lo:.3f}, {hi:.3f}]"
-    return text
+    number, _, interval = ratio_text(factor, lo, hi).partition(" ")
+    return f"{number} {word}" + (f" {interval}" if interval else "")
+
+
+def change_text(ratio: float | None, low: float | None = None,
+                high: float | None = None) -> str:
+    """Like :func:`factor_text`, but a ratio whose interval holds 1 has no direction:
+    ``"1.004× [0.990, 1.020]"`` (never "1.004× faster" beside a verdict of no difference)."""
+    if ratio is not None and low is not None and high is not None and low <= 1 <= high \
+            and math.isfinite(ratio) and ratio > 0:
+        return ratio_text(ratio, low, high)
+    return factor_text(ratio, low, high)

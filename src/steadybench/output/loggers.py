@@ -107,18 +107,24 @@ def status_markup(case: CaseResult) -> str:
 
 
 #: columns of a statistic that a parameter of the same name must not be confused with
-STATISTIC_COLUMNS = ("n", "estimate", "CI", "conf.", "median", "CoV", "min", "status")
+STATISTIC_COLUMNS = ("n", "estimate", "CI", "conf.", "CoV", "min", "status")
 
 
 def summary_spec(cases: Sequence[CaseResult], title: str | None = None) -> TableSpec:
     """The human-readable summary: one row per case. ``estimate`` and ``CI`` are the case's
-    :class:`~steadybench.model.estimate.Estimate` (the figure every output shows); ``median``,
-    ``CoV`` and ``min`` describe the samples. ``n`` is the column of measured runs; a parameter
-    called ``n`` stays inside the name's brackets (``[n=100]``), never in that column. At 80
-    columns, ``conf.``, ``min`` and ``CoV`` are left out first."""
+    :class:`~steadybench.model.estimate.Estimate` (the figure every output shows); ``CoV`` is
+    the spread that interval rests on, the one "may be unstable" judges (between executions,
+    or the runs of one execution: :func:`~steadybench.methods.base.headline_spread`), not the
+    pooled runs' CoV beside an interval across executions; ``min`` is the fastest run. The
+    pooled median is not shown beside the estimate (a second median that disagrees with it).
+    ``n`` is the column of measured runs; a parameter called ``n`` stays inside the name's
+    brackets (``[n=100]``), never in that column. At 80 columns, ``conf.``, ``min`` and
+    ``CoV`` are left out first."""
+    from ..methods.base import headline_spread
+
     spec = TableSpec([Column("benchmark", justify="left"), Column("runs"),
                       Column("estimate"), Column("CI"), Column("conf.", drop=4),
-                      Column("median", drop=1), Column("CoV", drop=2),
+                      Column("CoV", drop=2),
                       Column("min", drop=3), Column("status", justify="left", wrap=True)],
                      title=title)
     from .rates import rates_text
@@ -140,8 +146,7 @@ def summary_spec(cases: Sequence[CaseResult], title: str | None = None) -> Table
             estimate_value_text(est),
             estimate_ci_text(est),
             confidence_text(est),
-            format_value(stats.get("median"), unit),
-            format_percent(stats.get("cov")),
+            format_percent(headline_spread(est)),
             format_value(stats.get("min"), unit),
             status_markup(case),
         ]

@@ -65,22 +65,23 @@ class Relation:
         """The plain-words line, e.g. "join is 1.520× faster than concat [1.490, 1.550]"; when
         the interval contains 1, "no clear difference between concat and join: 1.052×
         [0.990, 1.110]"."""
-        from .format import factor_text
+        from .format import COUNT_UNITS, factor_text, ratio_text
 
-        if self.clear is False:
-            return (f"no clear difference between {self.fastest} and {self.other}: "
-                    f"{self.ratio:.3f}× [{self.low:.3f}, {self.high:.3f}]")
-        from .format import COUNT_UNITS
-
-        if self.unit in COUNT_UNITS:
+        if self.unit in COUNT_UNITS:  # exact counts: no sampling interval is needed
             interval = ("" if self.low is None or self.high is None
                         else f" [{self.low:.3f}, {self.high:.3f}]")
             return (f"{self.fastest} executes {self.ratio:.3f}× fewer {self.unit} than "
                     f"{self.other}{interval}")
+        if self.clear is False:
+            return (f"no clear difference between {self.fastest} and {self.other}: "
+                    f"{ratio_text(self.ratio, self.low, self.high)}")
+        if self.clear is None:  # no interval: no winner is named (issue 28, item 3)
+            return (f"{self.fastest} and {self.other} are {ratio_text(self.ratio)} apart; no "
+                    "interval to tell whether that is a difference (fewer than two executions "
+                    "each, and no interval of their own)")
         factor = factor_text(self.ratio, self.low, self.high)
         words, _, interval = factor.partition(" [")
-        text = f"{self.fastest} is {words} than {self.other}"
-        return f"{text} [{interval}" if interval else text
+        return f"{self.fastest} is {words} than {self.other} [{interval}"
 
 
 def _usable(variant: Variant) -> bool:

@@ -67,6 +67,7 @@ from .format import (
     estimate_value_text,
     factor_text,
     format_params,
+    ratio_text,
 )
 from .relative import Relation, Variant, relative_summary
 from .sanitize import html_text
@@ -703,7 +704,10 @@ def _verdict_line(pair: Mapping[str, Any]) -> str:
     """"x: NEW is 1.250× faster than BASE [1.1, 1.4] — faster (p < 1e-16)"."""
     sp = pair.get("speedup")
     ci = pair.get("ci")
-    if isinstance(sp, int | float):
+    if isinstance(sp, int | float) and ci and ci[0] is not None and ci[1] is not None \
+            and ci[0] <= 1 <= ci[1]:  # no direction beside "no difference"
+        text = f"{pair['name']}: no clear difference, {ratio_text(float(sp), *ci)}"
+    elif isinstance(sp, int | float):
         words, _, interval = factor_text(float(sp), *(ci or (None, None))).partition(" [")
         text = f"{pair['name']}: NEW is {words} than BASE" + (f" [{interval}" if interval
                                                              else "")
@@ -713,7 +717,8 @@ def _verdict_line(pair: Mapping[str, Any]) -> str:
     if pair.get("verdict"):
         tail.append(str(pair["verdict"]))
     if pair.get("p_value") is not None:
-        tail.append(f"p {'= ' if pair['p_value'] >= pd.P_FLOOR else ''}"
+        # a raw p, named so: compare's table shows the p adjusted for multiple comparisons
+        tail.append(f"unadjusted p {'= ' if pair['p_value'] >= pd.P_FLOOR else ''}"
                     f"{pd.p_value_text(pair['p_value'])}")
     return text + (f" — {', '.join(tail)}" if tail else "")
 
