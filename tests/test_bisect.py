@@ -258,3 +258,21 @@ def test_a_candidate_that_cannot_run_is_skipped_and_a_broken_good_one_is_an_erro
     assert code == 2
     assert "the good revision" in capsys.readouterr().err
     assert _state(repo)[0].count("\n") == 1
+
+
+def test_the_answer_says_when_steps_were_undecided():
+    from steadybench.cli.bisect import answer_lines
+
+    measure, _ = fake(27)
+
+    def loose(commit, position):
+        step = measure(commit, position)
+        return Step(step.commit, step.position, step.verdict, step.change,
+                    decided=position != 26)  # the step on commit 27 ran out of budget
+    result = bisect(GOOD_COMMIT, COMMITS, loose, step_confidence(0.95, 7))
+    lines = answer_lines(result, 0.95)
+    assert lines[0].startswith("first slower commit:") and "message: commit 27" in lines[1]
+    assert any("1 step(s) ended undecided" in line for line in lines)
+    measure, _ = fake(None)
+    lines = answer_lines(bisect(GOOD_COMMIT, COMMITS, measure, 0.99), 0.95)
+    assert lines[0].startswith("no regression between ") and len(lines) == 1

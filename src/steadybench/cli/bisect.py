@@ -244,16 +244,21 @@ def answer_lines(result: Any, overall: float) -> list[str]:
     measured = sum(1 for s in result.steps if s.verdict != "skip")
     confidence = (f"{result.overall_confidence:.1%} overall ({measured} steps at "
                   f"{result.step_confidence:.4%} each, Bonferroni)")
+    undecided = [s for s in result.steps if s.verdict != "skip" and not s.decided]
+    caveat = ([f"  note: {len(undecided)} step(s) ended undecided at their budget and were "
+               "judged by their estimate (the confidence holds for the decided ones; raise "
+               "--max-time)"] if undecided else [])
     if result.first_bad is not None:
         ev = result.evidence
         return [f"first slower commit: {result.first_bad.sha}",
                 f"  message: {result.first_bad.subject}",
                 f"  change: {_percent(ev.change)} [{_percent(ev.low)}, {_percent(ev.high)}] "
                 f"against {result.good.short}" if ev else "  change: —",
-                f"  confidence: {confidence}"]
+                f"  confidence: {confidence}", *caveat]
     if result.candidates:
         return ["the first slower commit is one of (the others were skipped): "
-                + ", ".join(c.short for c in result.candidates), f"  confidence: {confidence}"]
+                + ", ".join(c.short for c in result.candidates), f"  confidence: {confidence}",
+                *caveat]
     last = result.steps[-1] if result.steps else None
     measured_text = (f": {result.bad.short} measured {_percent(last.change)} "
                      f"[{_percent(last.low)}, {_percent(last.high)}]") if last else ""
@@ -263,7 +268,8 @@ def answer_lines(result: Any, overall: float) -> list[str]:
 
 def _step_dict(step: Any) -> dict[str, Any]:
     return {"commit": step.commit.sha, "subject": step.commit.subject,
-            "position": step.position, "verdict": step.verdict, "change": step.change,
+            "position": step.position, "verdict": step.verdict, "decided": step.decided,
+            "change": step.change,
             "low": step.low, "high": step.high, "rounds": step.rounds, "reason": step.reason}
 
 
@@ -273,6 +279,8 @@ def to_document(result: Any, overall: float) -> dict[str, Any]:
             "step_confidence": result.step_confidence,
             "overall_confidence": result.overall_confidence,
             "steps": [_step_dict(s) for s in result.steps],
+            "undecided_steps": sum(1 for s in result.steps
+                                   if s.verdict != "skip" and not s.decided),
             "first_bad": result.first_bad.sha if result.first_bad else None,
             "first_bad_subject": result.first_bad.subject if result.first_bad else None,
             "candidates": [c.sha for c in result.candidates]}
