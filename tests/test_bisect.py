@@ -213,6 +213,10 @@ def test_git_bisect_run_step_mode_and_build_failures(tmp_path, monkeypatch, caps
     assert main(["bisect", "--good", "HEAD", "--bad", "HEAD~1", "bench.py::loop",
                  "--no-history"]) == 2
     assert "not an ancestor" in capsys.readouterr().err
+    assert main(["bisect", "--from-history", "bench.py::loop", "--history-url",
+                 str(tmp_path / "empty.sqlite")]) == 2
+    assert "no slowdown of 'loop'" in capsys.readouterr().err
+    assert main(["bisect", "--from-history", "--good", "HEAD", "bench.py::loop"]) == 2
 
 
 @needs_git

@@ -67,6 +67,9 @@ def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
 @click.option("--range", "range_", metavar="GOOD..BAD", default=None,
               help="The range as history regressions prints a change point "
                    "(82dff01d1e..5759aee567), instead of --good/--bad.")
+@click.option("--from-history", is_flag=True,
+              help="The range of the newest slowdown history regressions finds for this "
+                   "benchmark (in --history-url's store), instead of --good/--bad.")
 @click.option("--build", default=None,
               help="Shell command run in each revision's worktree before measuring; a failure "
                    "skips the commit (git bisect's 125).")
@@ -135,14 +138,25 @@ def bisect_cmd(target: str, **opts: Any) -> int:
         if opts["good"] or opts["bad"]:
             raise ConfigurationError("give --range or --good/--bad, not both")
         opts["good"], opts["bad"] = parse_range(opts["range_"])
-    if not opts["good"]:
-        raise ConfigurationError("give --good REV (a revision without the slowdown) or --range")
+    if opts["from_history"] and (opts["good"] or opts["bad"]):
+        raise ConfigurationError("give --from-history, --range or --good/--bad, one of them")
+    if not opts["good"] and not opts["from_history"]:
+        raise ConfigurationError("give --good REV (a revision without the slowdown), --range "
+                                 "or --from-history")
     root = repository_root()
     path, selector = _split_target(target)
     bisect_target = BisectTarget(
         root, repository_relative(path, root), selector, opts["build"], opts["python"],
         {"execution_time": opts["execution_time"], "warmup": opts["warmup"],
          "time_limit": opts["time_limit"], "layout": opts["layout"], "clock": opts["clock"]})
+    if opts["from_history"]:
+        from ..ab.bisect_run import range_from_history
+        from ..history.store import HistoryStore
+
+        with HistoryStore.open(opts["history_url"], cwd=root) as store:
+            opts["good"], opts["bad"], change = range_from_history(store, bisect_target.label)
+        click.echo(f"history: {change.label} on {change.machine}: {change.magnitude:+.1%} in "
+                   f"{change.commit_range}")
     threshold = _threshold(opts, bisect_target.label, root)
     good = resolve(opts["good"], root)
     if opts["step_mode"]:
