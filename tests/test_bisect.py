@@ -151,8 +151,7 @@ def _state(repo: Path) -> tuple[str, str, str]:
 
 # CPU time (thread_time): the test shares two CPUs with other processes, whose time-slices
 # would otherwise be the noise; each step's budget allows about 30 rounds on a loaded machine
-LIVE = ["--execution-time", "0.01", "--max-time", "15", "--max-rounds", "300", "--seed", "1",
-        "--clock", "thread_time"]
+LIVE = ["--execution-time", "0.01", "--max-time", "15", "--seed", "1", "--clock", "thread_time"]
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
@@ -214,6 +213,10 @@ def test_git_bisect_run_step_mode_and_build_failures(tmp_path, monkeypatch, caps
     assert main(["bisect", "--good", "HEAD", "--bad", "HEAD~1", "bench.py::loop",
                  "--no-history"]) == 2
     assert "not an ancestor" in capsys.readouterr().err
+    assert main(["bisect", "--from-history", "bench.py::loop", "--history-url",
+                 str(tmp_path / "empty.sqlite")]) == 2
+    assert "no slowdown of 'loop'" in capsys.readouterr().err
+    assert main(["bisect", "--from-history", "--good", "HEAD", "bench.py::loop"]) == 2
 
 
 @needs_git
@@ -258,3 +261,21 @@ def test_a_candidate_that_cannot_run_is_skipped_and_a_broken_good_one_is_an_erro
     assert code == 2
     assert "the good revision" in capsys.readouterr().err
     assert _state(repo)[0].count("\n") == 1
+
+
+def test_the_answer_says_when_steps_were_undecided():
+    from steadybench.cli.bisect import answer_lines
+
+    measure, _ = fake(27)
+
+    def loose(commit, position):
+        step = measure(commit, position)
+        return Step(step.commit, step.position, step.verdict, step.change,
+                    decided=position != 26)  # the step on commit 27 ran out of budget
+    result = bisect(GOOD_COMMIT, COMMITS, loose, step_confidence(0.95, 7))
+    lines = answer_lines(result, 0.95)
+    assert lines[0].startswith("first slower commit:") and "message: commit 27" in lines[1]
+    assert any("1 step(s) ended undecided" in line for line in lines)
+    measure, _ = fake(None)
+    lines = answer_lines(bisect(GOOD_COMMIT, COMMITS, measure, 0.99), 0.95)
+    assert lines[0].startswith("no regression between ") and len(lines) == 1

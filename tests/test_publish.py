@@ -188,6 +188,15 @@ def test_publish_replaces_its_own_site_and_refuses_other_folders(history, tmp_pa
     assert (other / "notes.txt").read_text() == "mine"
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
     assert leftovers == []
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("a file")
+    assert main(["history", "publish", str(blocker / "site"), "--history-url",
+                 str(store_path)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the site" in err and "Traceback" not in err
+    assert main(["history", "publish", str(out), "--history-url", str(store_path),
+                 "--repo-url", "javascript:alert(1)"]) == 2
+    assert "must start with https://" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- in a real browser

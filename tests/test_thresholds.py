@@ -98,3 +98,15 @@ def test_history_regressions_uses_the_project_thresholds(tmp_path, monkeypatch, 
     (tmp_path / "steadybench.toml").write_text('[thresholds]\ndefault = "five"\n')
     assert main(["history", "regressions", "--history-url", url]) == 2
     assert "expected a percentage" in capsys.readouterr().err
+
+
+def test_bisect_takes_the_newest_slowdown_from_the_history(tmp_path):
+    from steadybench.ab.bisect_run import range_from_history
+
+    _store_with_step(tmp_path / "h.sqlite", 0.06)
+    with HistoryStore.open(str(tmp_path / "h.sqlite")) as store:
+        before, after, change = range_from_history(store, "io.py::read")
+        assert (before, after) == (f"{10:040x}", f"{11:040x}")
+        assert change.magnitude == pytest.approx(0.06, abs=0.01)
+        with pytest.raises(ConfigurationError, match="no slowdown of 'nothing'"):
+            range_from_history(store, "nothing")

@@ -89,6 +89,23 @@ def parse_range(text: str) -> tuple[str, str]:
     return before, after
 
 
+def range_from_history(store: Any, label: str, machine: str | None = None,
+                       confidence: float = 0.95) -> tuple[str, str, Any]:
+    """The newest slowdown of ``label`` that ``history regressions`` finds in ``store`` (on any
+    machine, or on ``machine``): its commit range ``(before, after)`` and the change."""
+    from ..history.regressions import SLOWER, regressions
+
+    found = [c for analysis in regressions(store, [label], machine, confidence=confidence)
+             for c in analysis.changes if c.direction == SLOWER]
+    usable = [c for c in found if c.before_commit and c.after_commit]
+    if not usable:
+        raise ConfigurationError(f"history {store.where}: no slowdown of {label!r} at "
+                                 f"{confidence:.0%} confidence" + (" with commits" if found
+                                                                   else ""))
+    newest = max(usable, key=lambda c: c.after_record)
+    return newest.before_commit, newest.after_commit, newest
+
+
 def change_of(res: ABResult) -> tuple[float | None, float | None, float | None]:
     """time(candidate)/time(good) − 1 with its interval (the look's ratio is A/B)."""
     look = res.look

@@ -12,10 +12,11 @@ from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, LAYOUTS
 from ..errors import ConfigurationError
 from .common import writable_path
 
-#: a step's budget: larger than ab's (8.5 s, 60 rounds), since each step decides at
-#: 1 − α/k; a clear difference still ends a step at its first look
+#: a step's budget: more time than ab's 8.5 s, since each step decides at 1 − α/k; ab's 60
+#: rounds, whose planned looks (13, 22, 36, 60 rounds at 99.3 %) come early enough that a clear
+#: difference ends a step before its time is spent
 BISECT_MAX_TIME = 20.0
-BISECT_MAX_ROUNDS = 200
+BISECT_MAX_ROUNDS = 60
 #: ``git bisect run``'s exit statuses
 EXIT_GOOD, EXIT_BAD, EXIT_SKIP = 0, 1, 125
 
@@ -66,6 +67,9 @@ def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
 @click.option("--range", "range_", metavar="GOOD..BAD", default=None,
               help="The range as history regressions prints a change point "
                    "(82dff01d1e..5759aee567), instead of --good/--bad.")
+@click.option("--from-history", is_flag=True,
+              help="The range of the newest slowdown history regressions finds for this "
+                   "benchmark (in --history-url's store), instead of --good/--bad.")
 @click.option("--build", default=None,
               help="Shell command run in each revision's worktree before measuring; a failure "
                    "skips the commit (git bisect's 125).")
@@ -134,14 +138,25 @@ def bisect_cmd(target: str, **opts: Any) -> int:
         if opts["good"] or opts["bad"]:
             raise ConfigurationError("give --range or --good/--bad, not both")
         opts["good"], opts["bad"] = parse_range(opts["range_"])
-    if not opts["good"]:
-        raise ConfigurationError("give --good REV (a revision without the slowdown) or --range")
+    if opts["from_history"] and (opts["good"] or opts["bad"]):
+        raise ConfigurationError("give --from-history, --range or --good/--bad, one of them")
+    if not opts["good"] and not opts["from_history"]:
+        raise ConfigurationError("give --good REV (a revision without the slowdown), --range "
+                                 "or --from-history")
     root = repository_root()
     path, selector = _split_target(target)
     bisect_target = BisectTarget(
         root, repository_relative(path, root), selector, opts["build"], opts["python"],
         {"execution_time": opts["execution_time"], "warmup": opts["warmup"],
          "time_limit": opts["time_limit"], "layout": opts["layout"], "clock": opts["clock"]})
+    if opts["from_history"]:
+        from ..ab.bisect_run import range_from_history
+        from ..history.store import HistoryStore
+
+        with HistoryStore.open(opts["history_url"], cwd=root) as store:
+            opts["good"], opts["bad"], change = range_from_history(store, bisect_target.label)
+        click.echo(f"history: {change.label} on {change.machine}: {change.magnitude:+.1%} in "
+                   f"{change.commit_range}")
     threshold = _threshold(opts, bisect_target.label, root)
     good = resolve(opts["good"], root)
     if opts["step_mode"]:
@@ -243,16 +258,21 @@ def answer_lines(result: Any, overall: float) -> list[str]:
     measured = sum(1 for s in result.steps if s.verdict != "skip")
     confidence = (f"{result.overall_confidence:.1%} overall ({measured} steps at "
                   f"{result.step_confidence:.4%} each, Bonferroni)")
+    undecided = [s for s in result.steps if s.verdict != "skip" and not s.decided]
+    caveat = ([f"  note: {len(undecided)} step(s) ended undecided at their budget and were "
+               "judged by their estimate (the confidence holds for the decided ones; raise "
+               "--max-time)"] if undecided else [])
     if result.first_bad is not None:
         ev = result.evidence
         return [f"first slower commit: {result.first_bad.sha}",
                 f"  message: {result.first_bad.subject}",
                 f"  change: {_percent(ev.change)} [{_percent(ev.low)}, {_percent(ev.high)}] "
                 f"against {result.good.short}" if ev else "  change: —",
-                f"  confidence: {confidence}"]
+                f"  confidence: {confidence}", *caveat]
     if result.candidates:
         return ["the first slower commit is one of (the others were skipped): "
-                + ", ".join(c.short for c in result.candidates), f"  confidence: {confidence}"]
+                + ", ".join(c.short for c in result.candidates), f"  confidence: {confidence}",
+                *caveat]
     last = result.steps[-1] if result.steps else None
     measured_text = (f": {result.bad.short} measured {_percent(last.change)} "
                      f"[{_percent(last.low)}, {_percent(last.high)}]") if last else ""
@@ -262,7 +282,8 @@ def answer_lines(result: Any, overall: float) -> list[str]:
 
 def _step_dict(step: Any) -> dict[str, Any]:
     return {"commit": step.commit.sha, "subject": step.commit.subject,
-            "position": step.position, "verdict": step.verdict, "change": step.change,
+            "position": step.position, "verdict": step.verdict, "decided": step.decided,
+            "change": step.change,
             "low": step.low, "high": step.high, "rounds": step.rounds, "reason": step.reason}
 
 
@@ -272,6 +293,8 @@ def to_document(result: Any, overall: float) -> dict[str, Any]:
             "step_confidence": result.step_confidence,
             "overall_confidence": result.overall_confidence,
             "steps": [_step_dict(s) for s in result.steps],
+            "undecided_steps": sum(1 for s in result.steps
+                                   if s.verdict != "skip" and not s.decided),
             "first_bad": result.first_bad.sha if result.first_bad else None,
             "first_bad_subject": result.first_bad.subject if result.first_bad else None,
             "candidates": [c.sha for c in result.candidates]}

@@ -364,7 +364,7 @@ def publish_cmd(directory: str, url: str | None, repo_url: str | None, baseline:
 
     from ..history.git import git_info
     from ..history.publish.collect import collect
-    from ..history.publish.site import write_site
+    from ..history.publish.site import link_template, write_site
     from ..history.thresholds import load_thresholds, repository_url
     from .compare import parse_fraction
 
@@ -372,6 +372,7 @@ def publish_cmd(directory: str, url: str | None, repo_url: str | None, baseline:
     assert level is not None
     rules = load_thresholds(thresholds_path)
     link = repo_url or repository_url()
+    link_template(link)  # a bad URL is one line now, not after reading the store
     workers = jobs or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                        else os.cpu_count() or 1)
     started = time.monotonic()

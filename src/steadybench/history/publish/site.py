@@ -268,10 +268,14 @@ def write_site(board: Dashboard, directory: str | os.PathLike[str], *,
         if any(dest.iterdir()) and not (dest / MARKER).exists():
             raise ConfigurationError(f"{dest}: not empty and not a steadybench site; choose "
                                      "an empty or new directory")
-    parent = dest.resolve().parent
-    parent.mkdir(parents=True, exist_ok=True)
     template = link_template(repository_url)
-    work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.new-", dir=parent))
+    parent = dest.resolve().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.new-", dir=parent))
+    except OSError as exc:
+        raise ConfigurationError(f"{dest}: cannot write the site there: "
+                                 f"{exc.strerror or exc}") from None
     try:
         site = work / "site"
         SiteWriter(board, template, baseline).write(site)
@@ -286,6 +290,9 @@ def write_site(board: Dashboard, directory: str | os.PathLike[str], *,
             if old.exists():  # put the previous site back
                 os.replace(old, dest)
             raise
+    except OSError as exc:  # a full disk, a read-only folder: one line, the old site kept
+        raise ConfigurationError(f"{dest}: cannot write the site: {exc.strerror or exc}") \
+            from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return dest
