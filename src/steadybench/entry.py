@@ -15,6 +15,7 @@ and a handler installed by an embedding program is left alone.
 
 from __future__ import annotations
 
+import atexit
 import signal
 import sys
 
@@ -27,8 +28,19 @@ def _exit_interrupted(signum: int, frame: object) -> None:
     raise SystemExit(EXIT_INTERRUPTED)
 
 
+def _ignore_late_signals() -> None:
+    """The last exit handler: from here Python only tears itself down, and it puts the default
+    action back for every signal it handles, so a second Ctrl-C (or SIGTERM, SIGHUP) would
+    kill the process with it (-2, -15, -1) instead of the command's status: ignore them now."""
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is not None:
+            signal.signal(signum, signal.SIG_IGN)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    atexit.register(_ignore_late_signals)  # registered first: runs after every other one
     guarded = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     if guarded:
         signal.signal(signal.SIGINT, _exit_interrupted)
@@ -38,6 +50,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if guarded:
             signal.signal(signal.SIGINT, signal.default_int_handler)
-        return cli_main(args)
+        return cli_main(args, late_exit=True)
     except KeyboardInterrupt:  # before the command line's own handlers were in place
         return EXIT_INTERRUPTED
