@@ -196,6 +196,8 @@ _POSITIVE = {"poll", "interval", "fraction", "mhz"}
 _AT_MOST_ONE = {"fraction"}
 #: numeric options whose default is None (chosen from the machine)
 _NUMERIC = {"upper", "lower"} | _POSITIVE
+#: options checked by their countermeasure alone (niceness: an integer in -20..19)
+_OWN_CHECK = {"niceness"}
 
 
 def check_option_values(measure: str, opts: dict[str, Any],
@@ -207,7 +209,7 @@ def check_option_values(measure: str, opts: dict[str, Any],
     text."""
     for key, default in defaults.items():
         value = opts.get(key, default)
-        if value is None or value is default:
+        if value is None or value is default or key in _OWN_CHECK:
             continue
         numeric = isinstance(default, int | float) and not isinstance(default, bool) or \
             key in _NUMERIC
