@@ -1272,6 +1272,14 @@ EXPORT_NAMES = ["\x1b]0;pwned\x07title", "\x1b[2J\x1b[31mred", "bidi\u202eevil",
 RAW = ["\x1b", "\x9b", "\u202e", "\x07"]
 
 
+def _number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
 def _raw_in_exports(folder: Path, outcome: Outcome) -> int:
     import csv
     import io
@@ -1282,7 +1290,8 @@ def _raw_in_exports(folder: Path, outcome: Outcome) -> int:
         count += sum(c in text for c in RAW)
         if path.suffix == ".csv":
             for row in list(csv.reader(io.StringIO(text)))[1:]:
-                count += sum(cell.startswith(("=", "+", "-", "@")) for cell in row)
+                count += sum(cell.startswith(("=", "+", "-", "@")) and not _number(cell)
+                             for cell in row)
     count += sum(c in outcome.out + outcome.err for c in RAW)
     return count
 
