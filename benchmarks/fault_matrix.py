@@ -32,8 +32,18 @@ interrupts                (the lead: signals while outputs are        outputs lo
                           written)
 injection payloads        shell payloads in ``--param`` values with   succeeded
                           ``--shell``, in every quoting context and
-                          command form; the file each would create
-                          must not exist
+                          command form, and in the six hook forms
+                          (``--prepare``... with and without
+                          ``--shell``, bash's ``$'...'`` too); the
+                          file each would create must not exist
+credentials               passwords in history URLs and arguments     passwords shown or kept
+                          (issue 27 item 7)
+machine reads             planted governors: /dev/zero, a FIFO, a     outside files read or
+                          link out, a hard link, 6 MB (item 10)       written
+read-only                 history readers on missing stores, outputs  files created
+                          in missing folders (item 18)
+export injection          escapes, bidi and formulas in names, in     raw escapes or formulas
+                          every export (item 17)
 ========================  ==========================================  =====================
 
 Extending: write a generator ``def more(ctx: Context) -> list[Case]`` and decorate it with
