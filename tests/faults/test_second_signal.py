@@ -46,3 +46,33 @@ def test_a_second_signal_during_shutdown_keeps_the_status(tmp_path, command, sig
         proc.send_signal(signum)
     assert wait_or_kill(proc, stderr) == status, stderr.read_text()
     assert "Traceback" not in stderr.read_text()
+
+
+SLOW_IMPORT = """
+    import pathlib, time
+    import steadybench as sb
+
+    pathlib.Path({marker!r}).write_text("ready")
+    time.sleep(60)  # still loading the file when the interrupt comes
+
+    @sb.benchmark
+    def slow():
+        return lambda: None
+"""
+
+
+def test_an_interrupt_before_the_first_measurement_names_what_was_not_written(tmp_path):
+    """Issue 27 item 16: interrupted before any result, the command said only "interrupted"
+    and the previous run's file stayed, looking like this run's."""
+    marker = tmp_path / "ready"
+    out = tmp_path / "r.json"
+    out.write_text("previous run\n")
+    stderr = tmp_path / "err.txt"
+    proc = start(["run", str(bench(tmp_path, SLOW_IMPORT.format(marker=str(marker)))),
+                  "--in-process", "--json", str(out)], child_env(tmp_path), stderr)
+    wait_for(marker.exists, proc, "the benchmark's factory", stderr)
+    proc.send_signal(signal.SIGINT)
+    assert wait_or_kill(proc, stderr) == 130
+    text = stderr.read_text()
+    assert f"not written: {out}" in text and "earlier run" in text, text
+    assert "Traceback" not in text

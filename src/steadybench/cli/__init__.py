@@ -182,6 +182,18 @@ def _termination_as_interrupt(late_exit: bool = False) -> Iterator[list[int]]:
             signal.signal(signal.SIGINT, _late_exit)
 
 
+def _not_written() -> str:
+    """After an interrupt: the output files asked for that this process did not write (an
+    interrupt before the first measurement writes none), or nothing."""
+    from ..fileio import REQUESTED, WRITTEN
+
+    missing = list(dict.fromkeys(p for p in REQUESTED if p not in WRITTEN))
+    if not missing:
+        return ""
+    return (" before any result was written: not written: " + ", ".join(missing) +
+            " (a file there is from an earlier run)")
+
+
 def _ending(seen: list[int]) -> tuple[str, int]:
     """The word and exit status after an interruption: SIGTERM wins over SIGHUP, either over
     Ctrl-C."""
@@ -204,7 +216,7 @@ def main(argv: list[str] | None = None, *, late_exit: bool = False) -> int:
             result = cli.main(args=args, prog_name="steadybench", standalone_mode=False)
     except (Interrupted, KeyboardInterrupt, click.exceptions.Abort):
         word, code = _ending(seen)
-        print(word, file=sys.stderr)
+        print(word + _not_written(), file=sys.stderr)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.exceptions.NoArgsIsHelpError:  # bare ``steadybench``: short usage, no error
