@@ -208,6 +208,10 @@ def main(argv: list[str] | None = None, *, late_exit: bool = False) -> int:
     """Entry point: run the CLI and turn errors into one line and an exit status
     (``late_exit``: this is the process's command line, see :func:`_termination_as_interrupt`;
     it is when ``argv`` is None)."""
+    from ..fileio import REQUESTED, WRITTEN
+
+    REQUESTED.clear()  # this command's outputs only (tests call main many times)
+    WRITTEN.clear()
     args = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in args
     seen: list[int] = []
