@@ -27,7 +27,7 @@ _EXPORTS: dict[str, str] = {
     "Estimate": ".model.estimate",
     "Measurement": ".measure",
     "measure": ".measure",
-    "compare": ".interleave",
+    "compare_interleaved": ".interleave",
     "Comparison": ".interleave",
     **dict.fromkeys(
         ("CallableMeter", "CpuTimeMeter", "FileValueMeter", "Meter", "PeakMemoryMeter",
@@ -52,8 +52,8 @@ __all__ = [
     "JsonLogger", "Manager", "MarkdownLogger", "Measurement", "Meter", "Parameters",
     "PartialResults",
     "PeakMemoryMeter", "Results", "Runner", "Runs", "Stage", "SteadybenchError",
-    "SuccessfulRunsMeter", "WallTimeMeter", "XmlLogger", "benchmark", "compare", "load_results",
-    "measure",
+    "SuccessfulRunsMeter", "WallTimeMeter", "XmlLogger", "benchmark", "compare_interleaved",
+    "load_results", "measure",
     "run_benchmarks", "write_results",
 ]
 
@@ -63,7 +63,7 @@ __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
 if TYPE_CHECKING:  # for type checkers and editors: the same names, eagerly
     from .definitions import benchmark
     from .errors import SteadybenchError
-    from .interleave import Comparison, compare
+    from .interleave import Comparison, compare_interleaved
     from .manager import Manager, PartialResults, run_benchmarks
     from .measure import Measurement, measure
     from .meters import (

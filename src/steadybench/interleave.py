@@ -1,12 +1,13 @@
-"""``steadybench.compare(a, b)``: two pieces of code compared in interleaved rounds, in-process.
+"""``steadybench.compare_interleaved(a, b)``: two pieces of code compared in interleaved
+rounds, in-process.
 
 Two separate :func:`~steadybench.measure.measure` calls are two separate moments of the
 machine: a frequency change, a neighbour's load or a warming cache between them shows as a
 difference of the code (issue 27 item 5: ``measure(g) / measure(f)`` with ``g = f`` gave 2.147
-under load). :func:`compare` measures ``a`` and ``b`` in alternation instead, as ``steadybench
-ab`` does on the command line: each round measures both, in an order drawn at random, and the
-round's ratio ``b / a`` is taken while both saw the same machine (the randomized, paired
-design of Abedi & Brecht, "Conducting Repeatable Experiments in Highly Variable Cloud
+under load). :func:`compare_interleaved` measures ``a`` and ``b`` in alternation instead, as
+``steadybench ab`` does on the command line: each round measures both, in an order drawn at
+random, and the round's ratio ``b / a`` is taken while both saw the same machine (the
+randomized, paired design of Abedi & Brecht, "Conducting Repeatable Experiments in Highly Variable Cloud
 Computing Environments", ICPE 2017). The ratio reported is the geometric mean of the rounds'
 ratios, with a Student-t interval on their logarithms (rounds − 1 degrees of freedom): a
 drift that moves both within a round cancels, a drift between rounds only widens the
@@ -30,7 +31,7 @@ from .measure import measure
 
 @dataclass(frozen=True)
 class Comparison:
-    """The outcome of :func:`compare`.
+    """The outcome of :func:`compare_interleaved`.
 
     ``ratio`` is ``b``'s time per execution over ``a``'s (above 1: ``b`` is slower), with its
     interval ``ci_low``..``ci_high`` at ``confidence``; ``a`` and ``b`` are each round's
@@ -62,10 +63,11 @@ class Comparison:
                 f"rounds)")
 
 
-def compare(a: Callable[[], Any] | str, b: Callable[[], Any] | str, *, rounds: int = 20,
-            runs: int = 10, method: str = "linefit", confidence: float = 0.95,
-            seed: int | None = None, clock: Callable[[], int] | str | None = None,
-            warmup: int = 1, **options: Any) -> Comparison:
+def compare_interleaved(a: Callable[[], Any] | str, b: Callable[[], Any] | str, *,
+                        rounds: int = 20, runs: int = 10, method: str = "linefit",
+                        confidence: float = 0.95, seed: int | None = None,
+                        clock: Callable[[], int] | str | None = None, warmup: int = 1,
+                        **options: Any) -> Comparison:
     """Compare ``b`` with ``a`` in ``rounds`` interleaved rounds (see the module notes).
 
     Each round measures each of them with :func:`~steadybench.measure.measure` (``method``,
