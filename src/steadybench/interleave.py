@@ -7,14 +7,14 @@ difference of the code (issue 27 item 5: ``measure(g) / measure(f)`` with ``g = 
 under load). :func:`compare_interleaved` measures ``a`` and ``b`` in alternation instead, as
 ``steadybench ab`` does on the command line: each round measures both, in an order drawn at
 random, and the round's ratio ``b / a`` is taken while both saw the same machine (the
-randomized, paired design of Abedi & Brecht, "Conducting Repeatable Experiments in Highly Variable Cloud
-Computing Environments", ICPE 2017). The ratio reported is the geometric mean of the rounds'
-ratios, with a Student-t interval on their logarithms (rounds − 1 degrees of freedom): a
-drift that moves both within a round cancels, a drift between rounds only widens the
-interval.
+randomized, paired design of Abedi & Brecht, "Conducting Repeatable Experiments in Highly
+Variable Cloud Computing Environments", ICPE 2017). The ratio reported is the geometric mean
+of the rounds' ratios, with a Student-t interval on their logarithms (rounds − 1 degrees of
+freedom): a drift that moves both within a round cancels, a drift between rounds only widens
+the interval.
 
-Assumption (named in docs/guide.md): within one round the machine changes little compared
-with the difference looked for; rounds are independent of each other.
+Assumption (named in the README): within one round the machine changes little compared with
+the difference looked for; rounds are independent of each other.
 """
 
 from __future__ import annotations
