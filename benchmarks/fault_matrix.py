@@ -32,8 +32,18 @@ interrupts                (the lead: signals while outputs are        outputs lo
                           written)
 injection payloads        shell payloads in ``--param`` values with   succeeded
                           ``--shell``, in every quoting context and
-                          command form; the file each would create
-                          must not exist
+                          command form, and in the six hook forms
+                          (``--prepare``... with and without
+                          ``--shell``, bash's ``$'...'`` too); the
+                          file each would create must not exist
+credentials               passwords in history URLs and arguments     passwords shown or kept
+                          (issue 27 item 7)
+machine reads             planted governors: /dev/zero, a FIFO, a     outside files read or
+                          link out, a hard link, 6 MB (item 10)       written
+read-only                 history readers on missing stores, outputs  files created
+                          in missing folders (item 18)
+export injection          escapes, bidi and formulas in names, in     raw escapes or formulas
+                          every export (item 17)
 ========================  ==========================================  =====================
 
 Extending: write a generator ``def more(ctx: Context) -> list[Case]`` and decorate it with
@@ -1115,11 +1125,200 @@ def shell_injection(ctx: Context) -> list[Case]:
     return cases
 
 
+#: hook lines (issue 27 item 6), bash's $'...' included: one placeholder per payload parameter
+HOOK_TEMPLATES = ["echo {x}", "echo '{x}'", 'echo "{x}"', "echo pre{x}post",
+                  "echo \"$(echo {x})\"", "echo $'{x}'", "echo $'a{x}b'"]
+#: the six hook forms: each option for all commands, and --prepare/--conclude per command
+HOOK_FORMS = {"--prepare": 1, "--conclude": 1, "--setup": 1, "--cleanup": 1,
+              "--prepare per command": 2, "--conclude per command": 2}
+#: payloads that end a $'...' string in bash (an escaped quote there)
+ANSI_PAYLOADS = ["\\'; touch FILE; '", "\\'$(touch FILE)'"]
+
+
+@category("injection payloads")
+def hook_injection(ctx: Context) -> list[Case]:
+    """``--param`` values in ``--prepare``/``--conclude``/``--setup``/``--cleanup`` lines (always
+    ``/bin/sh -c``), with and without ``--shell``: none may create its file."""
+    payloads = [p for p in SHELL_PAYLOADS + ANSI_PAYLOADS if "," not in p]
+    combos = [(t, p, f, sh) for t in HOOK_TEMPLATES for p in payloads for f in HOOK_FORMS
+              for sh in (False, True)]
+    cases = []
+    for template, payload, form, shell in ctx.sample(combos, 30, 300):
+        option = form.split()[0]
+        value = payload.replace("FILE", "{dir}/pwned")
+        commands = ["--cmd", "true A {x}"] + (["--cmd", "true B {x}"]
+                                              if HOOK_FORMS[form] == 2 else [])
+        argv = ["exec", "-q", "--runs", "1", "--no-correction", "--time-limit", "10",
+                *(["--shell"] if shell else []), *commands, "--param", f"x={value}",
+                *[a for _ in range(HOOK_FORMS[form]) for a in (option, template)]]
+        cases.append(Case(f"hook {form}{' --shell' if shell else ''}: {template!r} "
+                          f"x={payload!r}", argv, (0,),
+                          check=lambda folder, outcome: int((folder / "pwned").exists())))
+    return cases
+
+
 def injection_control(folder: Path, timeout: float) -> bool:
     """The detector works: the raw form, which inserts a value as shell code on purpose,
     does create the payload's file."""
     case = _payload_case("control", "true {x!raw}", "&& touch FILE", "--cmd")
     return run_case(case, folder, timeout).metric == 1
+
+
+# ============================================================================ issue 27
+CATEGORIES["credentials"] = Category("credentials", "credentials", "passwords shown or kept")
+CATEGORIES["machine reads"] = Category("machine reads", "machine reads",
+                                       "outside files read or written")
+CATEGORIES["read-only"] = Category("read-only", "read-only commands", "files created")
+CATEGORIES["export injection"] = Category("export injection", "export injection",
+                                          "raw escapes or formulas")
+
+SECRET = "Sup3rS3cret"
+
+
+def _leaks(folder: Path, outcome: Outcome) -> int:
+    """Places the secret is shown or kept: the output, and any file's name or content."""
+    count = int(SECRET in outcome.out + outcome.err)
+    for path in folder.rglob("*"):
+        count += SECRET in path.name
+        if path.is_file() and path.stat().st_size < 50_000_000:
+            count += SECRET.encode() in path.read_bytes()
+    return count
+
+
+@category("credentials")
+def credentials(ctx: Context) -> list[Case]:
+    """Passwords in history URLs (issue 27 item 7): never printed, never in a results file, a
+    report or a file name; a libpq keyword string is PostgreSQL, never a SQLite path."""
+    urls = [f"postgresql://ci:{SECRET}@127.0.0.1:1/db", f"postgres://ci:p@{SECRET}@127.0.0.1:1/d",
+            f"postgresql://127.0.0.1:1/db?password={SECRET}&connect_timeout=2",
+            f"host=127.0.0.1 port=1 dbname=d password={SECRET} connect_timeout=2",
+            f"host=127.0.0.1 port=1 password='{SECRET} x' connect_timeout=2",
+            f"mysql://u:{SECRET}@h/db", f"sqlite:///{{dir}}/h.sqlite?password={SECRET}",
+            f"{{dir}}/h.sqlite password={SECRET}"]
+    cases = []
+    for url in urls:
+        cases.append(Case(f"history list {url!r}", ["history", "list", "--history-url", url],
+                          (1, 2), check=_leaks))
+        cases.append(Case(f"exec recording to {url!r}",
+                          ["exec", "--runs", "2", "--no-correction", "--json", "{dir}/r.json",
+                           "--csv", "{dir}/r.csv", "--report", "{dir}/r.html",
+                           "--history-url", url, "--", "true"], (1, 2), check=_leaks,
+                          timeout=120))
+    cases.append(Case("a password in a command's arguments",
+                      ["exec", "--runs", "2", "--no-correction", "--json", "{dir}/r.json",
+                       "--", "echo", f"postgresql://u:{SECRET}@h/db"], (0,), check=_leaks))
+    return ctx.sample(cases, 8)
+
+
+def _planted_machine(kind: str) -> Callable[[Path], None]:
+    def setup(folder: Path) -> None:
+        root = make_machine(folder / "m")
+        target = root / "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+        target.unlink()
+        outside = folder / "outside"
+        outside.write_text(f"root:x:0:0:{SECRET}:/root:/bin/sh\n")
+        if kind == "dev-zero":
+            target.symlink_to("/dev/zero")
+        elif kind == "fifo":
+            os.mkfifo(target)
+        elif kind == "outside link":
+            target.symlink_to(outside)
+        elif kind == "hard link":
+            os.link(outside, target)
+        elif kind == "huge":
+            target.write_bytes(b"performance " * 500_000)
+    return setup
+
+
+def _outside_touched(folder: Path, outcome: Outcome) -> int:
+    outside = folder / "outside"
+    changed = outside.exists() and SECRET not in outside.read_text()
+    return int(changed) + int(SECRET in outcome.out + outcome.err)
+
+
+@category("machine reads")
+def machine_reads(ctx: Context) -> list[Case]:
+    """Planted machine files (issue 27 item 10): a governor that is /dev/zero, a FIFO, a link out
+    of the root, a hard link to an outside file, a 6 MB file; ``system show/check/tune``
+    neither hang, print the outside file, nor write through the link."""
+    cases = []
+    for kind in ("dev-zero", "fifo", "outside link", "hard link", "huge"):
+        for command in (["system", "show", "--interval", "0"], ["system", "show", "--json"],
+                        ["system", "check", "--interval", "0"], ["system", "tune", "--dry-run"],
+                        ["system", "tune"]):
+            cases.append(Case(f"{kind}: {' '.join(command)}",
+                              ["--root", "{dir}/m", *command], (0, 1, 2),
+                              setup=_planted_machine(kind), check=_outside_touched,
+                              env={"XDG_STATE_HOME": "{dir}/state"}))
+    return ctx.sample(cases, 10)
+
+
+def _created(folder: Path, outcome: Outcome) -> int:
+    return sum(1 for p in folder.rglob("*") if p.name != "fixture.json")
+
+
+@category("read-only")
+def read_only(ctx: Context) -> list[Case]:
+    """Commands that only read create nothing (issue 27 item 18): every history reader on a
+    missing store, and outputs in missing folders."""
+    cases = []
+    for args in (["list"], ["show", "HEAD"], ["trend", "x"], ["export", "#1"],
+                 ["regressions"], ["noise"]):
+        for url in ([], ["--history-url", "{dir}/h.sqlite"],
+                    ["--history-url", "sqlite:///{dir}/\x01"]):
+            cases.append(Case(f"history {' '.join(args + url)}", ["history", *args, *url],
+                              (1, 2), check=_created))
+    for option in ("--json", "--csv", "--xml", "--markdown", "--report"):
+        cases.append(Case(f"exec {option} in a missing folder",
+                          ["exec", "--runs", "2", "--no-correction", option,
+                           "{dir}/a/b/out.file", "--", "true"], (2,), check=_created))
+    return ctx.sample(cases, 8)
+
+
+#: names that carry escapes, bidi overrides, line breaks and spreadsheet formulas
+EXPORT_NAMES = ["\x1b]0;pwned\x07title", "\x1b[2J\x1b[31mred", "bidi\u202eevil",
+                "line\nbreak", "=HYPERLINK(\"http://x.test\",\"x\")", "+1+1", "@SUM(A1)",
+                "c1\x9b31m", "pipe | cell"]
+RAW = ["\x1b", "\x9b", "\u202e", "\x07"]
+
+
+def _number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _raw_in_exports(folder: Path, outcome: Outcome) -> int:
+    import csv
+    import io
+
+    count = 0
+    for path in folder.glob("r.*"):
+        text = path.read_text(errors="replace")
+        count += sum(c in text for c in RAW)
+        if path.suffix == ".csv":
+            for row in list(csv.reader(io.StringIO(text)))[1:]:
+                count += sum(cell.startswith(("=", "+", "-", "@")) and not _number(cell)
+                             for cell in row)
+    count += sum(c in outcome.out + outcome.err for c in RAW)
+    return count
+
+
+@category("export injection")
+def export_injection(ctx: Context) -> list[Case]:
+    """Hostile command names in every export (issue 27 item 17): no raw escape, no bidi
+    override, no spreadsheet formula, one Markdown row per command."""
+    cases = []
+    for name in EXPORT_NAMES:
+        cases.append(Case(f"exports of {name!r}",
+                          ["exec", "--runs", "2", "--no-correction", "-n", name,
+                           "--csv", "{dir}/r.csv", "--xml", "{dir}/r.xml",
+                           "--markdown", "{dir}/r.md", "--export-csv", "{dir}/r.hf.csv",
+                           "--export-markdown", "{dir}/r.hf.md", "--report", "{dir}/r.html",
+                           "--", "true"], (0,), check=_raw_in_exports, timeout=120))
+    return ctx.sample(cases, 5)
 
 
 # ============================================================================ the report

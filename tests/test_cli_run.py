@@ -44,6 +44,7 @@ def test_run_writes_every_format_and_n_equals_runs(tmp_path, capsys):
     """--runs N is per execution (pyperf's --values): K executions give K × N samples."""
     bench = write(tmp_path, BENCH)
     out = tmp_path / "out"
+    out.mkdir()
     code = run_cli(
         "run",
         bench,
@@ -350,8 +351,10 @@ def test_unwritable_output_is_refused_before_measuring(tmp_path, capsys, command
     assert "is a directory" in capsys.readouterr().err
 
 
-def test_output_folders_are_created(tmp_path):
+def test_output_folders_are_not_created(tmp_path):
+    """Issue 27 item 18: a missing folder is refused before measuring, never created (as
+    hyperfine and pytest-benchmark do)."""
     bench = write(tmp_path, BENCH)
     out = tmp_path / "new" / "deeper" / "r.json"
-    assert run_cli("run", bench, "--runs", "3", "--json", out, "-q") == 0
-    assert json.loads(out.read_text())["benchmarks"]
+    assert run_cli("run", bench, "--runs", "3", "--json", out, "-q") == 2
+    assert not (tmp_path / "new").exists()

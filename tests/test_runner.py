@@ -232,6 +232,33 @@ def test_cooldown_timeout_and_missing_sensor_are_reported_not_waited_on(tmp_path
     assert clock.now_ns - 1_000_000_000 < 10e9  # bounded: about 5 s of virtual waiting
 
 
+def test_cooldown_is_bounded_per_case_says_what_it_waits_for_and_warns_once():
+    """Issue 27 item 1: a sensor stuck at 85 °C made every run wait its full time-out, silently
+    (50 runs × 120 s). Now the waits of a case share one 120 s budget, a progress line says what
+    is waited for and for how long, and the case records that it gave up."""
+    clock = SimulatedClock()
+    lines: list[str] = []
+    hot = CoolDownAction(lambda: 85.0, threshold=75, base=60, timeout=120, poll=1, name="cpu",
+                         unit="°C", say=lines.append, report_every=40)
+    runner = Runner(Runs(50), clock=clock, sleep=clock.sleep)
+    runner.add_action(Stage.BEFORE_RUN, hot)
+    case = run_case(CallableImplementation(lambda: None), runner)
+    assert 119 <= hot.waited <= 121  # one budget in all, not 50
+    assert clock.now_ns / 1e9 < 130
+    assert lines[:3] == ["cooling: cpu 85°C > 60°C, 0 s of 120 s",
+                         "cooling: cpu 85°C > 60°C, 40 s of 120 s",
+                         "cooling: cpu 85°C > 60°C, 80 s of 120 s"]
+    warned = [w for w in case.warnings if "cool-down" in w]
+    assert len(warned) == 1 and "the rest of the case runs without waiting" in warned[0]
+    assert case.extra["cooldown"]["cpu"]["gave_up"] is True
+    assert case.extra["cooldown"]["cpu"]["limit_s"] == 120
+
+
+def test_cooldown_timeout_must_be_finite():
+    with pytest.raises(ConfigurationError, match="finite"):
+        CoolDownAction(lambda: 1.0, threshold=70, timeout=float("inf"))
+
+
 def test_warmup_action_reaches_target_or_times_out():
     clock = SimulatedClock()
     freq = {"mhz": 800.0}

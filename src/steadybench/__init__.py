@@ -27,6 +27,8 @@ _EXPORTS: dict[str, str] = {
     "Estimate": ".model.estimate",
     "Measurement": ".measure",
     "measure": ".measure",
+    "compare_interleaved": ".interleave",
+    "Comparison": ".interleave",
     **dict.fromkeys(
         ("CallableMeter", "CpuTimeMeter", "FileValueMeter", "Meter", "PeakMemoryMeter",
          "SuccessfulRunsMeter", "WallTimeMeter"), ".meters"),
@@ -44,12 +46,14 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "__version__", "Benchmark", "CallableImplementation", "CallableMeter", "CaseResult",
-    "CiHalfWidth", "Configuration", "ConsoleLogger", "CovWindow", "CpuTimeMeter", "CsvLogger",
+    "CiHalfWidth", "Comparison", "Configuration", "ConsoleLogger", "CovWindow", "CpuTimeMeter",
+    "CsvLogger",
     "ElapsedTime", "Estimate", "FileValueMeter", "FunctionImplementation", "Implementation",
     "JsonLogger", "Manager", "MarkdownLogger", "Measurement", "Meter", "Parameters",
     "PartialResults",
     "PeakMemoryMeter", "Results", "Runner", "Runs", "Stage", "SteadybenchError",
-    "SuccessfulRunsMeter", "WallTimeMeter", "XmlLogger", "benchmark", "load_results", "measure",
+    "SuccessfulRunsMeter", "WallTimeMeter", "XmlLogger", "benchmark", "compare_interleaved",
+    "load_results", "measure",
     "run_benchmarks", "write_results",
 ]
 
@@ -59,6 +63,7 @@ __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
 if TYPE_CHECKING:  # for type checkers and editors: the same names, eagerly
     from .definitions import benchmark
     from .errors import SteadybenchError
+    from .interleave import Comparison, compare_interleaved
     from .manager import Manager, PartialResults, run_benchmarks
     from .measure import Measurement, measure
     from .meters import (

@@ -2,9 +2,9 @@
 
 Ctrl-C while Python is still importing the command line (click, the command's modules) used to
 end in a ``KeyboardInterrupt`` traceback, since no handler of the command was in place yet. So
-this module, which imports nothing but :mod:`signal` and :mod:`sys`, first makes SIGINT end the
-process at once and quietly with status 130 (:func:`_exit_interrupted` raises ``SystemExit``,
-which Python does not print); once :mod:`steadybench.cli` is imported, SIGINT raises
+this module, which imports nothing but :mod:`signal`, :mod:`sys` and :mod:`atexit`, first makes
+SIGINT end the process at once and quietly with status 130 (:func:`_exit_interrupted` raises
+``SystemExit``, which Python does not print); once :mod:`steadybench.cli` is imported, SIGINT raises
 ``KeyboardInterrupt`` again, so that the command's own handlers write partial results, restore
 the machine and exit 130 as documented. A ``KeyboardInterrupt`` that arrives between the two
 also ends the process quietly with 130.
@@ -15,6 +15,7 @@ and a handler installed by an embedding program is left alone.
 
 from __future__ import annotations
 
+import atexit
 import signal
 import sys
 
@@ -27,9 +28,50 @@ def _exit_interrupted(signum: int, frame: object) -> None:
     raise SystemExit(EXIT_INTERRUPTED)
 
 
+#: the signals that end a command, with the shell's status for each (128 + the signal)
+_ENDING = {getattr(signal, name): 128 + getattr(signal, name)
+           for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)}
+
+
+def _exit_with_status(signum: int, frame: object) -> None:
+    """A signal while Python shuts down (its exit handlers: worker pools, temporary files):
+    end now with the shell's status for it, output flushed."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:  # noqa: SIM105 - this module imports nothing but signal, sys and atexit
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed stream: nothing to flush
+            pass
+    os._exit(_ENDING.get(signum, 1))
+
+
+def _exit_handlers_end_with_status() -> None:
+    """The first exit handler to run (registered last): from here on a signal ends the
+    process with its status (130, 143, 129) instead of being raised in an exit handler."""
+    for signum in _ENDING:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _exit_with_status)
+
+
+def _ignore_late_signals() -> None:
+    """The last exit handler: from here Python only tears itself down, and it puts the default
+    action back for every signal it handles, so a second Ctrl-C (or SIGTERM, SIGHUP) would
+    kill the process with it (-2, -15, -1) instead of the command's status: ignore them now."""
+    for signum in _ENDING:
+        signal.signal(signum, signal.SIG_IGN)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit status.
+
+    Signals after the command (issue 27 item 16): while it prints its last line the command
+    line's own late handler exits with the status; when this returns, the handlers are as they
+    were (an embedding program keeps its own); Python's exit handlers then run with signals
+    ending the process with its status, and its final teardown with them ignored."""
+    atexit.register(_ignore_late_signals)  # registered first: runs after every other one
     guarded = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    before = {signum: signal.getsignal(signum) for signum in _ENDING}
     if guarded:
         signal.signal(signal.SIGINT, _exit_interrupted)
     from .cli import main as cli_main  # SIGINT now: SystemExit(130), no traceback
@@ -38,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if guarded:
             signal.signal(signal.SIGINT, signal.default_int_handler)
-        return cli_main(args)
+        return cli_main(args, late_exit=True)
     except KeyboardInterrupt:  # before the command line's own handlers were in place
         return EXIT_INTERRUPTED
+    finally:
+        for signum, handler in before.items():
+            if handler is not None:
+                signal.signal(signum, handler)
+        atexit.register(_exit_handlers_end_with_status)  # registered last: runs first

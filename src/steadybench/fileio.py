@@ -33,6 +33,12 @@ from .errors import SteadybenchError
 #: symbolic links followed at most, as the kernel does (ELOOP)
 MAX_LINKS = 40
 
+#: output files the command line asked for (checked by :func:`check_writable`) and the files
+#: this process wrote: after an interrupt the command says which were not written, so a file
+#: left from an earlier run is not taken for this one's (issue 27 item 16)
+REQUESTED: list[str] = []
+WRITTEN: set[str] = set()
+
 #: what :func:`output_target` found: create or replace a file, or write through to a stream
 NEW, FILE, STREAM = "new", "file", "stream"
 
@@ -184,6 +190,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
         _write_through(named, data)
     else:
         _replace(named, target, data)
+    WRITTEN.add(os.path.abspath(named))
     return named
 
 
@@ -251,6 +258,7 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     a temporary file, since permission bits do not tell (root, read-only mounts, /proc).
     """
     named = Path(path)
+    REQUESTED.append(os.path.abspath(named))
     target = output_target(named)
     if target.kind == STREAM:
         if not os.access(named, os.W_OK):

@@ -52,14 +52,32 @@ def _authority(m: re.Match[str]) -> str:
     return f"{m.group('scheme')}{user}:{MASK}@{host}"
 
 
-def redact(text: str) -> str:
-    """``text`` with every password it holds (URL, query parameter, libpq keyword) replaced by
-    ``***``; text without one comes back unchanged."""
+def redact(text: str, secrets: Sequence[str] = ()) -> str:
+    """``text`` with every password it holds (URL, query parameter, libpq keyword), and every
+    one of ``secrets`` (:func:`secrets_in` of what a message is about), replaced by ``***``;
+    text without one comes back unchanged."""
     if not isinstance(text, str) or not text:
         return text
+    for secret in secrets:
+        text = text.replace(secret, MASK)
     text = _URL.sub(_authority, text)
     text = _QUERY.sub(lambda m: m.group("key") + MASK, text)
     return _KEYWORD.sub(lambda m: m.group("key") + MASK, text)
+
+
+def secrets_in(text: str) -> list[str]:
+    """The passwords :func:`redact` would mask in ``text``, and their ``@``-separated pieces
+    (a driver that splits ``user:p@ss@host`` at the first ``@`` quotes ``ss@host`` as a host
+    name), longest first: for masking them in a third party's message about ``text``."""
+    found: list[str] = []
+    for m in _URL.finditer(text):
+        userinfo, at, _host = m.group("authority").rpartition("@")
+        if at and ":" in userinfo:
+            found.append(userinfo.split(":", 1)[1])
+    for pattern in (_QUERY, _KEYWORD):
+        found += [m.group("value").strip("'") for m in pattern.finditer(text)]
+    pieces = {p for secret in found for p in [secret, *secret.split("@")] if len(p) >= 3}
+    return sorted(pieces, key=len, reverse=True)
 
 
 def redact_argv(words: Sequence[str]) -> list[str]:

@@ -162,3 +162,12 @@ def test_history_show_and_export_mask_old_records(tmp_path, args, capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     assert SECRET not in out + err and "u:***@h" in out
+
+
+def test_a_driver_message_quoting_a_piece_of_the_password_is_masked(capsys):
+    """Found by the fault matrix: libpq split ``ci:p@SECRET@host`` at the first ``@`` and
+    named ``SECRET@host`` as the host it could not resolve."""
+    code = main(["history", "list", "--history-url",
+                 f"postgres://ci:p@{SECRET}@127.0.0.1:1/d"])
+    err = capsys.readouterr().err
+    assert code != 0 and SECRET not in err, err

@@ -90,3 +90,15 @@ def test_system_commands_print_no_escape_read_from_sysfs(tmp_path, monkeypatch, 
         main(["--root", str(root), *args])
         out, err = capsys.readouterr()
         _no_raw(out + err)
+
+
+def test_figures_show_escapes_and_warn_nothing_raw(tmp_path, capsys):
+    """Found by the fault matrix: Matplotlib warned of the missing glyph of a raw ESC in a
+    figure's title, printing the ESC on the terminal."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        write_report([hostile_results(TERMINAL)], tmp_path / "r.html")
+    _no_raw(" ".join(str(w.message) for w in caught))
+    _no_raw(capsys.readouterr().err)

@@ -113,3 +113,13 @@ def test_the_allow_list_ends_at_the_end():
     assert is_allowed(path)
     assert not is_allowed(path + "\n")
     assert not is_allowed(path + "\nx")
+
+
+def test_a_hard_link_is_not_read(tmp_path):
+    outside = tmp_path / "shadow"
+    outside.write_text("SECRETLINE\n")
+    root = make_machine(tmp_path / "m")
+    target = root / GOVERNOR
+    target.unlink()
+    os.link(outside, target)
+    assert SysRoot(root).read(GOVERNOR) is None

@@ -137,11 +137,24 @@ _TERMINATING = {getattr(signal, name): 128 + getattr(signal, name)
                 for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)}
 
 
+def _late_exit(signum: int, frame: object) -> None:
+    """A signal after the command has ended (while it prints its last line, or Python shuts
+    down its worker pools): end now with the shell's status for it (130, 143, 129), output
+    flushed, instead of being killed by it (-2, -15, -1: issue 27 item 16)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(EXIT_INTERRUPTED if signum == signal.SIGINT else _TERMINATING.get(signum, 1))
+
+
 @contextlib.contextmanager
-def _termination_as_interrupt() -> Iterator[list[int]]:
+def _termination_as_interrupt(late_exit: bool = False) -> Iterator[list[int]]:
     """While the command runs, SIGTERM and SIGHUP raise like Ctrl-C (main thread only). A
     signal already ignored (a command started under ``nohup`` ignores SIGHUP) stays ignored.
-    The yielded list collects the signals that arrived."""
+    The yielded list collects the signals that arrived. With ``late_exit`` (the process's own
+    command line), a signal after the command has ended exits at once with its status
+    (:func:`_late_exit`) instead of restoring the default action, which would kill the
+    process with it."""
     seen: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield seen
@@ -161,7 +174,21 @@ def _termination_as_interrupt() -> Iterator[list[int]]:
         yield seen
     finally:
         for signum, old in previous.items():
-            signal.signal(signum, old)
+            signal.signal(signum, _late_exit if late_exit else old)
+        if late_exit and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _late_exit)
+
+
+def _not_written() -> str:
+    """After an interrupt: the output files asked for that this process did not write (an
+    interrupt before the first measurement writes none), or nothing."""
+    from ..fileio import REQUESTED, WRITTEN
+
+    missing = list(dict.fromkeys(p for p in REQUESTED if p not in WRITTEN))
+    if not missing:
+        return ""
+    return (" before any result was written: not written: " + ", ".join(missing) +
+            " (a file there is from an earlier run)")
 
 
 def _ending(seen: list[int]) -> tuple[str, int]:
@@ -174,17 +201,23 @@ def _ending(seen: list[int]) -> tuple[str, int]:
     return "interrupted", EXIT_INTERRUPTED
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the CLI and turn errors into one line and an exit status."""
+def main(argv: list[str] | None = None, *, late_exit: bool = False) -> int:
+    """Entry point: run the CLI and turn errors into one line and an exit status
+    (``late_exit``: this is the process's command line, see :func:`_termination_as_interrupt`;
+    it is when ``argv`` is None)."""
+    from ..fileio import REQUESTED, WRITTEN
+
+    REQUESTED.clear()  # this command's outputs only (tests call main many times)
+    WRITTEN.clear()
     args = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in args
     seen: list[int] = []
     try:
-        with _termination_as_interrupt() as seen:
+        with _termination_as_interrupt(late_exit or argv is None) as seen:
             result = cli.main(args=args, prog_name="steadybench", standalone_mode=False)
     except (Interrupted, KeyboardInterrupt, click.exceptions.Abort):
         word, code = _ending(seen)
-        print(word, file=sys.stderr)
+        print(word + _not_written(), file=sys.stderr)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.exceptions.NoArgsIsHelpError:  # bare ``steadybench``: short usage, no error

@@ -98,27 +98,37 @@ def machine_control(opts: dict[str, Any], root: str, results_context: dict[str, 
     if not preset:
         yield None
         return
+    from ..errors import SystemControlError
     from ..system.lock import TuningLock
     from ..system.presets import build_preset, changes_machine, machine_session
 
     sysroot = machine_root(opts.get("target"), root)
-    with contextlib.ExitStack() as stack:
-        # a preset that changes the machine holds its tuning lock for the whole measurement,
-        # taken before the preset reads the machine (issue 27 item 11: exec took none, measured
-        # on after another run restored, and recorded that run's tuning as its own)
-        if changes_machine(build_preset(preset, sysroot).record):
-            lock = TuningLock(sysroot)
-            lock.acquire(bool(opts.get("wait_lock")),
-                         on_wait=lambda line: click.echo(line, err=True))
-            stack.callback(lock.release)
-        session = stack.enter_context(machine_session(preset, sysroot))
-        results_context["machine"] = session.record
-        if not opts.get("quiet"):
-            applied = ", ".join(a["name"] for a in session.record["applied"]) or "none"
-            click.echo(f"preset {session.record['preset']}: applied {applied}", err=True)
-            for skip in session.record["skipped"]:
-                click.echo(f"  skipped {skip['name']}: {skip['reason']}", err=True)
-        yield session
+    measured = False
+    try:
+        with contextlib.ExitStack() as stack:
+            # a preset that changes the machine holds its tuning lock for the whole measurement,
+            # taken before the preset reads the machine (issue 27 item 11: exec took none, measured
+            # on after another run restored, and recorded that run's tuning as its own)
+            if changes_machine(build_preset(preset, sysroot).record):
+                lock = TuningLock(sysroot)
+                lock.acquire(bool(opts.get("wait_lock")),
+                             on_wait=lambda line: click.echo(line, err=True))
+                stack.callback(lock.release)
+            session = stack.enter_context(machine_session(preset, sysroot))
+            results_context["machine"] = session.record
+            if not opts.get("quiet"):
+                applied = ", ".join(a["name"] for a in session.record["applied"]) or "none"
+                click.echo(f"preset {session.record['preset']}: applied {applied}", err=True)
+                for skip in session.record["skipped"]:
+                    click.echo(f"  skipped {skip['name']}: {skip['reason']}", err=True)
+            yield session
+            measured = True
+    except SystemControlError as exc:
+        if not measured:
+            raise
+        # a setting could not be put back (issue 27 item 9): the measurement is kept and
+        # written, the failure is recorded with it, and _finish ends with it after the files
+        results_context["restore_failed"] = str(exc)
 
 
 def _command_line() -> str:
@@ -201,6 +211,11 @@ def _finish(results: Results, opts: dict[str, Any], console: Console | None,
                                                  for f in ("json", "csv", "markdown")))
     if interrupted:
         raise Interrupted()
+    if results.context.get("restore_failed"):
+        from ..errors import SystemControlError
+
+        raise SystemControlError(f"{results.context['restore_failed']} (the results were "
+                                 "written)")
     failed = results.failed
     if failed:
         raise BenchmarkFailed(failed[0].errors[0] if len(failed) == 1 else

@@ -16,15 +16,18 @@ Steps, for each capture:
    one below ``low + (centre − band/2)·amplitude`` makes it low (a Schmitt trigger; defaults
    0.5 and 0.4, i.e. 30 % and 70 %): noise inside the band never makes an edge, and edges
    alternate rising, falling, rising...
-3. **Inflection point.** Around each change of state, ±:data:`WINDOW` samples are
+3. **Mid-level crossing.** Around each change of state, ±:data:`WINDOW` samples are
    interpolated band-limited (polyphase FIR, Kaiser window, ×:data:`UPSAMPLE`): a sound card's
    or oscilloscope's anti-alias filter makes the signal band-limited, so this reconstructs the
-   edge between the samples. The second derivative is the numerical second difference of the
-   reconstruction; its zero crossing next to the steepest point is located by second-order
-   (quadratic) interpolation through the three values around the sign change.
+   edge between the samples. The edge is where the reconstruction crosses the middle level
+   next to its steepest point (linear between the reconstructed points). §6's inflection point
+   (the zero of the second difference, by second-order interpolation) is the fallback when
+   there is no such crossing: at the steepest point the second derivative is flat, so noise
+   moves its zero far (issue 27 item 3: widths 0.47 samples off, 8 × the noise limit
+   √2·σ/slope, on a 48 kHz capture where the crossing stays within 2 × of it).
 
 A linear, time-invariant input stage gives every rising edge the same shape (and every falling
-edge its mirror image), so the inflection points sit at the same delay after each true edge and
+edge its mirror image), so the crossings sit at the same delay after each true edge and
 edge-to-edge times are exact up to noise. On synthetic RC edges band-limited at 0.45·fs with
 noise at 10⁻³ of the amplitude the error of an edge-to-edge time is below 0.05 sample periods.
 
@@ -202,6 +205,15 @@ def _inflections(x: np.ndarray, centres: np.ndarray, rising: np.ndarray,
         s = 1.0 if rising[i] else -1.0
         lo_i, hi_i = mid - span, mid + span
         m = lo_i + int(np.argmax(s * d1[i, lo_i:hi_i]))
+        # the mid-level crossing next to the steepest point, linear between the reconstructed
+        # points: where the edge is steepest noise moves it least (σ / slope), unlike the
+        # zero of the second derivative, which is flat there (issue 27 item 3)
+        crossing = _mid_crossing(fine[i], m, (low + high) / 2.0, s)
+        if crossing is not None:
+            positions[i] = centres[i] + (crossing - mid) / UPSAMPLE
+            f = s * (fine[i] - low) / amp if s > 0 else s * (fine[i] - high) / amp
+            rise[i] = _rise(f, int(round(crossing)))
+            continue
         # the sign change of d2 (+ to − along the edge's direction) nearest the steepest point
         row = s * d2[i]
         k_best = None
@@ -227,6 +239,30 @@ def _inflections(x: np.ndarray, centres: np.ndarray, rising: np.ndarray,
             b_idx += 1
         rise[i] = (b_idx - a_idx) / UPSAMPLE
     return positions, rise
+
+
+def _mid_crossing(fine: np.ndarray, near: int, level: float, s: float) -> float | None:
+    """Fractional index where ``fine`` crosses ``level`` in the edge's direction ``s``, the
+    crossing nearest ``near`` within one sample period (linear interpolation), or None."""
+    lo, hi = max(near - UPSAMPLE, 0), min(near + UPSAMPLE, fine.size - 1)
+    seg = s * (fine[lo:hi + 1] - level)
+    flips = np.flatnonzero((seg[:-1] < 0) & (seg[1:] >= 0))
+    if flips.size == 0:
+        return None
+    k = int(flips[np.argmin(np.abs(flips + lo - near))])
+    a, b = seg[k], seg[k + 1]
+    return lo + k + (float(-a / (b - a)) if b != a else 0.0)
+
+
+def _rise(f: np.ndarray, j: int) -> float:
+    """The 10–90 % rise (in samples) of the normalised edge ``f`` around index ``j``."""
+    a_idx = j
+    while a_idx > 0 and f[a_idx] > 0.1:
+        a_idx -= 1
+    b_idx = j
+    while b_idx < f.size - 1 and f[b_idx] < 0.9:
+        b_idx += 1
+    return (b_idx - a_idx) / UPSAMPLE
 
 
 def find_edges(capture: Capture, options: EdgeOptions | None = None) -> Edges:

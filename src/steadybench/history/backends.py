@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SteadybenchError
-from ..redact import redact
+from ..redact import redact, secrets_in
 
 #: seconds a writer waits for another writer's transaction (SQLite busy timeout, PostgreSQL
 #: lock timeout); STEADYBENCH_HISTORY_TIMEOUT overrides it
@@ -182,12 +182,13 @@ class PostgresBackend(Backend):
             self.conn = psycopg.connect(url, autocommit=True,
                                         connect_timeout=max(1, int(min(timeout, 60))))
         except psycopg.Error as exc:
-            first = _first_line(exc)
+            first = _first_line(exc, url)
             raise HistoryError(f"history {self.where} cannot be reached ({first})") from None
         self.timeout = timeout
+        self._url = url
 
     def error(self, exc: BaseException) -> HistoryError:
-        first = _first_line(exc)
+        first = _first_line(exc, self._url)
         if isinstance(exc, self._psycopg.errors.LockNotAvailable):
             return HistoryError(f"history {self.where} is locked by another session (waited "
                                 f"{self.timeout:g} s)")
@@ -227,10 +228,11 @@ class PostgresBackend(Backend):
             self.conn.close()
 
 
-def _first_line(exc: BaseException) -> str:
-    """The first line of a driver's error, credentials removed (libpq may quote the DSN)."""
+def _first_line(exc: BaseException, url: str = "") -> str:
+    """The first line of a driver's error, credentials removed: those it names and any part
+    of ``url``'s (libpq may quote a piece of the DSN as a host name)."""
     text = str(exc).strip()
-    return redact(text.splitlines()[0]) if text else type(exc).__name__
+    return redact(text.splitlines()[0], secrets_in(url)) if text else type(exc).__name__
 
 
 def default_path(cwd: str | os.PathLike[str] | None = None) -> Path:

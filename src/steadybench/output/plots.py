@@ -114,6 +114,7 @@ def plot_all(results: Results, directory: str | os.PathLike[str], *, fmt: str = 
     if fmt not in FORMATS.values():
         raise ConfigurationError(f"plot format must be png or svg, not {fmt!r}")
     out = Path(directory)
+    out.mkdir(exist_ok=True)  # the folder asked for (its parents must exist)
     written = [save_figure(boxplot_figure(results, title=results.suite), out / f"boxplot.{fmt}")]
     if isinstance(results.context.get("sweep"), Mapping):
         written.append(save_figure(sweep_figure(results), out / f"sweep.{fmt}"))

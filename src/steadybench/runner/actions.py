@@ -9,6 +9,7 @@ cool-down, file write, composite and conditional. Write your own by subclassing
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import math
 import os
@@ -191,12 +192,25 @@ class WarmUpAction(Action):
         return f"warm up until {self.name} >= {self.target:g} (at most {self.timeout:g} s)"
 
 
+def _stderr_line(line: str) -> None:
+    """A progress line on standard error (the worker processes inherit it)."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+
+
 class CoolDownAction(Action):
     """Wait while a reading (a temperature) is above ``threshold`` until it falls to ``base``.
 
     Hysteresis as in Rancid §IV-A2: nothing happens below ``threshold``; above it, poll every
-    ``poll`` seconds until the reading is at or below ``base`` or ``timeout`` seconds passed. A
-    missing or unreadable sensor is reported once and never waited on.
+    ``poll`` seconds until the reading is at or below ``base``. A missing or unreadable sensor
+    is reported once and never waited on.
+
+    Bounded in total (issue 27 item 1: a sensor stuck at 85 °C made every run of a case wait
+    its full 120 s, silently): all the waits of one case share ``timeout`` seconds; a wait says
+    what it waits for and how long it has waited (``say``, every ``report_every`` s:
+    ``cooling: temperature 85°C > 60°C, 40 s of 120 s``); when the case's budget is spent the
+    action warns once, records ``extra["cooldown"][name]["gave_up"]`` in the case, and no longer
+    waits in that case.
     """
 
     def __init__(
@@ -207,48 +221,72 @@ class CoolDownAction(Action):
         timeout: float = 60.0,
         poll: float = 0.5,
         name: str = "sensor",
+        unit: str = "",
+        say: Callable[[str], None] | None = None,
+        report_every: float = 10.0,
     ) -> None:
         base = threshold if base is None else base
         if base > threshold:
             raise ConfigurationError(
                 f"cool-down base {base:g} is above the threshold {threshold:g}"
             )
-        if timeout <= 0 or poll <= 0:
-            raise ConfigurationError("cool-down timeout and poll interval must be positive")
+        if not (0 < timeout < float("inf")) or not (0 < poll < float("inf")):
+            raise ConfigurationError("cool-down timeout and poll interval must be positive "
+                                     "and finite")
         self.reading = reading
         self.threshold = threshold
         self.base = base
         self.timeout = timeout
         self.poll = poll
         self.name = name
+        self.unit = unit
+        self.say = say or _stderr_line
+        self.report_every = report_every
         self.waited = 0.0
 
     def __call__(self, ctx: RunContext) -> None:
+        record = ctx.case.extra.get("cooldown", {}).get(self.name)
+        if record is not None and record["gave_up"]:
+            return  # warned once: no more waiting in this case
         value, error = _read(self.reading)
         if error:
             ctx.warn(f"cool-down: cannot read {self.name} ({error}); not waiting on it")
             return
         if value <= self.threshold:  # type: ignore[operator]
             return
+        if record is None:
+            record = ctx.case.extra.setdefault("cooldown", {})[self.name] = {
+                "waited_s": 0.0, "gave_up": False, "limit_s": self.timeout}
+        u = self.unit
         start = ctx.now()
+        budget = self.timeout - record["waited_s"]
+        said_at: float | None = None
         while value > self.base:  # type: ignore[operator]
-            if ctx.now() - start >= self.timeout:
-                ctx.warn(
-                    f"cool-down: {self.name} still {value:g} after {self.timeout:g} s "
-                    f"(wanted <= {self.base:g})"
-                )
+            waited = ctx.now() - start
+            if said_at is None or waited - said_at >= self.report_every:
+                self.say(f"cooling: {self.name} {value:g}{u} > {self.base:g}{u}, "
+                         f"{record['waited_s'] + waited:.0f} s of {self.timeout:g} s")
+                said_at = waited
+            if waited >= budget:
+                record["gave_up"] = True
+                record["last_value"] = value
+                ctx.warn(f"cool-down: {self.name} still {value:g}{u} after {self.timeout:g} s "
+                         f"of waiting in this case (wanted <= {self.base:g}{u}); the rest of "
+                         "the case runs without waiting")
                 break
-            ctx.sleep(self.poll)
+            ctx.sleep(min(self.poll, max(budget - waited, 0.0)) or self.poll)
             value, error = _read(self.reading)
             if error:
                 ctx.warn(f"cool-down: {self.name} became unreadable ({error}); stopped waiting")
                 break
         waited = ctx.now() - start
+        record["waited_s"] = round(record["waited_s"] + waited, 6)
         self.waited += waited
         ctx.notes["cooldown_waited"] = ctx.notes.get("cooldown_waited", 0.0) + waited
 
     def describe(self) -> str:
-        return f"cool down when {self.name} > {self.threshold:g} until <= {self.base:g}"
+        return (f"cool down when {self.name} > {self.threshold:g} until <= {self.base:g} "
+                f"(at most {self.timeout:g} s in all per case)")
 
 
 class FileWriteAction(Action):

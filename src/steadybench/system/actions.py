@@ -475,7 +475,7 @@ class MachineCoolDownAction(CoolDownAction):
                  poll: float = 1.0, units: dict[str, str] | None = None) -> None:
         super().__init__(temperature_reading(root, sensors, units), threshold=upper, base=lower,
                          timeout=max_wait, poll=poll,
-                         name="temperature" if not sensors else ",".join(sensors))
+                         name="temperature" if not sensors else ",".join(sensors), unit="°C")
 
     def __call__(self, ctx: RunContext) -> None:
         start = ctx.now()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import time
 import tomllib
@@ -182,9 +183,49 @@ def load_preset(preset: str) -> Preset:
 
 def _num(opts: dict[str, Any], key: str, measure: str) -> float:
     value = opts[key]
-    if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
-        raise ConfigurationError(f"[{measure}] {key} must be a non-negative number, got {value!r}")
+    if not isinstance(value, int | float) or isinstance(value, bool) or value < 0 \
+            or not math.isfinite(value):
+        raise ConfigurationError(f"[{measure}] {key} must be a finite non-negative number, "
+                                 f"got {value!r}")
     return float(value)
+
+
+#: options that must be above zero (a zero poll would spin, a zero fraction warm nothing)
+_POSITIVE = {"poll", "interval", "fraction", "mhz"}
+#: options that are fractions of a whole
+_AT_MOST_ONE = {"fraction"}
+#: numeric options whose default is None (chosen from the machine)
+_NUMERIC = {"upper", "lower"} | _POSITIVE
+#: options checked by their countermeasure alone (niceness: an integer in -20..19)
+_OWN_CHECK = {"niceness"}
+
+
+def check_option_values(measure: str, opts: dict[str, Any],
+                        defaults: dict[str, Any]) -> None:
+    """Refuse, before anything is built, a value the option's default says is wrong (issue 27
+    item 15: ``nan``, ``inf``, ``poll = 0``, ``fraction = 2``, ``mhz = -1``, ``governor = ""``
+    were accepted silently): a numeric option takes a finite number, non-negative, above zero
+    for :data:`_POSITIVE`, at most 1 for :data:`_AT_MOST_ONE`; a text option a non-empty
+    text."""
+    for key, default in defaults.items():
+        value = opts.get(key, default)
+        if value is None or value is default or key in _OWN_CHECK:
+            continue
+        numeric = isinstance(default, int | float) and not isinstance(default, bool) or \
+            key in _NUMERIC
+        if numeric:
+            if not isinstance(value, int | float) or isinstance(value, bool) or \
+                    not math.isfinite(value) or value < 0:
+                raise ConfigurationError(f"[{measure}] {key} must be a finite non-negative "
+                                         f"number, got {value!r}")
+            if key in _POSITIVE and value <= 0:
+                raise ConfigurationError(f"[{measure}] {key} must be above 0, got {value!r}")
+            if key in _AT_MOST_ONE and value > 1:
+                raise ConfigurationError(f"[{measure}] {key} is a fraction (at most 1), got "
+                                         f"{value!r}")
+        elif isinstance(default, str) and (not isinstance(value, str) or not value.strip()):
+            raise ConfigurationError(f"[{measure}] {key} must be a non-empty text, got "
+                                     f"{value!r}")
 
 
 def _units(opts: dict[str, Any], measure: str) -> dict[str, str] | None:
@@ -684,6 +725,7 @@ def build_preset(preset: str | Preset, root: str | os.PathLike[str] | SysRoot = 
             continue
         measure = registry.countermeasures.get(name)()
         opts = spec.opt(name)
+        check_option_values(name, opts, measure.options)
         try:
             added, detail = measure.build(machine, opts)
             got, skips = measure.meters(machine, opts)

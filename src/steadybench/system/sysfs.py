@@ -36,10 +36,12 @@ MAX_CPUS = 1 << 17
 _OWN_TREES = ("sys", "proc")
 
 
-def read_regular_file(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES) -> bytes | None:
+def read_regular_file(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES,
+                      single_link: bool = False) -> bytes | None:
     """The bytes of the regular file ``path``, or None when it is missing, unreadable, not a
     regular file (a FIFO, a device: checked before opening, and on the open file, which is
-    opened ``O_NONBLOCK``) or larger than ``limit`` bytes."""
+    opened ``O_NONBLOCK``), larger than ``limit`` bytes, or (``single_link``) one of several
+    hard links to the same file."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None
@@ -47,8 +49,9 @@ def read_regular_file(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES)
     except (OSError, ValueError):
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since the check
-            return None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (single_link and st.st_nlink != 1):
+            return None  # swapped since the check, or another name of an outside file
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, min(1 << 16, limit + 1 - size))
@@ -117,10 +120,11 @@ class SysRoot:
 
     def read_bytes(self, rel: str) -> bytes | None:
         """The bytes of a regular file inside the root, at most :data:`MAX_READ_BYTES`; None
-        when it is missing, unreadable, not a regular file, too large or linked out."""
+        when it is missing, unreadable, not a regular file, too large, linked out, or a hard
+        link (sysfs and procfs files have one name; a second one was planted)."""
         if not self.inside(rel):
             return None
-        return read_regular_file(self.path(rel))
+        return read_regular_file(self.path(rel), single_link=True)
 
     def read(self, rel: str) -> str | None:
         """The stripped text of a file, or None when it is missing or unreadable."""
