@@ -114,3 +114,29 @@ def test_machine_session_runs_after_run_and_after_benchmark_actions(board):
     session.close()
     assert calls == ["before_benchmark", "before_run", "after_run", "before_run", "after_run",
                      "after_benchmark"]
+
+
+def test_a_variants_time_limit_covers_all_its_executions():
+    """ab's --time-limit, as everywhere: the variant's executions together. On an injected
+    clock each execution takes 40 s of a 100 s limit: the third gets the 20 s left as its
+    timeout, the fourth does not start."""
+    from steadybench.ab.variants import CommandVariant
+
+    variant = CommandVariant("A", "true", time_limit=100.0)
+    now = [0.0]
+    variant._deadline.clock = lambda: now[0]
+    timeouts = []
+    real_run = variant.runner.run
+
+    def run(argv, timeout=None):
+        timeouts.append(timeout)
+        return real_run(argv, timeout=timeout)
+
+    variant.runner.run = run  # type: ignore[method-assign]
+    outcomes = []
+    for _ in range(4):
+        outcomes.append(variant.execute())
+        now[0] += 40.0
+    assert [o.value is not None for o in outcomes] == [True, True, True, False]
+    assert timeouts == [100.0, 60.0, 20.0]
+    assert "hard time limit (100 s for all executions of A)" in outcomes[3].error
