@@ -94,16 +94,15 @@ def main() -> None:
             split = sb.measure(me.work, method="initsplit", init=me.init, name="sort",
                                schedule=schedule, **common)
             for p in split.case.processes:
-                if p.get("value") is not None:
-                    values["T_e"].append(p["value"])
-                    values["T_i"].append(p["figures"]["T_i"])
-                    values["epsilon"].append(p["figures"]["epsilon"])
+                if p.ok:
+                    values["T_e"].append(p.value)
+                    values["T_i"].append(p.figures["T_i"])
+                    values["epsilon"].append(p.figures["epsilon"])
             warnings += [w for w in split.case.warnings if w not in warnings]
             for key, fn, label in (("total", me.both, "restore+sort"),
                                    ("restore", me.init, "restore")):
                 est = sb.measure(fn, method="linefit", name=label, **common)
-                values[key] += [p["value"] for p in est.case.processes
-                                if p.get("value") is not None]
+                values[key] += [p.value for p in est.case.processes if p.ok]
     te, te_lo, te_hi = _spread(values["T_e"])
     ti, ti_lo, ti_hi = _spread(values["T_i"])
     eps, eps_lo, eps_hi = _spread(values["epsilon"])

@@ -220,6 +220,7 @@ def test_failing_command_variant():
     assert outcome.value is None and "exit status 1" in outcome.error
 
 
+@pytest.mark.slow
 def test_ctrl_c_writes_an_interim_result(tmp_path):
     a = bench_file(tmp_path, "a.py", "return lambda: sum(range(100))\n")
     out = tmp_path / "ab.json"
@@ -309,6 +310,7 @@ def test_a_budget_too_small_for_any_verdict_says_the_least_rounds(tmp_path, caps
     assert "use --max-rounds ≥ 6" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_ab_pairs_executions_under_the_fixed_layout_by_default(tmp_path):
     """defaults.AB_LAYOUT: A and B of a round share seed, environment size and (ASLR off)
     addresses; --layout changes it, and the JSON records it per variant."""

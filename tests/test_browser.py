@@ -74,6 +74,7 @@ def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return report
 
 
+@pytest.mark.slow
 def test_demo_report_renders_in_chromium(demo_report: Path, tmp_path: Path) -> None:
     # 1. the page exactly as written: a screenshot that is not blank and shows plot colours
     shot = tmp_path / "shot.png"
@@ -123,6 +124,7 @@ def _probe(report: Path, profile: Path) -> dict:
 
 
 @pytest.mark.parametrize("kind", ["run", "exec", "iters", "sweep", "compare", "ab"])
+@pytest.mark.slow
 def test_every_kind_of_report_answers_at_the_top(kind: str, tmp_path: Path) -> None:
     from steadybench.output.report import write_report
     from steadybench.output.results_io import results_to_json

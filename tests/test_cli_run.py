@@ -74,6 +74,7 @@ def test_run_writes_every_format_and_n_equals_runs(tmp_path, capsys):
     assert "sort_reversed" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_select_stream_and_stop_options(tmp_path):
     bench = write(tmp_path, BENCH)
     out = tmp_path / "r.json"
@@ -277,6 +278,7 @@ def test_version_and_help_on_every_command(capsys):
             assert run_cli(name, child, "--help") == 0
 
 
+@pytest.mark.slow
 def test_demo_writes_its_files_quickly(tmp_path, capsys):
     out = tmp_path / "demo"
     assert run_cli("demo", "--out", out, "--max-time", 0.1) == 0

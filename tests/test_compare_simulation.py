@@ -48,6 +48,7 @@ def _rates(a: np.ndarray, b: np.ndarray) -> dict[str, dict[str, float]]:
 
 
 @pytest.mark.parametrize("kind", ["normal", "lognormal", "bimodal"])
+@pytest.mark.slow
 def test_false_positive_rate_at_95(kind):
     rng = np.random.default_rng({"normal": 101, "lognormal": 102, "bimodal": 103}[kind])
     a = _draw(kind, rng, (N_PAIRS, RUNS))

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fake_machine import make_board
 
 STEADYBENCH = str(Path(sys.executable).with_name("steadybench"))
@@ -44,6 +46,7 @@ def _run(tmp_path: Path, board: Path, name: str, joules: int) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_energy_is_recorded_per_run_and_compared(tmp_path):
     board = make_board(tmp_path / "board")
     base = _run(tmp_path, board, "base", 2)

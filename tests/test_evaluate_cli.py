@@ -38,6 +38,7 @@ def _case(data: dict, name: str, params: dict) -> dict:
     return found[0]
 
 
+@pytest.mark.slow
 def test_demo_suite_writes_tables_and_figures_and_restores_exactly(tmp_path, board, capsys):
     before = snapshot(board)
     out, report = tmp_path / "r.json", tmp_path / "r.html"
@@ -110,6 +111,7 @@ def test_demo_suite_writes_tables_and_figures_and_restores_exactly(tmp_path, boa
     assert 'alt="evaluate-fig16-001"' in html and 'alt="evaluate-fig16-002"' in html
 
 
+@pytest.mark.slow
 def test_report_command_redraws_the_section_from_the_json(tmp_path, board, capsys):
     out = tmp_path / "r.json"
     assert main(["--root", str(board), "evaluate", DEMO, "-k", "join_strings",

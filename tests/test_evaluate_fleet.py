@@ -39,6 +39,7 @@ def steadybench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           env=child_env(), capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_evaluate_runs_on_one_fleet_host(tmp_path: Path) -> None:
     board = make_board(tmp_path / "board")
     before = snapshot(board)

@@ -31,6 +31,7 @@ def _adb(tmp_path, monkeypatch):
     close_all()
 
 
+@pytest.mark.slow
 def test_commands_are_evaluated_on_the_device_and_its_tree_restored(tmp_path, capsys):
     board = make_board(tmp_path / "phone")
     before = snapshot(board)
@@ -67,6 +68,7 @@ def test_commands_are_evaluated_on_the_device_and_its_tree_restored(tmp_path, ca
     assert not [c for c in lines if c.split(" ")[0] in ("shell", "push", "get-state")]
 
 
+@pytest.mark.slow
 def test_commands_are_evaluated_over_ssh(tmp_path, monkeypatch, capsys):
     import subprocess
 

@@ -296,3 +296,20 @@ def test_failure_stops_a_command_in_its_warmup_too():
     assert bad.status == [RUN_WARMUP] and bad.n == 0
     assert bad.stop_reason.startswith("run failed: command 'fail' failed: exit status 1")
     assert good.n == 2
+
+
+def test_time_limit_covers_all_executions_together():
+    """--time-limit is the case's limit across its --processes executions (the execution
+    layer's one meaning), not a fresh limit per execution: on the simulated clock each
+    execution takes 4 runs of 101 ms plus 5 calibration runs and 4 calibration rounds of 1 ms,
+    about 0.41 s, so a 1 s limit leaves room for two executions and a cut third."""
+    s, runner = session(["work 100"], ExecOptions(stop=Runs(4), processes=5, time_limit=1.0))
+    start = runner.clock()
+    (case,) = s.run().cases
+    spent = (runner.clock() - start) / 1e9
+    assert len(case.processes) == 3
+    first, second, third = case.processes
+    assert first.n == second.n == 4 and third.n < 4
+    assert third.stop_reason.startswith("hard limit")  # what was left of the 1 s
+    assert any("hard time limit (1 s) after 3 of 5 executions" in w for w in case.warnings)
+    assert spent <= 1.0 + 0.101 + 0.01  # at most the run under way when the limit passed

@@ -333,6 +333,7 @@ def _table_rows(text: str) -> list[list[str]]:
     return [[" ".join(parts) for parts in row] for row in rows]
 
 
+@pytest.mark.slow
 def test_run_exec_and_compare_fit_80_columns(tmp_path):
     """Measured: 'The `exec` table shrinks the command column to zero width: rows have no
     names, and the status column disappears' and '`run` wraps names into "nsmalle / st /

@@ -59,6 +59,7 @@ def steadybench(*args: str, cwd: Path, env: dict[str, str] | None = None,
                             stderr=subprocess.PIPE, preexec_fn=default_sigint, **kwargs)
 
 
+@pytest.mark.slow
 def test_suite_on_three_hosts_survives_a_killed_host(tmp_path: Path) -> None:
     (tmp_path / "bench.py").write_text(BENCH)
     (tmp_path / "long.py").write_text(LONG_BENCH)

@@ -34,6 +34,7 @@ def steadybench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           env=child_env(), capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_commands_on_a_two_host_fleet(tmp_path: Path) -> None:
     (tmp_path / "bench.py").write_text(BENCH)
     with local_fleet(tmp_path / "fleet") as fleet:

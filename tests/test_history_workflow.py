@@ -45,6 +45,7 @@ def commit_with_delay(repo: Path, delay: float, message: str) -> str:
     return sh(repo, "git", "rev-parse", "HEAD")
 
 
+@pytest.mark.slow
 def test_three_commits_the_third_slower(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     repo = tmp_path / "project"

@@ -262,6 +262,7 @@ def _check_every_output(results: Results, console_text: str, tmp_path: Path,
 
 
 @pytest.mark.parametrize("method_name", METHOD_NAMES)
+@pytest.mark.slow
 def test_every_output_shows_the_estimate(method_name, tmp_path):
     console, buffer = _capture_console()
     results = _benchmark_results(method_name, console, tmp_path)
@@ -272,6 +273,7 @@ def test_every_output_shows_the_estimate(method_name, tmp_path):
     _check_every_output(results, buffer.getvalue(), tmp_path)
 
 
+@pytest.mark.slow
 def test_the_headline_is_not_the_sample_mean(tmp_path):
     """The check above would catch an output that shows the mean: here the estimate and the
     mean differ by far more than the printed precision."""
@@ -308,6 +310,7 @@ def test_executions_level_headline_agrees(tmp_path):
     assert "105 µs" in buffer.getvalue()  # not the pooled median, 100 µs
 
 
+@pytest.mark.slow
 def test_cases_without_a_headline_render_everywhere(tmp_path):
     """No estimate, or a failed one: a dash (or an empty cell) everywhere, never a crash and
     never another statistic in its place."""

@@ -55,6 +55,7 @@ def case() -> CaseResult:
 
 
 @pytest.mark.parametrize("fmt", ["png", "svg"])
+@pytest.mark.slow
 def test_every_plot_renders(tmp_path: Path, case: CaseResult, fmt: str) -> None:
     other = make_case("other", seed=3, mean=1.2e-3)
     results = Results(cases=[case, other])
@@ -252,6 +253,7 @@ def test_reads_the_compare_json(tmp_path: Path) -> None:
     assert pl.overall_gain({"benchmarks": []}) is None
 
 
+@pytest.mark.slow
 def test_plot_all_writes_every_figure(tmp_path: Path, case: CaseResult) -> None:
     results = make_results(("a",), monitors=False)
     results.cases.append(case)

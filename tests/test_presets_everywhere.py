@@ -1,4 +1,5 @@
-"""``--preset`` on ``ab`` and ``timeit``, and the machine session's after-run stage.
+"""Same behaviour everywhere (issue 24): ``--preset`` on ``ab`` and ``timeit``, the machine
+session's after-run stage, and ``--time-limit``'s one meaning in ``ab`` and ``evaluate``.
 
 The managed preset tunes a fake board (governor, boost, devfreq...) around the comparison; every
 file must be back byte for byte afterwards, and the result must record what was applied.
@@ -114,3 +115,68 @@ def test_machine_session_runs_after_run_and_after_benchmark_actions(board):
     session.close()
     assert calls == ["before_benchmark", "before_run", "after_run", "before_run", "after_run",
                      "after_benchmark"]
+
+
+def test_a_variants_time_limit_covers_all_its_executions():
+    """ab's --time-limit, as everywhere: the variant's executions together. On an injected
+    clock each execution takes 40 s of a 100 s limit: the third gets the 20 s left as its
+    timeout, the fourth does not start."""
+    from steadybench.ab.variants import CommandVariant
+
+    variant = CommandVariant("A", "true", time_limit=100.0)
+    now = [0.0]
+    variant._deadline.clock = lambda: now[0]
+    timeouts = []
+    real_run = variant.runner.run
+
+    def run(argv, timeout=None):
+        timeouts.append(timeout)
+        return real_run(argv, timeout=timeout)
+
+    variant.runner.run = run  # type: ignore[method-assign]
+    outcomes = []
+    for _ in range(4):
+        outcomes.append(variant.execute())
+        now[0] += 40.0
+    assert [o.value is not None for o in outcomes] == [True, True, True, False]
+    assert timeouts == [100.0, 60.0, 20.0]
+    assert "hard time limit (100 s for all executions of A)" in outcomes[3].error
+
+
+def test_evaluate_launches_of_a_case_share_its_time_limit(tmp_path):
+    """evaluate's --time-limit: the launches of one case under one preset together (each long
+    run has its own). A target whose executions take 4 s of a 10 s limit: the third launch
+    of a preset gets 2 s, the fourth is not started and says why."""
+    from steadybench.evaluate.session import (
+        EvaluateOptions,
+        EvaluationSession,
+        ScheduleItem,
+        Unit,
+    )
+    from steadybench.model.results import CaseResult
+
+    now = [0.0]
+    limits: list[tuple[str, float]] = []
+
+    class Target:
+        def units(self) -> list[Unit]:
+            return [Unit(0, "b", "", {})]
+
+        def execute(self, unit, preset, runs, options) -> CaseResult:
+            limits.append((preset, options.time_limit))
+            now[0] += 4.0
+            case = CaseResult("b", "b", {})
+            case.add_run("ok", {"wall_time": 1.0})
+            return case
+
+    options = EvaluateOptions(time_limit=10.0, launches=4, runs=1, root=str(tmp_path))
+    session = EvaluationSession(Target(), options, clock=lambda: now[0])
+    unit = Target().units()[0]
+    for launch in range(4):
+        session._one(unit, ScheduleItem(0, "baseline", "launches", launch), launch)
+    session._one(unit, ScheduleItem(0, "managed", "launches", 0), 4)
+    session._one(unit, ScheduleItem(0, "baseline", "long", 0), 5)
+    assert limits == [("baseline", 10.0), ("baseline", 6.0), ("baseline", 2.0),
+                      ("managed", 10.0), ("baseline", 10.0)]
+    skipped = session.records[3].case
+    assert skipped.n == 0 and "hard time limit (10 s" in skipped.errors[0]

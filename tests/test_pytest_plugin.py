@@ -61,6 +61,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_benchmarks_are_measured_with_the_core(project: Path) -> None:
     out = pytest_run(project, "-p", "no:benchmark", *FAST, "--steadybench-json", "r.json")
     assert out.returncode == 0, out.stdout + out.stderr
@@ -84,6 +85,7 @@ def test_benchmarks_are_measured_with_the_core(project: Path) -> None:
     assert cases["test_small"]["extra"]["group"] == "sizes"
 
 
+@pytest.mark.slow
 def test_skip_and_only(project: Path) -> None:
     out = pytest_run(project, "-p", "no:benchmark", *FAST, "--steadybench-skip")
     assert out.returncode == 0 and "1 passed, 5 skipped" in out.stdout
@@ -120,6 +122,7 @@ def test_xdist_workers_call_once_and_warn(project: Path) -> None:
     assert not (project / "r.json").exists()
 
 
+@pytest.mark.slow
 def test_save_compare_and_fail_on_a_slowdown(project: Path) -> None:
     (project / "slow.py").write_text("import time\nDELAY = 0.002\n"
                                      "def work():\n    time.sleep(DELAY)\n")
@@ -156,6 +159,7 @@ def test_a_broken_history_costs_one_line_not_the_outputs(project: Path) -> None:
     assert "Traceback" not in out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_real_xdist_runs_the_tests_and_warns(project: Path) -> None:
     pytest.importorskip("xdist", reason="pytest-xdist is not installed (the test extra)")
     out = pytest_run(project, "-p", "no:benchmark", *FAST, "-n", "2", "--steadybench-json",

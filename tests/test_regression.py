@@ -235,6 +235,7 @@ def _clock_sweep(seed: int, spike_prob: float, points: int = 20, sweeps: int = 1
 
 
 @pytest.mark.parametrize("disturbed", [0.05, 0.10])
+@pytest.mark.slow
 def test_robust_fit_recovers_slope_under_interrupts_in_500_trials(disturbed):
     """Done-when of issue 14: within 1 % in ≥ 95 % of 500 seeded trials. A spike before the
     second read of a sample disturbs that sample, so ``spike_prob`` is the share of disturbed
@@ -264,6 +265,7 @@ def test_issue_example_three_interrupt_outliers_are_all_dropped():
     assert rob.straight
 
 
+@pytest.mark.slow
 def test_dropped_points_are_readmitted_and_the_kept_set_is_a_fixed_point():
     readmitted = 0
     for seed in range(200):
@@ -367,6 +369,7 @@ def _straight_findings(x, y, order=None):
     return {f.kind for f in robust_ols(x, y, order=order).robust.findings}
 
 
+@pytest.mark.slow
 def test_straight_lines_seldom_warn():
     rng = np.random.default_rng(10)
     x = np.tile(np.arange(1, 21, dtype=float), 3)

@@ -67,6 +67,7 @@ def _check_images(page: _Page) -> None:
         assert data[:8] == PNG_MAGIC and min(png_size(data)) > 100
 
 
+@pytest.mark.slow
 def test_report_is_self_contained(tmp_path: Path) -> None:
     results = make_results(("alpha", "beta", "gamma"))
     results.cases[0].extra["fit"] = fit_extra()
@@ -115,6 +116,7 @@ def test_hostile_text_is_escaped(tmp_path: Path) -> None:
     assert all(re.fullmatch(r"[a-z0-9-]+", i) for i in page.ids)
 
 
+@pytest.mark.slow
 def test_comparison_comes_first(tmp_path: Path) -> None:
     base = make_results(("a", "b"), seed=0, monitors=False)
     new = make_results(("a", "b"), seed=5, scale=0.9, monitors=False)
@@ -147,6 +149,7 @@ def test_comparison_comes_first(tmp_path: Path) -> None:
     assert any("comparison-001" in (v or "") for k, v in page.attrs_seen if k == "alt")
 
 
+@pytest.mark.slow
 def test_two_results_without_comparison_show_ratio_only(tmp_path: Path) -> None:
     path = rp.write_report([make_results(("a",), monitors=False),
                             make_results(("a",), seed=3, monitors=False)], tmp_path / "r.html")
@@ -169,6 +172,7 @@ def test_streaming_failed_and_empty_cases(tmp_path: Path) -> None:
     _check_images(_parse(path))
 
 
+@pytest.mark.slow
 def test_json_round_trip_and_atomic_overwrite(tmp_path: Path) -> None:
     results = Results.from_dict(json.loads(results_to_json(make_results(("a",)))))
     target = tmp_path / "r.html"
@@ -178,6 +182,7 @@ def test_json_round_trip_and_atomic_overwrite(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["r.html"]  # no temporary file left
 
 
+@pytest.mark.slow
 def test_plots_dir_and_svg(tmp_path: Path) -> None:
     results = make_results(("a",))
     rp.write_report([results], tmp_path / "r.html", plots_dir=str(tmp_path / "p"),
@@ -232,6 +237,7 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "wrote" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_two_files_compare(tmp_path: Path) -> None:
     f1 = _write(tmp_path, "base.json",
                 with_executions(make_results(("a", "b"), seed=0, monitors=False)))
@@ -249,6 +255,7 @@ def test_cli_two_files_compare(tmp_path: Path) -> None:
     assert "saved-verdict" in out.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_cli_unrelated_files_still_report(tmp_path: Path) -> None:
     f1 = _write(tmp_path, "a.json", make_results(("a", "b"), monitors=False, n=20))
     f2 = _write(tmp_path, "b.json", make_results(("yyy", "zzz"), monitors=False, n=20))
@@ -343,6 +350,7 @@ def test_exec_report_compares_commands_and_keeps_units(tmp_path: Path) -> None:
     _no_raw_json(path)
 
 
+@pytest.mark.slow
 def test_run_parameter_scan_gets_a_growth_plot(tmp_path: Path) -> None:
     cases = []
     for i, n in enumerate((100, 1000, 10_000, 100_000)):
@@ -354,6 +362,7 @@ def test_run_parameter_scan_gets_a_growth_plot(tmp_path: Path) -> None:
     assert any(a == ("alt", "growth-1") for a in _parse(path).attrs_seen)
 
 
+@pytest.mark.slow
 def test_sweep_report_does_not_crash(tmp_path: Path) -> None:
     """report on a sweep result crashed in the old plots (R² is a list per size)."""
     from steadybench.programs.sweep import sweep_table
@@ -473,6 +482,7 @@ def test_figures_drawn_in_worker_processes_are_the_same(tmp_path: Path,
     assert drawn_by and str(os.getpid()) not in drawn_by  # really drawn by the workers
 
 
+@pytest.mark.slow
 def test_sweep_command_writes_its_report(tmp_path: Path) -> None:
     """``sweep --report`` end to end on a C program whose work grows as O(n): it crashed
     with "TypeError: float() argument must be ... not 'list'" before."""
@@ -494,6 +504,7 @@ def test_sweep_command_writes_its_report(tmp_path: Path) -> None:
     assert any(a == ("alt", "sweep") for a in _parse(out).attrs_seen)
 
 
+@pytest.mark.slow
 def test_meters_recorded_per_run_are_drawn(tmp_path):
     """Issue 15: energy (and any meter recorded per run: devfreq frequency, temperature) is
     plotted in the report, each as its own time series; timestamps and the load are not."""

@@ -84,6 +84,7 @@ def test_other_formats_hold_the_numbers(tmp_path):
     assert 'sort &lt;b&gt;"x"&lt;/b&gt; \\| y' in md  # HTML shown, not rendered; pipe escaped
 
 
+@pytest.mark.slow
 def test_a_case_without_estimate_renders_everywhere(tmp_path):
     """No estimate, or a failed one: every format shows the dash or an empty cell."""
     from steadybench.model.estimate import Estimate

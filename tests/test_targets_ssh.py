@@ -177,6 +177,7 @@ def test_exec_with_a_preset_pins_tunes_and_restores(sshd, remote, tmp_path, caps
     assert tree_digest(remote) == before
 
 
+@pytest.mark.slow
 def test_sigkill_during_a_tuned_run_then_reset(sshd, remote, tmp_path):
     before = tree_digest(remote)
     env = {**os.environ, "STEADYBENCH_SSH_CONFIG": str(sshd.config),
@@ -209,6 +210,7 @@ def test_sigkill_during_a_tuned_run_then_reset(sshd, remote, tmp_path):
     assert not list(folder.glob("*/run-*.json"))
 
 
+@pytest.mark.slow
 def test_iters_pushes_the_program_and_fits_it(sshd, remote, tmp_path, capsys):
     prog = tmp_path / "work.py"
     prog.write_text("#!/usr/bin/env python3\nimport sys\n"
@@ -307,6 +309,7 @@ def _pids_named(name: str) -> list[int]:
     return pids
 
 
+@pytest.mark.slow
 def test_sigterm_restores_the_target_and_kills_the_remote_program(sshd, remote, tmp_path):
     before = tree_digest(remote)
     name = f"sbterm{os.getpid() % 100000}"

@@ -10,6 +10,8 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
+
 from steadybench.cli import main
 
 TUTORIAL = Path(__file__).resolve().parents[1] / "docs" / "tutorial.md"
@@ -19,6 +21,7 @@ def blocks() -> list[tuple[str, str]]:
     return re.findall(r"```(\w+)\n(.*?)```", TUTORIAL.read_text(), flags=re.S)
 
 
+@pytest.mark.slow
 def test_every_tutorial_command_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "80")

@@ -109,6 +109,7 @@ def _assert_all_new(texts: dict[str, str]) -> dict:
     (signal.SIGTERM, 143, "terminated"),
     (signal.SIGHUP, 129, "hung up"),
 ])
+@pytest.mark.slow
 def test_signal_while_writing_outputs_writes_them_all(tmp_path, signum, status, word):
     code, err, texts = _run_paused(tmp_path, BENCH, signum)
     assert code == status, err

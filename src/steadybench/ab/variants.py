@@ -22,6 +22,7 @@ import pickle
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,12 +58,13 @@ def steadybench_root() -> str:
 class _Deadline:
     """The hard time limit of all of a variant's executions, from its first one."""
 
-    def __init__(self, label: str, seconds: float) -> None:
-        self.label, self.seconds = label, seconds
+    def __init__(self, label: str, seconds: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.label, self.seconds, self.clock = label, seconds, clock
         self.deadline: float | None = None
 
     def left(self) -> float:
-        now = time.monotonic()
+        now = self.clock()
         if self.deadline is None:
             self.deadline = now + self.seconds
         return self.deadline - now

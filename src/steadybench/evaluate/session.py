@@ -384,11 +384,13 @@ class EvaluationSession:
     restore_failures: list[str] = field(default_factory=list)
     #: (unit, preset, series) → the monotonic time its hard limit ends (from its first launch)
     deadlines: dict[tuple[int, str, str], float] = field(default_factory=dict)
+    #: seconds, for the hard limits (time.monotonic; a simulated clock in tests)
+    clock: Callable[[], float] = time.monotonic
 
     def time_left(self, item: ScheduleItem) -> float:
         """What is left of the hard time limit of ``item``'s case: its launches under its
         preset share one (``--time-limit``'s one meaning); every long run has its own."""
-        now = time.monotonic()
+        now = self.clock()
         if item.series == "long":
             return self.options.time_limit
         key = (item.unit, item.preset, item.series)
