@@ -3,9 +3,12 @@
 For each of K layouts (:mod:`.layout`) the case's process (:mod:`.child`) is counted at
 ``n, 2n, …, P·n`` calls (P = :attr:`CountSettings.points`, default 3) and a line fitted
 (:mod:`.fit`): the slope is the count per call, the intercept the interpreter's start-up, the
-imports, the set-up and the harness. ``n`` comes from a native run of the case that also fills
-the bytecode caches: enough calls for :data:`CALL_BUDGET_S` seconds natively (at least 1), so
-the calls are a measurable part of each process without making valgrind's run long.
+imports, the set-up and the harness. Before any counting the case runs once natively
+(:func:`check_natively`: errors in seconds, bytecode caches written). ``n`` is sized from a
+counted probe, the process with 0 and with 1 call (:func:`calls_for`): about
+:data:`TARGET_COUNT` counted instructions of calls in the smallest point, so the calls are a
+clear part of each process without making valgrind's run long, and, being sized from a count
+rather than a clock, the same ``n`` in every invocation.
 
 The headline is the median of the K layouts' slopes; with one layout its interval is the fit's
 (of zero width when the points lie exactly on a line), with several it spans the layouts'
