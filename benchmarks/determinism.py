@@ -21,6 +21,7 @@ counts per call differ by more than :data:`SAME_WITHIN` (0.1 %, ten times the Co
 line prints how many of the N pairs got the expected verdict (target: N of N both ways).
 
 Usage: .venv/bin/python benchmarks/determinism.py [--invocations N] [--seed S] [--json PATH]
+       [--measures instructions,time,pyperf]
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ def main() -> int:
     parser.add_argument("--invocations", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--measures", default="instructions,time,pyperf",
+                        help="which of instructions, time, pyperf to run (default: all)")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
@@ -104,8 +107,14 @@ def main() -> int:
     shutil.copy(files["sorted1000"], files["sorted1000-copy"])
     setups = {n: "def _f():\n" + WORKLOADS[n] + "    return work\nwork = _f()"
               for n in ("loop40", "sorted1000")}
-    jobs = [(n, "instructions") for n in files] + [(n, "time") for n in setups]
-    if have_pyperf:
+    wanted = {m.strip() for m in args.measures.split(",")}
+    unknown = wanted - {"instructions", "time", "pyperf"}
+    if unknown or "instructions" not in wanted:
+        parser.error("--measures: instructions plus any of time, pyperf")
+    jobs = [(n, "instructions") for n in files]
+    if "time" in wanted:
+        jobs += [(n, "time") for n in setups]
+    if have_pyperf and "pyperf" in wanted:
         jobs += [(n, "pyperf") for n in setups]
     got: dict[tuple[str, str], list[tuple[float, float]]] = {job: [] for job in jobs}
     env_note = os.environ.get("XDG_STATE_HOME")

@@ -254,3 +254,26 @@ def test_sweep_counts_per_iteration_grow_linearly(tmp_path, capsys):
     per_element = (counts[2] - counts[1]) / 900
     assert per_element == pytest.approx((counts[1] - counts[0]) / 90, abs=0.01)
     assert abs(per_element - round(per_element)) < 0.01
+
+
+def test_timeit_counts_statements_and_compares_them_in_words(capsys):
+    code = main(["timeit", "--measure", "instructions", "-s", "d = list(range(3000))[::-1]",
+                 "sorted(d)", "sorted(d); sorted(d)"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "'sorted(d); sorted(d)' executes" in captured.out
+    assert "more instructions than 'sorted(d)'" in captured.out
+    assert captured.out.count("counts are not time") == 1
+    assert "faster" not in captured.out + captured.err
+
+
+def test_layouts_are_executions_of_the_layer(bench):
+    # two layouts: two executions merged by the layer, each with its layout and the events
+    case = count_file(bench, CountSettings("instructions", layouts=2, calls=10, points=2),
+                      "once")["once"]
+    assert not case.errors and len(case.processes) == 2
+    first, second = case.processes
+    assert first.layout is not None and second.layout is not None
+    assert first.layout.hash_seed != second.layout.hash_seed
+    assert first.counts and first.counts["Ir"] == pytest.approx(first.value)
+    assert case.estimate.level == "executions" and case.estimate.n_executions == 2

@@ -20,6 +20,8 @@ __version__ = "0.1.0"
 #: public name → module (relative to this package) that defines it
 _EXPORTS: dict[str, str] = {
     "benchmark": ".definitions",
+    "CountRunner": ".counts.python",
+    "CountSettings": ".counts.python",
     "SteadybenchError": ".errors",
     "Manager": ".manager",
     "PartialResults": ".manager",
@@ -46,8 +48,8 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "__version__", "Benchmark", "CallableImplementation", "CallableMeter", "CaseResult",
-    "CiHalfWidth", "Comparison", "Configuration", "ConsoleLogger", "CovWindow", "CpuTimeMeter",
-    "CsvLogger",
+    "CiHalfWidth", "Comparison", "Configuration", "ConsoleLogger", "CountRunner",
+    "CountSettings", "CovWindow", "CpuTimeMeter", "CsvLogger",
     "ElapsedTime", "Estimate", "FileValueMeter", "FunctionImplementation", "Implementation",
     "JsonLogger", "Manager", "MarkdownLogger", "Measurement", "Meter", "Parameters",
     "PartialResults",
@@ -61,6 +63,7 @@ __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, eagerly
+    from .counts.python import CountRunner, CountSettings
     from .definitions import benchmark
     from .errors import SteadybenchError
     from .interleave import Comparison, compare_interleaved

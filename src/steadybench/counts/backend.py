@@ -15,11 +15,11 @@ every result, and :func:`identity_differences` says how two differ (``compare`` 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from ..errors import ConfigurationError
-from ..runner.layout import aslr_off_for_children
 from .cycles import estimate_cycles
 from .layout import ENV_TARGET, CountLayout, layout_env
 from .valgrind import CACHE_GEOMETRY, Counts, Valgrind, run_counted
@@ -109,13 +109,12 @@ def count_process(valgrind: Valgrind, argv: Sequence[str], measure: str, layout_
                   cwd: str | None = None, timeout: float = 600.0, label: str | None = None,
                   extra_env: Mapping[str, str] | None = None,
                   workdir: str | None = None, stdin_data: bytes | None = None,
-                  ) -> CountedExecution:
+                  started: Callable[[Any], None] | None = None) -> CountedExecution:
     """Run ``argv`` under cachegrind in layout ``layout_index``; a
     :class:`~.valgrind.CountFailure` when it gives no counts."""
     env, seed, size = layout_env(layout_index, extra=extra_env)
-    with aslr_off_for_children() as aslr_off:
-        run = run_counted(valgrind, argv, env=env, cwd=cwd, timeout=timeout,
-                          cache_sim=measure == "cycles", label=label, workdir=workdir,
-                          stdin_data=stdin_data)
-    layout = CountLayout(layout_index, seed, size, aslr_off)
+    run = run_counted(valgrind, argv, env=env, cwd=cwd, timeout=timeout,
+                      cache_sim=measure == "cycles", label=label, workdir=workdir,
+                      stdin_data=stdin_data, aslr_off=True, started=started)
+    layout = CountLayout(layout_index, seed, size, run.aslr_off)
     return CountedExecution(run.counts, measure_value(run.counts, measure), layout, run.stdout)

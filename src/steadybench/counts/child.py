@@ -5,10 +5,12 @@ or an importable callable; see :func:`steadybench.counts.python.task_bytes`). It
 standard input rather than as a file name so that the command line, which the interpreter
 hashes and stores, is the same in every invocation. ``MODE`` is
 
-* a call count ``N``: load the case, run its set-up, call it ``N`` times (with its ``init_run``
-  and ``release_run`` hooks around each call, as the run loop does), run its teardown, then
-  print the marker line :data:`DONE`. Everything but the ``N`` calls is the same at every ``N``,
-  so it lands in the line fit's intercept (:mod:`steadybench.counts.fit`);
+* a call count ``N``: load the case, run its set-up, collect and freeze the garbage collector's
+  objects (so the calls' collections start from the same state in every process), call it
+  ``N`` times (with its ``init_run`` and ``release_run`` hooks around each call, as the run
+  loop does), run its teardown, then print the marker line :data:`DONE`. Everything but the
+  ``N`` calls is the same at every ``N``, so it lands in the line fit's intercept
+  (:mod:`steadybench.counts.fit`);
 * ``check``: the same with one call, run natively before any counting: a case that fails
   fails fast, and the bytecode caches are written, so that every counted process loads the
   same files.
@@ -21,6 +23,7 @@ this process does before the calls is counted in the intercept, and costs valgri
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import sys
@@ -75,6 +78,14 @@ def main(argv: list[str]) -> None:
         hooks = [getattr(implementation, name) for name in ("init_run", "release_run")
                  if getattr(type(implementation), name) is not getattr(Implementation, name)]
         count = 1 if mode == "check" else int(mode)
+        # The collector from the same state before the calls in every process: a collection
+        # now empties the generations (their counters restart at zero), and freeze() keeps the
+        # start-up's and set-up's objects out of the calls' collections. Otherwise how much the
+        # imports allocated (which varies a little between invocations) decides where in the
+        # calls the collections fall, and a full collection is ~10^5 instructions: one moved
+        # changed a count per call by 3 % in 1 of 10 invocations here.
+        gc.collect()
+        gc.freeze()
         if hooks:  # the run loop's order: init_run, the call, release_run
             init, release = implementation.init_run, implementation.release_run
             for _ in range(count):

@@ -3,9 +3,12 @@
 For each of K layouts (:mod:`.layout`) the case's process (:mod:`.child`) is counted at
 ``n, 2n, …, P·n`` calls (P = :attr:`CountSettings.points`, default 3) and a line fitted
 (:mod:`.fit`): the slope is the count per call, the intercept the interpreter's start-up, the
-imports, the set-up and the harness. ``n`` comes from a native run of the case that also fills
-the bytecode caches: enough calls for :data:`CALL_BUDGET_S` seconds natively (at least 1), so
-the calls are a measurable part of each process without making valgrind's run long.
+imports, the set-up and the harness. Before any counting the case runs once natively
+(:func:`check_natively`: errors in seconds, bytecode caches written). ``n`` is sized from a
+counted probe, the process with 0 and with 1 call (:func:`calls_for`): about
+:data:`TARGET_COUNT` counted instructions of calls in the smallest point, so the calls are a
+clear part of each process without making valgrind's run long, and, being sized from a count
+rather than a clock, the same ``n`` in every invocation.
 
 The headline is the median of the K layouts' slopes; with one layout its interval is the fit's
 (of zero width when the points lie exactly on a line), with several it spans the layouts'
@@ -195,13 +198,41 @@ class PythonCountBackend:
         self.calls: list[int] | None = None
         self.probe: tuple[CountedExecution, CountedExecution] | None = None
 
-    def _counted(self, count: int, index: int, timeout: float, work: str) -> CountedExecution:
+    def _counted(self, count: int, index: int, timeout: float, work: str,
+                 started: Any = None) -> CountedExecution:
         got = count_process(self.valgrind, [self.python, "-m", "steadybench.counts.child",
                                             str(count)], self.settings.measure, index,
                             timeout=timeout, label=self.label, workdir=work,
-                            stdin_data=self.task, extra_env=self.env)
+                            stdin_data=self.task, extra_env=self.env, started=started)
         _check_done(got.stdout, self.label)
         return got
+
+    def _count_all(self, counts: Sequence[int], index: int, timeout: float,
+                   work: str) -> list[CountedExecution]:
+        """The processes at ``counts`` calls, at once (up to the machine's cores): they are
+        independent processes whose counts do not depend on what runs beside them. On Ctrl-C
+        (or a failure) the others are killed before this returns or raises."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from ..programs.process import kill_group
+
+        running: list[Any] = []
+        dirs = [os.path.join(work, f"p{k}") for k in range(len(counts))]
+        for d in dirs:
+            os.makedirs(d)
+        workers = max(1, min(len(counts), os.cpu_count() or 1))
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
+            futures = [pool.submit(self._counted, c, index, timeout, d, running.append)
+                       for c, d in zip(counts, dirs, strict=True)]
+            return [f.result() for f in futures]
+        except BaseException:
+            for proc in list(running):
+                if proc.poll() is None:
+                    kill_group(proc.pid)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def record(self) -> dict[str, Any]:
         """How the case was counted (everything but the layouts' own counts)."""
@@ -227,18 +258,16 @@ class PythonCountBackend:
                                self.env)
                 n = settings.calls
                 if n is None:  # sized from a count (not a clock): the same n every time
-                    self.probe = (self._counted(0, 0, timeout, work),
-                                  self._counted(1, 0, timeout, work))
-                    n = calls_for(self.probe[1].value - self.probe[0].value)
+                    zero, one = self._count_all([0, 1], 0, timeout, os.path.join(work, "probe"))
+                    self.probe = (zero, one)
+                    n = calls_for(one.value - zero.value)
                 self.calls = [n * k for k in range(1, settings.points + 1)]
-            done = []
-            for c in self.calls:
-                if self.probe is not None and index == 0 and c == 1:
-                    done.append(self.probe[1])  # the probe's one-call process is this point
-                else:
-                    done.append(self._counted(c, index, timeout, work))
-                if request.progress is not None:
-                    request.progress(0)
+            reuse = self.probe is not None and index == 0 and self.calls[0] == 1
+            counted = self._count_all(self.calls[1:] if reuse else self.calls, index, timeout,
+                                      os.path.join(work, "points"))
+            done = [self.probe[1], *counted] if reuse and self.probe is not None else counted
+            if request.progress is not None:
+                request.progress(0)
             fit = fit_counts(self.calls, [e.value for e in done], settings.confidence)
         except (CountFailure, MeasurementError) as exc:
             return [Outcome(index, error=str(exc))]

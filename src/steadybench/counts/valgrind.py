@@ -31,13 +31,14 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 
 from ..errors import ConfigurationError, MeasurementError
 from ..programs.process import excerpt, kill_group
+from ..runner.layout import aslr_off_for_children
 
 #: the event names of ``cachegrind --cache-sim=yes``, in the order of its ``events:`` line
 EVENTS = ("Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw", "D1mw", "DLmw")
@@ -179,6 +180,8 @@ class CountedRun:
     counts: Counts
     stdout: str
     stderr: str
+    #: address-space randomisation was off for it
+    aslr_off: bool = False
 
 
 def _tail(path: Path) -> str:
@@ -198,14 +201,18 @@ def _valgrind_said(log: str) -> str:
 def run_counted(valgrind: Valgrind, argv: Sequence[str], *, env: Mapping[str, str],
                 cwd: str | None = None, timeout: float = 600.0, cache_sim: bool = False,
                 label: str | None = None, workdir: str | None = None,
-                stdin_data: bytes | None = None) -> CountedRun:
+                stdin_data: bytes | None = None, aslr_off: bool = False,
+                started: Callable[[subprocess.Popen[bytes]], None] | None = None,
+                ) -> CountedRun:
     """Run ``argv`` under cachegrind and return its totals.
 
     ``workdir`` is a private directory for valgrind's files (a fresh one when None). The
     process runs in a session of its own; at ``timeout`` seconds its whole group is killed and
     a ``hang`` failure raised. The caller chooses ASLR (a personality set around this call is
     inherited). ``stdin_data`` is written to the process's standard input (else it reads
-    /dev/null)."""
+    /dev/null). ``aslr_off`` starts it with address-space randomisation off (the personality is
+    set around the spawn only, so several counted processes can run at once); ``started(proc)``
+    is told of the process (a caller running several kills them all on Ctrl-C)."""
     label = label or " ".join(argv)
     own = workdir is None
     work = Path(workdir or tempfile.mkdtemp(prefix="sb-counts-"))
@@ -215,11 +222,14 @@ def run_counted(valgrind: Valgrind, argv: Sequence[str], *, env: Mapping[str, st
     full = cachegrind_argv(valgrind, str(out_file), str(log_file), cache_sim) + list(argv)
     try:
         try:
-            proc = subprocess.Popen(full, env=dict(env), cwd=cwd,
-                                    stdin=subprocess.DEVNULL if stdin_data is None
-                                    else subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    start_new_session=True)
+            with aslr_off_for_children(aslr_off) as in_force:  # for the child only
+                proc = subprocess.Popen(full, env=dict(env), cwd=cwd,
+                                        stdin=subprocess.DEVNULL if stdin_data is None
+                                        else subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        start_new_session=True)
+            if started is not None:
+                started(proc)
         except OSError as exc:
             raise CountFailure(f"{label}: valgrind could not be started ({exc.strerror or exc})",
                                "start") from None
@@ -257,7 +267,7 @@ def run_counted(valgrind: Valgrind, argv: Sequence[str], *, env: Mapping[str, st
             raise CountFailure(f"{label}: exited with status {code} under valgrind"
                                + (f": {excerpt(err)}" if excerpt(err) else ""), "exit")
         counts = parse_cachegrind_out(out_file.read_text(errors="replace"), label)
-        return CountedRun(counts, out, err)
+        return CountedRun(counts, out, err, in_force)
     finally:
         if own:
             shutil.rmtree(work, ignore_errors=True)
