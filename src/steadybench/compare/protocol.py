@@ -516,10 +516,10 @@ def finish_verdicts(rows: list[dict[str, Any]], opts: CompareOptions) -> None:
         if r.get("run_noise") and verdict not in (FASTER, SLOWER):
             ci = r.get("speedup_ci") or {}
             r["warnings"].append(
-                f"within the variation between runs ({r['run_noise']['text']}); the interval "
-                f"[{ci.get('low', math.nan):.3f}, {ci.get('high', math.nan):.3f}] cannot rule "
-                "out a smaller change: measure both versions together to decide "
-                "(steadybench ab BASE NEW)")
+                f"the data cannot decide: the ratio's interval [{ci.get('low', math.nan):.3f}, "
+                f"{ci.get('high', math.nan):.3f}] holds no change, given the variation within "
+                f"each run and between runs ({r['run_noise']['text']}); measure both versions "
+                "together to decide: steadybench ab BASE NEW")
         r["verdict"] = verdict
 
 
