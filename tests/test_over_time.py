@@ -414,3 +414,22 @@ def test_the_report_without_a_comparison_shows_the_headlines_ratio():
 
     doc = simple_comparison(results(2.0, [1.0, 1.0, 9.0]), results(1.0, [3.0, 3.0, 3.0]))
     assert doc["pairs"][0]["speedup"] == pytest.approx(2.0)  # pooled medians would say 1/3
+
+
+def test_run_prints_the_change_since_the_last_run(tmp_path, capsys):
+    """End to end through the command line: the second run prints the change line after its
+    table; --no-baseline prints none."""
+    from steadybench.cli import main
+
+    bench = tmp_path / "b.py"
+    bench.write_text("import steadybench as sb\n\n\n@sb.benchmark\ndef loop():\n"
+                     "    return lambda: sum(range(2000))\n")
+    args = ["run", str(bench), "-p", "2", "--runs", "5"]
+    main(args)
+    assert "change since" not in capsys.readouterr().out
+    main(args)
+    out = capsys.readouterr().out  # after the table, on the same stream
+    assert "change since the last run (median, 95% interval):" in out and "  loop: " in out
+    assert out.index("change since") > out.index("loop")
+    main([*args, "--no-baseline"])
+    assert "change since" not in capsys.readouterr().out
