@@ -380,7 +380,10 @@ def test_compare_says_slower_in_words(tmp_path, capsys):
     assert code == 0, err
     assert "0.137" not in out and "× slower" in out
     assert "NEW against BASE on 1 benchmark(s): 1 slower" in " ".join(out.split())
-    assert "NEW is 7.291× slower than BASE [" in out
+    # the figure beside the interval is the interval's own estimate, the Hodges–Lehmann ratio
+    # (the median of all 900 ratios NEW_j/BASE_i: 7.294); the ratio of medians (7.291) stays
+    # in the JSON
+    assert "NEW is 7.294× slower than BASE [7.221, 7.366]" in out
 
 
 # ------------------------------------------------------------------------- pieces

@@ -414,3 +414,51 @@ def test_the_report_without_a_comparison_shows_the_headlines_ratio():
 
     doc = simple_comparison(results(2.0, [1.0, 1.0, 9.0]), results(1.0, [3.0, 3.0, 3.0]))
     assert doc["pairs"][0]["speedup"] == pytest.approx(2.0)  # pooled medians would say 1/3
+
+
+def test_run_prints_the_change_since_the_last_run(tmp_path, capsys):
+    """End to end through the command line: the second run prints the change line after its
+    table; --no-baseline prints none."""
+    from steadybench.cli import main
+
+    bench = tmp_path / "b.py"
+    bench.write_text("import steadybench as sb\n\n\n@sb.benchmark\ndef loop():\n"
+                     "    return lambda: sum(range(2000))\n")
+    args = ["run", str(bench), "-p", "2", "--runs", "5"]
+    main(args)
+    assert "change since" not in capsys.readouterr().out
+    main(args)
+    out = capsys.readouterr().out  # after the table, on the same stream
+    assert "change since the last run (median, 95% interval):" in out and "  loop: " in out
+    assert out.index("change since") > out.index("loop")
+    main([*args, "--no-baseline"])
+    assert "change since" not in capsys.readouterr().out
+
+
+def test_theil_sen_slope_equals_scipy_and_ignores_a_step_between_segments():
+    from steadybench.history.regressions import theil_sen
+
+    rng = np.random.default_rng(13)
+    y = 0.002 * np.arange(40) + rng.normal(0, 0.01, 40)
+    assert theil_sen(y) == pytest.approx(stats.theilslopes(y).slope, rel=1e-12)
+    stepped = y + np.where(np.arange(40) >= 20, 0.05, 0.0)
+    # across the step the slope is biased; inside the segments it is the trend's
+    assert theil_sen(stepped) > 0.003
+    assert theil_sen(stepped, [20]) == pytest.approx(0.002, abs=0.0008)
+
+
+def test_hc3_standard_error_matches_its_formula():
+    from steadybench.programs.iters import _hc3
+
+    rng = np.random.default_rng(14)
+    x = np.geomspace(1, 128, 8)
+    y = x + rng.normal(0, 1, 8) * 0.05 * x
+    design = np.column_stack([np.ones(8), x])
+    beta, *_ = np.linalg.lstsq(design, y, rcond=None)
+    e = y - design @ beta
+    h = np.einsum("ij,jk,ik->i", design, np.linalg.inv(design.T @ design), design)
+    bread = np.linalg.inv(design.T @ design)
+    meat = design.T @ np.diag(e ** 2 / (1 - h) ** 2) @ design
+    ref = math.sqrt((bread @ meat @ bread)[1, 1])  # MacKinnon & White's HC3
+    dx = x - x.mean()
+    assert float(_hc3(dx, float(dx @ dx), e, h)) == pytest.approx(ref, rel=1e-10)

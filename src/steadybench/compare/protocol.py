@@ -326,9 +326,11 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
         noise = opts.noise(new) or opts.noise(base)
     across = undecided is None and (opts.between_runs == "on" or (
         opts.between_runs == "auto" and base.one_invocation and new.one_invocation))
+    # a model with its own test and interval (between runs, or known noise): the protocols on
+    # the executions alone do not run
+    modelled = across or noise is not None
     if across:
         _between_runs(row, base, new, a, b, opts)
-        noise = True  # the interval is set by _between_runs
     elif noise is not None:
         _known_noise(row, a, b, noise, opts)
         undecided = None
@@ -349,7 +351,7 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
         row["confidence"] = opts.confidence
         row["protocol_confidence"] = dict.fromkeys(PROTOCOLS, opts.confidence)
         level_for = dict.fromkeys(PROTOCOLS, opts.confidence)
-    if undecided is None and noise is None:
+    if undecided is None and not modelled:
         row["mean_protocol"] = mean_protocol(a, b, level_for["mean"], opts, cache)
         row["median_protocol"] = median_protocol(a, b, level_for["median"], opts, cache)
     for p in PROTOCOLS:
@@ -361,11 +363,11 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
         row["speedup_min"] = speedup(row["base"]["min"], row["new"]["min"])
         row["speedup_min_note"] = ("min(BASE)/min(NEW): not statistically meaningful "
                                    "(003 §1.3); shown on request")
-    if noise is not None:
+    if modelled:
         row["speedup_ci"] = row.pop("_noise_ci")
     else:
         row["speedup_ci"] = None
-    if undecided is None and noise is None and opts.speedup_ci:
+    if undecided is None and not modelled and opts.speedup_ci:
         row["speedup_ci"] = speedup_interval(a, b, level_for[opts.verdict_by])
     return row
 
@@ -516,10 +518,10 @@ def finish_verdicts(rows: list[dict[str, Any]], opts: CompareOptions) -> None:
         if r.get("run_noise") and verdict not in (FASTER, SLOWER):
             ci = r.get("speedup_ci") or {}
             r["warnings"].append(
-                f"within the variation between runs ({r['run_noise']['text']}); the interval "
-                f"[{ci.get('low', math.nan):.3f}, {ci.get('high', math.nan):.3f}] cannot rule "
-                "out a smaller change: measure both versions together to decide "
-                "(steadybench ab BASE NEW)")
+                f"the data cannot decide: the ratio's interval [{ci.get('low', math.nan):.3f}, "
+                f"{ci.get('high', math.nan):.3f}] holds no change, given the variation within "
+                f"each run and between runs ({r['run_noise']['text']}); measure both versions "
+                "together to decide: steadybench ab BASE NEW")
         r["verdict"] = verdict
 
 

@@ -10,10 +10,8 @@ variance σ² (2·σ²·ln n) made stricter, because BIC's ln n is an asymptotic
 light for a handful of records. A record that differs from both neighbours alone, in the same
 direction (a whole CI job slowed), is set aside and the search repeated without it (the newest
 record is never set aside). Each point is the median log-time of the record's executions.
-Calibrated by simulation (4–5 executions per record; the script's figures in
-``docs/history.md``): with 1% noise between executions, flat series of 5–60 records show a change
-in about 2% of the series, a 20% step in the last of three records is found in 98%; with 8% of
-executions slowed by 10–100%, 2.5% and 91%.
+Calibrated by simulation (``benchmarks/history_regressions.py`` and ``benchmarks/over_time.py``;
+the figures, as measured, in ``docs/history.md`` and ``docs/comparison.md``).
 
 * σ (the penalty's) is the spread of one point: the run-to-run noise of the recorded executions,
   measured robustly (:func:`robust_sigma`: a few slowed executions do not inflate it), times
