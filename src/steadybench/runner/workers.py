@@ -251,7 +251,11 @@ def run_execution(task: WorkerTask, index: int, deadline: float,
         _take_result(execution, worker)
     finally:
         worker.finish()
-    if execution.case is None and execution.error is None:
+    if execution.interrupted and execution.case is None:
+        # Ctrl-C reached the worker before it could answer (during its start-up, say): an
+        # interrupted execution, not a crash; its start-up traceback is not the user's
+        execution.error = None
+    elif execution.case is None and execution.error is None:
         tail = " | ".join(line.decode(errors="replace").strip()
                           for line in worker.stderr_tail if line.strip())
         execution.error = (f"worker process {_exit_description(worker.proc)} before returning "
@@ -268,7 +272,8 @@ def _take_result(execution: Execution, worker: _Worker) -> None:
     execution.case = result.get("case")
     execution.method = result.get("method")
     execution.interrupted = execution.interrupted or bool(result.get("interrupted"))
-    execution.error = execution.error or result.get("error")
+    if not (execution.interrupted and result.get("error") == "interrupted"):
+        execution.error = execution.error or result.get("error")
     execution.frames = list(result.get("frames") or [])
     if "layout" in result:
         execution.aslr_off = result["layout"] == "done"
