@@ -651,3 +651,51 @@ def test_runs_and_max_time_say_per_execution_and_impossible_runs_are_refused(tmp
     code, out, err = cli(["run", str(bench), "--max-time", "0.25", "-p", "24"], capsys)
     assert code == 0, err
     assert "expected: about 6 s of measuring" in err
+
+
+# ------------------------------------------------------------- item 1: Ctrl-C during run
+def test_ctrl_c_to_the_group_during_run_is_clean(tmp_path):
+    """Ctrl-C at a terminal reaches the whole process group, workers included: no traceback,
+    no FAILED, no verdict from the interrupted case, one message, status 130."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    mark = tmp_path / "b-is-measuring"
+    (tmp_path / "b.py").write_text(
+        "import pathlib\nimport steadybench as sb\n\n"
+        "@sb.benchmark(group='g')\ndef a():\n    return lambda: sum(range(50))\n\n"
+        "@sb.benchmark(group='g')\ndef b():\n"
+        f"    pathlib.Path({str(mark)!r}).touch()  # ready: b's first execution set up\n"
+        "    return lambda: sum(range(500))\n")
+    env = {**os.environ, "COLUMNS": "80", "XDG_STATE_HOME": str(tmp_path / "state")}
+    proc = subprocess.Popen([sys.executable, "-m", "steadybench", "run", "b.py", "-p", "8",
+                             "--max-time", "0.3", "--json", "r.json"], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    err_lines: list[str] = []
+    try:
+        import time
+
+        deadline = time.monotonic() + 120
+        while not mark.exists():  # the child says b is being measured
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    err = "".join(err_lines) + err
+    assert proc.returncode == 130, err
+    assert "Traceback" not in out + err and "FAILED" not in out + err
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["interrupted"] and any(c["interrupted"] for c in doc["benchmarks"]), \
+        [(c["implementation"], c["interrupted"], c["n"]) for c in doc["benchmarks"]]
+    assert " faster than " not in out and "no clear difference" not in out
+    # one message: not also click's empty line and a second "interrupted"
+    assert err.count("partial results") == 1 and not err.rstrip().endswith("\ninterrupted")
+    assert "\n\n" not in err

@@ -186,7 +186,7 @@ def _finish(results: Results, opts: dict[str, Any], console: Console | None,
                        stdout_taken(opts) or any(opts.get(f"export_{f}") == "-"
                                                  for f in ("json", "csv", "markdown")))
     if interrupted:
-        raise Interrupted()
+        raise Interrupted(said=console is not None)  # the summary said "partial results"
     failed = results.failed
     if failed:
         raise BenchmarkFailed(failed[0].errors[0] if len(failed) == 1 else
