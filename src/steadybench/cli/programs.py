@@ -266,9 +266,14 @@ def _print_summary(results: Results, console: Console, style: str = "table",
     if sweep and sweep.get("complexity"):
         cx = sweep["complexity"]
         out.print(f"growth: best fit {cx['best']}, coefficient {cx['coefficient']:.4g} s")
+    # one line per warning, naming every command it concerns (not the same line per command)
+    by_warning: dict[str, list[str]] = {}
     for case in results.cases:
         for warning in case.warnings:
-            console.print(f"[yellow]warning[/yellow] {escape(case.label)}: {escape(warning)}")
+            by_warning.setdefault(warning, []).append(case.label)
+    for warning, labels in by_warning.items():
+        who = labels[0] if len(labels) == 1 else f"{len(labels)} commands"
+        console.print(f"[yellow]warning[/yellow] {escape(who)}: {escape(warning)}")
     if results.interrupted:
         console.print("[yellow]interrupted: partial results[/yellow]")
 

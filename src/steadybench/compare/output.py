@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from typing import Any
 
 from rich.console import Console
@@ -24,6 +25,10 @@ REFERENCE_COLUMNS = ("Name", "SpeedupMin", "SpeedupMean", "IsMeanSignificant", "
 EXTRA_COLUMNS = ("Verdict", "Test", "TestUnit", "PValue", "PAdjusted", "Confidence",
                  "SpeedupCILow", "SpeedupCIHigh", "NBase", "NNew", "Sides", "Correction",
                  "Threshold", "Warnings")
+
+
+#: a reference to a section of the seed sources, e.g. " (003 §3)"
+_SOURCE_REF = re.compile(r"\s*\(0\d\d §[\d.]+\)")
 
 
 def _num(value: float | None, fmt: str = ".3f") -> str:
@@ -204,13 +209,13 @@ def print_table(doc: dict[str, Any], console: Console | None = None,
     for line in summary_sentences(doc):
         console.print(escape(line), highlight=False)
     if show_min:
-        console.print("* min(BASE)/min(NEW): not statistically meaningful (003 §1.3).",
-                      highlight=False)
+        console.print("* min(BASE)/min(NEW): not statistically meaningful.", highlight=False)
     for r in doc["benchmarks"]:
         if r.get("confidence_note"):
             console.print(escape(f"{r['name']}: {r['confidence_note']}"), highlight=False)
     if doc.get("suite"):
         for line in _suite_lines(doc["suite"]):
-            console.print(line, highlight=False)
+            # the sources' section numbers ("(003 §3)") belong to the docs, not the answer
+            console.print(_SOURCE_REF.sub("", line), highlight=False)
     for w in doc["warnings"]:
         console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
