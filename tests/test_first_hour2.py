@@ -56,7 +56,7 @@ def test_exec_takes_hyperfine_positional_command_lines(capsys):
     code, out, err = cli(["exec", "true 1", "true 2", "--runs", "3", "--warmup", "0",
                           "--style", "plain"], capsys)
     assert code == 0, err
-    assert "true 1" in out and "true 2" in out
+    assert "true_1" in out and "true_2" in out  # plain fields: spaces as _
     assert "not found" not in err
 
 
@@ -186,7 +186,7 @@ def test_timeit_arguments_are_lines_of_one_statement(capsys):
                           "--style", "plain"], capsys)
     assert code == 0, err
     assert "UnboundLocalError" not in err and "Error" not in err
-    assert "s = \"\"; for p in range(3): s += str(p)" in out
+    assert 's_=_"";_for_p_in_range(3):_s_+=_str(p)' in out  # one statement, two lines
     assert "statement 2 of" not in err
 
 
@@ -363,8 +363,9 @@ def test_rates_in_every_output(tmp_path, capsys):
         rates = case["extra"]["rates"]
         assert abs(rates["bytes_per_second"] - n / value) < 1e-9 * n / value
         assert abs(rates["items_per_second"] - (n // 10) / value) < 1e-9 * n / value
-        assert rates["bytes_per_second_low"] <= rates["bytes_per_second"] \
-            <= rates["bytes_per_second_high"]
+        low, high = rates["bytes_per_second_low"], rates["bytes_per_second_high"]
+        assert (low is None or low <= rates["bytes_per_second"]) and \
+            (high is None or rates["bytes_per_second"] <= high)
         assert float(row["bytes_per_second"]) == rates["bytes_per_second"]
     assert "GiB/s" in out or "MiB/s" in out
     assert "items/s" in out and "items/s" in paths["md"].read_text()
@@ -562,7 +563,7 @@ def test_pytest_summary_fits_80_columns(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     section = out.stdout.split("steadybench benchmarks", 1)[1]
     lines = section.splitlines()
-    assert any("faster than" in line for line in lines)
+    assert any("faster than" in line or "apart" in line for line in lines)
     assert max(map(len, lines)) <= 80, section
 
 
