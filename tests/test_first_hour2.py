@@ -700,3 +700,20 @@ def test_ctrl_c_to_the_group_during_run_is_clean(tmp_path):
     # one message: not also click's empty line and a second "interrupted"
     assert err.count("partial results") == 1 and not err.rstrip().endswith("\ninterrupted")
     assert "\n\n" not in err
+
+
+# ------------------------------------------- item 8: hyperfine's file against exec results
+def test_compare_says_when_start_up_corrections_differ(tmp_path, capsys):
+    from steadybench.compare.output import correction_warning
+
+    doc = {"inputs": {"base_kind": "hyperfine", "new_kind": "steadybench"},
+           "benchmarks": [{"test_unit": "runs (one process each)"}]}
+    assert "corrected for start-up differently" in correction_warning(doc)
+    doc["inputs"]["base_kind"] = "steadybench"
+    assert correction_warning(doc) is None
+    e1, h1 = tmp_path / "e1.json", tmp_path / "h1.json"
+    assert cli(["exec", "--runs", "5", "--json", str(e1), "-q", "--", "true"], capsys)[0] == 0
+    assert cli(["exec", "--runs", "5", "--export-json", str(h1), "-q", "--", "true"],
+               capsys)[0] == 0
+    code, out, err = cli(["compare", str(h1), str(e1)], capsys)
+    assert "corrected for start-up differently" in (out + err).replace("\n  ", " ")

@@ -69,6 +69,25 @@ def times_text(row: dict[str, Any]) -> str:
     return f"BASE {format_value(base['median'], unit)} → NEW {format_value(new['median'], unit)}"
 
 
+def correction_warning(doc: dict[str, Any]) -> str | None:
+    """A hyperfine file against ``steadybench exec`` results compares two start-up
+    corrections, not one command (issue 28, item 8): hyperfine subtracts its shell's start-up
+    (nothing with ``-N``), exec the start-up of a trivial process. Said, with how to compare
+    like with like."""
+    inputs = doc.get("inputs") or {}
+    kinds = {inputs.get("base_kind"), inputs.get("new_kind")}
+    exec_rows = any("one process each" in str(r.get("test_unit", ""))
+                    for r in doc.get("benchmarks", []))
+    if kinds == {"hyperfine", "steadybench"} and exec_rows:
+        return ("one side is a hyperfine file, the other steadybench exec results: when the "
+                "file comes from hyperfine itself, the two are corrected for start-up "
+                "differently (hyperfine: its shell's, none with -N; exec: a trivial "
+                "process's), so a difference of about a process start-up may be the "
+                "correction, not the command; compare like with like (both from exec, or "
+                "exec --no-correction against hyperfine -N)")
+    return None
+
+
 def to_json(doc: dict[str, Any]) -> str:
     return json.dumps(_finite(doc), indent=1, allow_nan=False, ensure_ascii=False) + "\n"
 
@@ -217,5 +236,6 @@ def print_table(doc: dict[str, Any], console: Console | None = None,
         for line in _suite_lines(doc["suite"]):
             # the sources' section numbers ("(003 §3)") belong to the docs, not the answer
             console.print(_SOURCE_REF.sub("", line), highlight=False)
-    for w in doc["warnings"]:
+    mixed = correction_warning(doc)
+    for w in [*doc["warnings"], *([mixed] if mixed else [])]:
         console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
