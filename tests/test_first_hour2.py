@@ -712,8 +712,9 @@ def test_compare_says_when_start_up_corrections_differ(tmp_path, capsys):
     doc["inputs"]["base_kind"] = "steadybench"
     assert correction_warning(doc) is None
     e1, h1 = tmp_path / "e1.json", tmp_path / "h1.json"
-    assert cli(["exec", "--runs", "5", "--json", str(e1), "-q", "--", "true"], capsys)[0] == 0
-    assert cli(["exec", "--runs", "5", "--export-json", str(h1), "-q", "--", "true"],
+    assert cli(["exec", "--runs", "5", "--json", str(e1), "-q", "--", "sleep", "0.01"],
+               capsys)[0] == 0
+    assert cli(["exec", "--runs", "5", "--export-json", str(h1), "-q", "--", "sleep", "0.01"],
                capsys)[0] == 0
     code, out, err = cli(["compare", str(h1), str(e1)], capsys)
     assert "corrected for start-up differently" in (out + err).replace("\n  ", " ")
