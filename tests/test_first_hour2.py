@@ -718,3 +718,14 @@ def test_compare_says_when_start_up_corrections_differ(tmp_path, capsys):
                capsys)[0] == 0
     code, out, err = cli(["compare", str(h1), str(e1)], capsys)
     assert "corrected for start-up differently" in (out + err).replace("\n  ", " ")
+
+
+# --------------------------------------------------- item 3: exec names no winner without cause
+def test_exec_says_why_a_command_is_not_compared(capsys):
+    code, out, err = cli(["exec", "true 1", "true 2", "--runs", "5"], capsys)
+    assert code == 0, err
+    assert " faster than " not in out
+    if "no comparison for" in out:  # the usual case: `true` takes less than its correction
+        assert "start-up correction is larger" in out.replace("\n", " ")
+    else:  # both above zero: then the interval decides, and says so
+        assert "no clear difference" in out or "apart" in out

@@ -257,6 +257,14 @@ def _print_summary(results: Results, console: Console, style: str = "table",
                                 reference=shown.get("reference"),
                                 by_time=shown.get("sort") != "command"):
         print_indented(out, line)
+    if len(results.cases) > 1 and not iters_mode:  # why a command is in no comparison
+        below = [c.label for c in results.cases
+                 if not c.errors and (e := case_estimate(c)) is not None and e.value is not None
+                 and e.value <= 0]
+        if below:
+            print_indented(out, f"no comparison for {', '.join(below)}: the start-up "
+                                "correction is larger than the command's own time (estimate "
+                                "≤ 0); measure more work per run, or --no-correction")
     cal = (results.context.get("programs") or {}).get("calibration") or []
     if cal and cal[0]:
         console.print(f"start-up cost subtracted: {format_seconds(cal[0]['mean'])} "
