@@ -11,6 +11,11 @@ the whole process group (what Ctrl-C does: the workers get it too). Then it chec
   difference, about a case the JSON marks as interrupted;
 * the message saying the results are partial appears at most once.
 
+A Ctrl-C that lands while the interpreter itself is still starting (before Python installs
+its SIGINT handler) ends the process by the signal's default action, status -2, with nothing
+printed or written: that is reported as such ("before Python's start-up ended"), not as a
+problem.
+
 Prints one line per trial and the totals. Usage::
 
     python benchmarks/interrupts.py [--trials 20] [--seed 1]
@@ -86,7 +91,14 @@ def trial(kind: str, delay: float, workdir: Path, steadybench: list[str]) -> tup
     if "FAILED" in text:
         problems.append("FAILED status")
     finished = False
-    if interrupted and proc.returncode == -signal.SIGINT and out_json.exists() \
+    early = interrupted and proc.returncode == -signal.SIGINT and not text.strip() \
+        and not out_json.exists()
+    if early:
+        # killed by the signal's default action before the interpreter had installed its
+        # handler (Python start-up, seconds on a loaded machine): nothing was printed or
+        # written, as for any Python program; counted apart
+        pass
+    elif interrupted and proc.returncode == -signal.SIGINT and out_json.exists() \
             and not json.loads(out_json.read_text() or "{}").get("interrupted"):
         # the signal came after the command had written everything, while the interpreter
         # was shutting down (Python puts the default SIGINT action back at exit)
@@ -107,8 +119,9 @@ def trial(kind: str, delay: float, workdir: Path, steadybench: list[str]) -> tup
     for line in out.splitlines():
         if VERDICT.search(line) and any(name and name in line for name in stopped):
             problems.append(f"verdict from an interrupted case: {line.strip()}")
-    state = (f"rc {proc.returncode}, "
-             f"{'interrupted' if interrupted and not finished else 'finished first'}, "
+    moment = ("before Python's start-up ended" if early else
+              "interrupted" if interrupted and not finished else "finished first")
+    state = (f"rc {proc.returncode}, {moment}, "
              f"{len(stopped)} case(s) marked interrupted")
     return not problems, state + ("; " + "; ".join(problems) if problems else "")
 
