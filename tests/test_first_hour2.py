@@ -317,7 +317,7 @@ def test_run_track_memory_records_the_code_own_peak(tmp_path, capsys):
     bench = tmp_path / "mem.py"
     bench.write_text(MEM_BENCH)
     out_json = tmp_path / "m.json"
-    for method in ("auto", "linefit"):
+    for method in ("auto", "batch"):
         code, out, err = cli(["run", str(bench), "-p", "2", "--runs", "5", "--warmup", "0",
                               "--method", method, "--track-memory", "--json", str(out_json),
                               "-q"], capsys)
@@ -331,6 +331,18 @@ def test_run_track_memory_records_the_code_own_peak(tmp_path, capsys):
     code, out, err = cli(["run", str(bench), "-p", "2", "--runs", "3", "--track-memory"],
                          capsys)
     assert code == 0 and "peak mem" in out and "KiB" in out
+
+
+def test_linefit_compiles_every_size_before_its_first_sample():
+    from steadybench.methods import make_method
+    from steadybench.model.implementation import CallableImplementation
+    from steadybench.testing import SimulatedClock
+
+    clock = SimulatedClock(read_cost_ns=50)
+    method = make_method("linefit", points=6, base_batch=3)
+    method.prepare(CallableImplementation(clock.workload(1000)), clock)
+    # the bodies of every point of the sweep exist before any sample is taken
+    assert set(method._timer._cache) == {(3 * k, 0) for k in range(1, 7)}
 
 
 # -------------------------------------------------- item 16: rates (items/s, bytes/s)
