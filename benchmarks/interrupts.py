@@ -123,6 +123,9 @@ def trial(kind: str, delay: float, workdir: Path, steadybench: list[str]) -> tup
               "interrupted" if interrupted and not finished else "finished first")
     state = (f"rc {proc.returncode}, {moment}, "
              f"{len(stopped)} case(s) marked interrupted")
+    if problems:  # what the user saw, for the diagnosis
+        seen = " | ".join(line.strip() for line in text.splitlines() if line.strip())
+        problems.append(f"output: {seen[:300]!r}")
     return not problems, state + ("; " + "; ".join(problems) if problems else "")
 
 
