@@ -42,7 +42,13 @@ class BenchmarkFailed(SteadybenchError):
 
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C arrived; the partial results were written before this was raised (the CLI
-    exits 130). Below the CLI (the fleet) it is raised the same way."""
+    exits 130). Below the CLI (the fleet) it is raised the same way. ``said``: the command has
+    already told the user (``interrupted: partial results``), so the CLI does not say it
+    again."""
+
+    def __init__(self, said: bool = False) -> None:
+        super().__init__()
+        self.said = said
 
 
 class SampleFormatError(ResultsFormatError):

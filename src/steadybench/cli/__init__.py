@@ -87,6 +87,24 @@ class LazyGroup(click.Group):
             self._load_all()
         return super().get_command(ctx, cmd_name)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        # click turns Ctrl-C into Abort after printing an empty line; carry it past click
+        # instead, so main() says "interrupted" once, or not at all when the command has
+        # already said that its partial results were written
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise _Stopped(exc) from None
+
+
+class _Stopped(Exception):  # noqa: N818 - not an error: the KeyboardInterrupt, carried
+    """A KeyboardInterrupt (or :class:`Interrupted`) on its way from a command to
+    :func:`main`."""
+
+    def __init__(self, original: KeyboardInterrupt) -> None:
+        super().__init__("interrupted")
+        self.original = original
+
 
 @click.group(
     cls=LazyGroup,
@@ -215,9 +233,14 @@ def main(argv: list[str] | None = None, *, late_exit: bool = False) -> int:
     try:
         with _termination_as_interrupt(late_exit or argv is None) as seen:
             result = cli.main(args=args, prog_name="steadybench", standalone_mode=False)
-    except (Interrupted, KeyboardInterrupt, click.exceptions.Abort):
+    except (_Stopped, Interrupted, KeyboardInterrupt, click.exceptions.Abort) as exc:
         word, code = _ending(seen)
-        print(word + _not_written(), file=sys.stderr)
+        # Interrupted: the command wrote its partial results and said so already; one
+        # message, not two (issue 28, item 1)
+        original = exc.original if isinstance(exc, _Stopped) else exc
+        said = isinstance(original, Interrupted) and original.said
+        if not said or any(s in _TERMINATING for s in seen):
+            print(word + _not_written(), file=sys.stderr)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.exceptions.NoArgsIsHelpError:  # bare ``steadybench``: short usage, no error

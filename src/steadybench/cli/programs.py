@@ -210,7 +210,7 @@ def _finish(results: Results, opts: dict[str, Any], console: Console | None,
                        stdout_taken(opts) or any(opts.get(f"export_{f}") == "-"
                                                  for f in ("json", "csv", "markdown")))
     if interrupted:
-        raise Interrupted()
+        raise Interrupted(said=console is not None)  # the summary said "partial results"
     if results.context.get("restore_failed"):
         from ..errors import SystemControlError
 
@@ -297,6 +297,14 @@ def _print_summary(results: Results, console: Console, style: str = "table",
                                 reference=shown.get("reference"),
                                 by_time=shown.get("sort") != "command"):
         print_indented(out, line)
+    if len(results.cases) > 1 and not iters_mode:  # why a command is in no comparison
+        below = [c.label for c in results.cases
+                 if not c.errors and (e := case_estimate(c)) is not None and e.value is not None
+                 and e.value <= 0]
+        if below:
+            print_indented(out, f"no comparison for {', '.join(below)}: the start-up "
+                                "correction is larger than the command's own time (estimate "
+                                "≤ 0); measure more work per run, or --no-correction")
     cal = (results.context.get("programs") or {}).get("calibration") or []
     if cal and cal[0]:
         console.print(f"start-up cost subtracted: {format_seconds(cal[0]['mean'])} "
@@ -307,9 +315,14 @@ def _print_summary(results: Results, console: Console, style: str = "table",
         cx = sweep["complexity"]
         out.print(f"growth: best fit {cx['best']}, coefficient {cx['coefficient']:.4g} "
                   f"{sweep.get('unit', 's')}")
+    # one line per warning, naming every command it concerns (not the same line per command)
+    by_warning: dict[str, list[str]] = {}
     for case in results.cases:
         for warning in case.warnings:
-            console.print(f"[yellow]warning[/yellow] {escape(case.label)}: {escape(warning)}")
+            by_warning.setdefault(warning, []).append(case.label)
+    for warning, labels in by_warning.items():
+        who = labels[0] if len(labels) == 1 else f"{len(labels)} commands"
+        console.print(f"[yellow]warning[/yellow] {escape(who)}: {escape(warning)}")
     if results.interrupted:
         console.print("[yellow]interrupted: partial results[/yellow]")
 

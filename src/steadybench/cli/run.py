@@ -269,7 +269,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
             write_outputs(results, opts)
             for line in unrestored(results):
                 click.echo(f"error: machine settings not restored: {line}", err=True)
-            raise Interrupted() from None
+            raise Interrupted(said=not opts.get("quiet")) from None  # the logger said it
         finally:
             if lock is not None:  # every tuned file was restored (or journaled) by now
                 lock.release()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from typing import Any
 
 from rich.console import Console
@@ -24,6 +25,10 @@ REFERENCE_COLUMNS = ("Name", "SpeedupMin", "SpeedupMean", "IsMeanSignificant", "
 EXTRA_COLUMNS = ("Verdict", "Test", "TestUnit", "PValue", "PAdjusted", "Confidence",
                  "SpeedupCILow", "SpeedupCIHigh", "NBase", "NNew", "Sides", "Correction",
                  "Threshold", "Warnings")
+
+
+#: a reference to a section of the seed sources, e.g. " (003 §3)"
+_SOURCE_REF = re.compile(r"\s*\(0\d\d §[\d.]+\)")
 
 
 def _num(value: float | None, fmt: str = ".3f") -> str:
@@ -65,6 +70,25 @@ def times_text(row: dict[str, Any]) -> str:
     if base.get("median") is None or new.get("median") is None:
         return ""
     return f"BASE {format_value(base['median'], unit)} → NEW {format_value(new['median'], unit)}"
+
+
+def correction_warning(doc: dict[str, Any]) -> str | None:
+    """A hyperfine file against ``steadybench exec`` results compares two start-up
+    corrections, not one command (issue 28, item 8): hyperfine subtracts its shell's start-up
+    (nothing with ``-N``), exec the start-up of a trivial process. Said, with how to compare
+    like with like."""
+    inputs = doc.get("inputs") or {}
+    kinds = {inputs.get("base_kind"), inputs.get("new_kind")}
+    exec_rows = any("one process each" in str(r.get("test_unit", ""))
+                    for r in doc.get("benchmarks", []))
+    if kinds == {"hyperfine", "steadybench"} and exec_rows:
+        return ("one side is a hyperfine file, the other steadybench exec results: when the "
+                "file comes from hyperfine itself, the two are corrected for start-up "
+                "differently (hyperfine: its shell's, none with -N; exec: a trivial "
+                "process's), so a difference of about a process start-up may be the "
+                "correction, not the command; compare like with like (both from exec, or "
+                "exec --no-correction against hyperfine -N)")
+    return None
 
 
 def to_json(doc: dict[str, Any]) -> str:
@@ -227,7 +251,7 @@ def print_table(doc: dict[str, Any], console: Console | None = None,
     for line in summary_sentences(doc):
         console.print(escape(line), highlight=False)
     if show_min:
-        console.print("* min(BASE)/min(NEW): not statistically meaningful (003 §1.3).",
+        console.print("* min(BASE)/min(NEW): not statistically meaningful.",
                       highlight=False)
     for line in noise_lines(doc):
         console.print(escape(line), highlight=False)
@@ -236,6 +260,8 @@ def print_table(doc: dict[str, Any], console: Console | None = None,
             console.print(escape(f"{r['name']}: {r['confidence_note']}"), highlight=False)
     if doc.get("suite"):
         for line in _suite_lines(doc["suite"]):
-            console.print(line, highlight=False)
-    for w in doc["warnings"]:
+            # the sources' section numbers ("(003 §3)") belong to the docs, not the answer
+            console.print(_SOURCE_REF.sub("", line), highlight=False)
+    mixed = correction_warning(doc)
+    for w in [*doc["warnings"], *([mixed] if mixed else [])]:
         console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)

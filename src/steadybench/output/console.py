@@ -34,17 +34,17 @@ def console_text(text: object) -> str:
 
 def print_indented(console: Console, line: str) -> None:
     """Print plain ``line`` so that, when it wraps, its continuation keeps the line's indent
-    (a comparison's interval otherwise wraps to column 0 at 80 columns)."""
-    import textwrap
+    (a comparison's interval otherwise wraps to column 0 at 80 columns) and the interval and
+    its ratio stay whole (:func:`wrap_text`)."""
 
     from rich.text import Text
 
-    body = line.lstrip(" ")
-    indent = line[:len(line) - len(body)]
-    parts = textwrap.wrap(terminal_text(body), width=max(console.width - len(indent), 20),
-                          break_long_words=False, break_on_hyphens=False) or [""]
-    for part in parts:
-        console.print(Text(indent + part), soft_wrap=True)
+    text = Text(terminal_text(line))
+    # a file has no width: a SafeConsole off a terminal (and without COLUMNS) does not wrap;
+    # a console given its width (embedding, tests) does
+    if console.is_terminal or _columns_set() or not isinstance(console, SafeConsole):
+        text = wrap_text(text, console.width, hang=0)
+    console.print(text, soft_wrap=True)
 
 
 def _visible_segments(buffer: Iterable[Segment]) -> Iterator[Segment]:
@@ -62,11 +62,14 @@ _UNIT = re.compile(r"(?<=[\d.])\s+(?=(?:ns|µs|us|ms|s|min|h|%|B|KiB|MiB|GiB|TiB
 _GLUE = "\ue000"  # a private-use character, never in printed text
 
 
-def _break_points(plain: str, width: int) -> list[tuple[int, int]]:
+def _break_points(plain: str, width: int, hang: int = 2) -> list[tuple[int, int]]:
     """Spans of ``plain`` (one line) that fit ``width`` cells each, broken between words only;
-    a continuation is indented by the line's indent plus two spaces."""
+    a continuation is indented by the line's indent plus ``hang`` spaces."""
     body_start = len(plain) - len(plain.lstrip(" "))
     glued = _UNIT.sub(lambda m: _GLUE * len(m.group(0)), plain)
+    # an interval stays whole, and with the ratio before it: "1.07× [0.70, 1.68]"
+    glued = re.sub(r"(?:×\s)?\[[-+\d.e, ]+\]", lambda m: m.group(0).replace(" ", _GLUE),
+                   glued)
     words = [m.span() for m in re.finditer(r"[^\s]+", glued)]
     if not words:
         return [(0, len(plain))]
@@ -79,15 +82,15 @@ def _break_points(plain: str, width: int) -> list[tuple[int, int]]:
             continue
         spans.append((start, end))
         start, end = w_start, w_end
-        room = width - body_start - 2
+        room = width - body_start - hang
     spans.append((start, end))
     return spans
 
 
-def wrap_text(text: Any, width: int) -> Any:
-    """A rich ``Text`` wrapped at ``width`` between words only: a word and a number with its
-    unit stay whole, styles are kept, a continuation keeps the line's indent plus two spaces;
-    a word longer than the line stays long (never cut)."""
+def wrap_text(text: Any, width: int, hang: int = 2) -> Any:
+    """A rich ``Text`` wrapped at ``width`` between words only: a word, a number with its
+    unit and an interval stay whole, styles are kept, a continuation keeps the line's indent
+    plus ``hang`` spaces; a word longer than the line stays long (never cut)."""
     from rich.text import Text
 
     lines = []
@@ -95,8 +98,8 @@ def wrap_text(text: Any, width: int) -> Any:
         if line.cell_len <= width:
             lines.append(line)
             continue
-        indent = " " * (len(line.plain) - len(line.plain.lstrip(" ")) + 2)
-        for k, (start, end) in enumerate(_break_points(line.plain, width)):
+        indent = " " * (len(line.plain) - len(line.plain.lstrip(" ")) + hang)
+        for k, (start, end) in enumerate(_break_points(line.plain, width, hang)):
             part = line[start:end]
             lines.append(part if k == 0 else Text(indent) + part)
     return Text("\n").join(lines)

@@ -48,13 +48,14 @@ def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95,
                 commands: bool = False, reference: str | None = None,
                 by_time: bool = True) -> list[Comparison]:
     """The comparisons :mod:`this module's <steadybench.output.groups>` rule finds in
-    ``cases``, in the order the cases ran; failed cases are left out.
+    ``cases``, in the order the cases ran; failed and interrupted cases are left out.
 
     With ``commands`` (``exec``, ``iters``: every case is a command, its own benchmark) all
     commands at one parameter set are the variants of one question. ``reference`` and
     ``by_time`` are those of :func:`~steadybench.output.relative.relative_summary` (exec's
     ``--reference`` and ``--sort``)."""
-    ok = [c for c in cases if not c.errors]
+    # failed and interrupted cases are left out: no verdict from a partial case (issue 28)
+    ok = [c for c in cases if not c.errors and not c.interrupted]
     by_question: dict[tuple[str, str], list[CaseResult]] = {}
     for case in ok:
         key = ("commands" if commands else case.benchmark, case.param_name)

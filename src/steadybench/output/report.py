@@ -61,6 +61,7 @@ from . import comparedata as cd
 from . import plotdata as pd
 from .format import (
     case_estimate,
+    change_text,
     confidence_text,
     estimate_ci_text,
     estimate_unit,
@@ -133,11 +134,12 @@ def _pct_text(value: Any) -> str:
 
 
 def _factor_text(ratio: Any, ci: Any = None) -> str:
-    """A BASE/NEW ratio in words ("1.25× faster [1.1, 1.4]"), the way people say it."""
+    """A BASE/NEW ratio in words ("1.25× faster [1.1, 1.4]"), the way people say it; no
+    direction when the interval holds 1 ("0.97× [0.33, 1.03]")."""
     if not isinstance(ratio, int | float) or isinstance(ratio, bool):
         return "–"
     low, high = (ci[0], ci[1]) if ci else (None, None)
-    return factor_text(float(ratio), low, high)
+    return change_text(float(ratio), low, high)
 
 
 def _cut(text: str, limit: int = MAX_VALUE_CHARS) -> str:

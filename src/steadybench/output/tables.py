@@ -168,11 +168,11 @@ def fit_plain(spec: TableSpec, width: int) -> TableSpec:
     """``spec`` without the optional columns (highest ``drop`` first) that would make its
     :func:`to_plain` lines longer than ``width``."""
     keep = list(range(len(spec.columns)))
+    fields = [[spec.columns[i].header] + [plain_field(row[i]) for row in spec.rows]
+              for i in range(len(spec.columns))]
 
-    def length() -> int:
-        return max((len("  ".join(plain_field(row[i]) if row is not None else
-                                  spec.columns[i].header for i in keep))
-                    for row in [None, *spec.rows]), default=0)
+    def length() -> int:  # to_plain pads every column to its widest field, 2 spaces apart
+        return sum(max(map(len, fields[i])) for i in keep) + 2 * (len(keep) - 1)
 
     while length() > width:
         droppable = [i for i in keep if spec.columns[i].drop > 0]

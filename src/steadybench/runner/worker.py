@@ -159,12 +159,21 @@ def _without_aslr() -> None:
     os.execv(sys.executable, [sys.executable, "-m", "steadybench.runner.worker"])
 
 
+def _interrupt_once(signum: int, frame: Any) -> None:
+    """The first SIGINT raises KeyboardInterrupt; later ones are ignored. Ctrl-C at a terminal
+    reaches the worker twice (from the terminal, to the whole group, and forwarded by the
+    parent): a second KeyboardInterrupt while the partial results are being sent would end the
+    worker with a traceback and no results, and the case would look crashed (issue 28)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     _without_aslr()
     # The parent forwards Ctrl-C (and SIGTERM) as SIGINT. A worker started by a process that
     # ignores SIGINT (a background job of a script) inherits the ignore, and Python then installs
     # no handler: restore the one that raises KeyboardInterrupt, so partial samples come back.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, _interrupt_once)
     out = os.fdopen(int(os.environ[FD_VARIABLE]), "wb")
     write_message(out, ("ready", os.getpid()))
     try:

@@ -221,7 +221,11 @@ def run_execution(task: WorkerTask, index: int, deadline: float,
         _take_result(worker)
     finally:
         worker.finish()
-    if outcome.case is None and outcome.error is None:
+    if outcome.interrupted and outcome.case is None:
+        # Ctrl-C reached the worker before it could answer (during its start-up, say): an
+        # interrupted execution, not a crash; its start-up traceback is not the user's
+        outcome.error = None
+    elif outcome.case is None and outcome.error is None:
         tail = " | ".join(line.decode(errors="replace").strip()
                           for line in worker.stderr_tail if line.strip())
         outcome.error = (f"worker process {_exit_description(worker.proc)} before returning "
@@ -238,7 +242,8 @@ def _take_result(worker: _Worker) -> None:
         outcome.case = result.get("case")
         outcome.method = result.get("method")
         outcome.interrupted = outcome.interrupted or bool(result.get("interrupted"))
-        outcome.error = outcome.error or result.get("error")
+        if not (outcome.interrupted and result.get("error") == "interrupted"):
+            outcome.error = outcome.error or result.get("error")
         outcome.frames = list(result.get("frames") or [])
         counts = result.get("counts")  # a counting worker's events (name -> count)
         if isinstance(counts, dict):

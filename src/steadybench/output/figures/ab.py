@@ -38,6 +38,9 @@ def draw_ab_rounds(ax: Any, doc: Mapping[str, Any]) -> None:
     mark_outside(ax, limits, axis="y", unit=unit, positions=positions,
                  values_below=y_all[y_all < limits.low], values_above=y_all[y_all > limits.high])
     ax.set_xlabel("round")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # rounds are whole (issue 28)
     ax.set_ylabel(f"time ({unit})")
     ax.legend(loc="best", framealpha=0.85)
 
@@ -59,6 +62,9 @@ def draw_ab_looks(ax: Any, doc: Mapping[str, Any]) -> None:
                 color=C_OK, capsize=4, markersize=6)
     ax.axhline(1.0, color="#333333", linewidth=0.8)
     ax.set_xlabel("rounds at the look")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("ratio (> 1: B is faster)")
     ax.set_xlim(0, max(x) * 1.1 + 1)
 

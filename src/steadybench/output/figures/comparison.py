@@ -41,9 +41,9 @@ C_NEW = "#fdd0a2"
 
 
 def _factor(ratio: float, low: float | None = None, high: float | None = None) -> str:
-    from ..format import factor_text
+    from ..format import change_text
 
-    return factor_text(ratio, low, high)
+    return change_text(ratio, low, high)  # no direction when the interval holds 1
 
 
 def draw_comparison(axes: Sequence[Any], base: CaseResult | None, new: CaseResult | None,
