@@ -83,7 +83,7 @@ def _count_decision(opts: dict[str, Any], label: str, root: str) -> Any:
             raise ConfigurationError(f"--measure {opts['measure']} does not take "
                                      f"--{name.replace('_', '-')} (it applies to time; a count "
                                      "is exact and takes no rounds)")
-    settings = count_settings(opts, "layouts")
+    settings = count_settings({**opts, "confidence": 0.95}, "layouts")  # of the fit's interval
     if opts["calls"] is not None:
         from dataclasses import replace
 
