@@ -99,16 +99,10 @@ def _count_decision(opts: dict[str, Any], label: str, root: str) -> Any:
             rule = Threshold(PERCENT, float(parse_fraction(text, "--threshold") or 0.0),
                              "--threshold")
         return CountDecision(settings, rule, "--threshold")
-    rule = load_thresholds(cwd=root).for_label(label)
-    where = ("the default" if rule.source == "default" and not _has_project_file(root)
-             else f"steadybench.toml: {rule.source}")
+    thresholds = load_thresholds(cwd=root)
+    rule = thresholds.for_label(label)
+    where = f"steadybench.toml: {rule.source}" if thresholds.path else "the default"
     return CountDecision(settings, rule, where)
-
-
-def _has_project_file(root: str) -> bool:
-    from ..history.thresholds import project_file
-
-    return project_file(root).is_file()
 
 
 @click.command("bisect")
@@ -134,8 +128,9 @@ def _has_project_file(root: str) -> bool:
 @click.option("--confidence", default="0.95", show_default=True,
               help="Overall confidence: each step runs at 1 − (1 − confidence)/steps.")
 @click.option("--threshold", default=None,
-              help="A candidate is bad when slower beyond this (e.g. 2%); default: the "
-                   "benchmark's threshold in steadybench.toml, else 0.")
+              help="A candidate is bad when slower beyond this (e.g. 2%; on counts also "
+                   "'5000 counts' per call); default: the benchmark's threshold in "
+                   "steadybench.toml, else 2%.")
 @click.option("--max-rounds", type=click.IntRange(min=2), default=BISECT_MAX_ROUNDS,
               show_default=True, help="Budget of each step: rounds.")
 @click.option("--max-time", type=float, default=BISECT_MAX_TIME, show_default=True,
@@ -175,7 +170,9 @@ def bisect_cmd(target: str, **opts: Any) -> int:
     Each step measures a candidate against the good revision with ab's sequential protocol;
     the confidence is shared over the at most ⌈log₂ n⌉ + 1 steps (Bonferroni). Exit status: 1
     when a first slower commit is named, 0 when there is no regression (with --step: 0 good,
-    1 slower, 125 skipped). Records each step in the history.
+    1 slower, 125 skipped). Records each step in the history. With --measure instructions or
+    cycles each step is exact (counted under valgrind, no rounds, no confidence level) and the
+    decision is the threshold.
     """
     from ..ab.bisect import max_steps, step_confidence
     from ..ab.bisect_run import BisectTarget, parse_range, resolve
