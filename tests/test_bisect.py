@@ -185,6 +185,7 @@ def test_bisect_on_counts_names_commit_27_in_at_most_7_steps(tmp_path, monkeypat
     assert doc["first_bad_subject"] == "commit 27: a loop 6% longer", text
     assert len(doc["steps"]) <= 7
     assert doc["measure"] == "instructions" and doc["exact"] is True
+    assert doc["overall_confidence"] is None and doc["step_confidence"] is None
     assert doc["threshold"]["source"] in ("the default", "steadybench.toml: default")
     for step in doc["steps"]:  # 6 % more iterations of a loop that is nearly all of a call
         assert step["rounds"] == 0 and step["exact"].endswith("instructions per call")
@@ -314,6 +315,12 @@ def test_the_answer_on_counts_is_exact_and_says_counts_are_not_time():
                                                          "instructions per call"), 1.0)
     lines = answer_lines(same, 0.95, decision)
     assert lines[0].startswith("no regression between ") and "(exact: +0 " in lines[0]
+    from steadybench.cli.bisect import to_document
+
+    doc = to_document(result, 0.95, decision)
+    assert doc["exact"] is True and doc["overall_confidence"] is None
+    assert doc["threshold"] == {"kind": "percent", "value": 0.0, "source": "--threshold"}
+    assert doc["steps"][0]["exact"] == "+48,000 instructions per call"
 
 
 @needs_git

@@ -434,8 +434,17 @@ def _step_dict(step: Any) -> dict[str, Any]:
 
 
 def to_document(result: Any, overall: float, decision: Any = None) -> dict[str, Any]:
-    return {**(_count_fields(decision) if decision is not None else {}),
-            "kind": "steadybench-bisect", "good": result.good.sha, "bad": result.bad.sha,
+    """The path and the answer as JSON; on counts (``decision`` given) the confidences are
+    null (the steps are exact) and the measure and threshold are added."""
+    doc = _document(result, overall)
+    if decision is not None:
+        doc.update(_count_fields(decision), requested_confidence=None, step_confidence=None,
+                   overall_confidence=None)
+    return doc
+
+
+def _document(result: Any, overall: float) -> dict[str, Any]:
+    return {"kind": "steadybench-bisect", "good": result.good.sha, "bad": result.bad.sha,
             "commits": result.commits, "requested_confidence": overall,
             "step_confidence": result.step_confidence,
             "overall_confidence": result.overall_confidence,
