@@ -299,13 +299,14 @@ class CountSteps(LiveSteps):
     recorded in the history once, each candidate's at its commit."""
 
     def __init__(self, target: BisectTarget, good: Commit, decision: CountDecision,
-                 history: Any = None, announce: Callable[[Commit], None] | None = None) -> None:
+                 history: Any = None, announce: Callable[[Commit], None] | None = None,
+                 valgrind: Any = None) -> None:
         from ..counts.valgrind import find_valgrind
 
         super().__init__(target, good, None, history, announce=announce, first_budget=1)
         self.decision = decision
         #: found before any worktree is made: without valgrind, one line and exit 2
-        self.valgrind = find_valgrind()
+        self.valgrind = valgrind or find_valgrind()
         #: the good revision's counted case, once counted
         self.good_case: Any = None
 

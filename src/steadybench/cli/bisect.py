@@ -237,17 +237,19 @@ def _on_counts(target: Any, good: Any, opts: dict[str, Any], root: str) -> int:
     bisect_run.CountSteps`); the same path, answer, exit statuses and history as on time."""
     from ..ab.bisect import max_steps
     from ..ab.bisect_run import CountSteps, commit_range, resolve
+    from ..counts.valgrind import find_valgrind
 
     decision = _count_decision(opts, target.label, root)
+    valgrind = find_valgrind()  # before any worktree or history: missing → one line, exit 2
     store = None
     try:
         if opts["step_mode"]:
             head = resolve("HEAD", root)
             store = _history(opts, root)
-            with CountSteps(target, good, decision, store, _announce(good)) as live:
+            with CountSteps(target, good, decision, store, _announce(good), valgrind) as live:
                 step = live(head, 1)
             click.echo(step_line(step, 1, 1, 1).replace("step 1/≤1: ", "bisect step: "))
-            click.echo(f"note: {_count_note(decision)}")
+            click.echo(f"note: {_not_time()}")
             if opts["json_path"]:
                 _write_json(opts["json_path"], {"kind": "steadybench-bisect-step",
                                                 "good": good.sha, "step": _step_dict(step),
@@ -262,14 +264,15 @@ def _on_counts(target: Any, good: Any, opts: dict[str, Any], root: str) -> int:
                    f"and no Bonferroni; a candidate is bad when it executes "
                    f"{decision.text()}")
         store = _history(opts, root)
-        live = CountSteps(target, good, decision, store, _announce(good))
+        live = CountSteps(target, good, decision, store, _announce(good), valgrind)
         return _run_search(live, good, commits, 1.0, bound, opts, decision)
     finally:
         if store is not None:
             store.close()
 
 
-def _count_note(decision: Any) -> str:
+def _not_time() -> str:
+    """Said once wherever a verdict on counts is printed."""
     from ..counts.backend import NOT_TIME
 
     return NOT_TIME
@@ -280,7 +283,7 @@ def _count_fields(decision: Any) -> dict[str, Any]:
     return {"measure": decision.settings.measure, "exact": True,
             "threshold": {"kind": decision.threshold.kind, "value": decision.threshold.value,
                           "source": decision.source},
-            "note": _count_note(decision)}
+            "note": _not_time()}
 
 
 def _git_bisect_steps(good: Any, root: str) -> int:
@@ -407,7 +410,7 @@ def _count_answer(result: Any, decision: Any) -> list[str]:
     """The answer of a search on counts."""
     rule = (f"  decision: counts are exact (no confidence level, no Bonferroni); bad = "
             f"{decision.text()}")
-    note = f"note: {_count_note(decision)}"
+    note = f"note: {_not_time()}"
     if result.first_bad is not None:
         ev = result.evidence
         return [f"first commit with more {decision.settings.measure}: {result.first_bad.sha}",
