@@ -409,3 +409,57 @@ def test_the_answer_says_when_steps_were_undecided():
     measure, _ = fake(None)
     lines = answer_lines(bisect(GOOD_COMMIT, COMMITS, measure, 0.99), 0.95)
     assert lines[0].startswith("no regression between ") and len(lines) == 1
+
+
+@needs_git
+def test_step_mode_and_skips_on_counts_with_a_stand_in_count(tmp_path, monkeypatch, capsys):
+    """The wiring of ``bisect --measure`` around the count (git bisect run's exit statuses, the
+    JSON, the history, a build failure, the good revision counted once), with the count itself
+    stood in by the loop count × a fixed cost per iteration so that no valgrind runs here; the
+    real counts are the two tests above."""
+    from steadybench.counts import valgrind as vg
+    from steadybench.counts import variants
+    from steadybench.model.estimate import Estimate
+    from steadybench.model.results import CaseResult
+
+    counted: list[str] = []
+
+    def stand_in(variant, settings, valgrind, name=None):
+        counted.append(variant.label)
+        value = 417.0 * int((Path(variant.cwd) / "loops.txt").read_text())
+        case = CaseResult(name, name, unit=settings.measure, method="count")
+        case.estimate = Estimate(value, value, value, None, settings.measure, "count",
+                                 fields={"per": "call"})
+        return case
+
+    monkeypatch.setattr(variants, "count_variant", stand_in)
+    monkeypatch.setattr(vg, "find_valgrind", lambda: vg.Valgrind("/bin/true", "3.19.0"))
+    repo = make_repo(tmp_path / "repo", slow_at=3, commits=4)
+    monkeypatch.chdir(repo)
+    history, out = tmp_path / "h.sqlite", tmp_path / "step.json"
+    code = main(["bisect", "--step", "--good", "HEAD~3", "bench.py::loop", *COUNTS,
+                 "--threshold", "1000 counts", "--history-url", str(history), "--json", str(out)])
+    text = capsys.readouterr().out
+    assert code == 1, text  # HEAD has 6 % more: git bisect's "bad"
+    assert "bisect step: " in text and "(exact: +500,400 instructions per call)" in text
+    assert text.count("counts are not time") == 1
+    doc = json.loads(out.read_text())
+    assert doc["exact"] is True and doc["threshold"]["source"] == "--threshold"
+    assert doc["threshold"]["kind"] == "counts" and doc["step"]["verdict"] == "bad"
+    assert len(json.loads(_history_list(history, tmp_path))) == 2  # good and candidate
+    # the search: commit 2 does not build (skipped), the good revision is counted once
+    counted.clear()
+    (repo / "build.sh").write_text('test "$(cat log.txt)" != "commit 2" || exit 3\n')
+    code = main(["bisect", "--good", "HEAD~3", "bench.py::loop", *COUNTS, "--no-history",
+                 "--build", f"sh {repo / 'build.sh'}", "--threshold", "50%"])
+    text = capsys.readouterr().out
+    assert code == 0, text  # 6 % is within a 50 % threshold: nothing to find
+    assert "no regression between" in text and "beyond +50.00% (--threshold)" in text
+    assert counted == ["A", "B"]
+    code = main(["bisect", "--good", "HEAD~3", "bench.py::loop", *COUNTS, "--no-history",
+                 "--build", f"sh {repo / 'build.sh'}"])
+    text = capsys.readouterr().out
+    # commit 2 cannot be built, so either it or commit 3 is the first with more instructions
+    assert code == 0 and "is one of (the others were skipped): " in text, text
+    assert "'commit 2': skip — build failed: status 3" in text
+    assert counted.count("A") == 2  # once per search
