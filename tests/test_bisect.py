@@ -166,9 +166,10 @@ needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or sys.plat
 COUNTS = ["--measure", "instructions", "--calls", "2"]
 
 
+@pytest.mark.slow
 @needs_git
 @needs_valgrind
-@pytest.mark.timeout(900)  # 8 counts of 3 processes under valgrind, on a loaded machine
+@pytest.mark.timeout(900)  # 8 counts of 3 processes under valgrind: 235 s at load average 10
 def test_bisect_on_counts_names_commit_27_in_at_most_7_steps(tmp_path, monkeypatch, capsys):
     """The 40-commit search on instruction counts: every step exact, so the answer cannot
     depend on the machine's load; the good revision is counted once, each candidate once."""
@@ -206,6 +207,7 @@ def test_bisect_on_counts_names_commit_27_in_at_most_7_steps(tmp_path, monkeypat
     assert {r["commit"] for r in records} == {s["commit"] for s in doc["steps"]} | {doc["good"]}
 
 
+@pytest.mark.slow
 @needs_git
 @needs_valgrind
 @pytest.mark.timeout(600)
@@ -222,6 +224,7 @@ def test_nothing_changed_on_counts_ends_with_no_regression(tmp_path, monkeypatch
     assert "(exact: " in text
 
 
+@pytest.mark.slow
 @needs_git
 @pytest.mark.timeout(600)  # at most 4 steps of 15 s (the bad end 30 s), on a loaded machine
 def test_bisect_on_time_names_a_50_percent_slowdown(tmp_path, monkeypatch, capsys):
