@@ -162,8 +162,8 @@ def _count_decision(opts: dict[str, Any], label: str, root: str) -> Any:
 @measure_option
 @click.option("--calls", type=click.IntRange(min=1), default=None,
               help="With --measure instructions|cycles: calls of the smallest counted point "
-                   "(points at 1, 2, 3 × N; default: sized from a count of one call, two more "
-                   "processes under valgrind per revision).")
+                   "(points at 1, 2, 3 × N; default: sized from counts of 0 and 1 call, one "
+                   "or two more processes under valgrind per revision).")
 def bisect_cmd(target: str, **opts: Any) -> int:
     """Find the first commit between a good and a bad revision that made FILE[::NAME] slower.
 
