@@ -1,6 +1,8 @@
 """``steadybench bisect``: the search (with a simulated measure: every first-bad position, skips,
-the step bound and the Bonferroni confidence), and live on a generated git repository of 40
-commits whose benchmark slows down by 6 % at commit 27 (its loop count lives in a file)."""
+the step bound and the Bonferroni confidence), and live on generated git repositories whose
+benchmark's loop count lives in a file: 40 commits with 6 % more work from commit 27, bisected
+on instruction counts (exact, so the test cannot be swayed by a loaded machine), and 8 commits
+with 50 % more work from commit 5, bisected on time."""
 
 from __future__ import annotations
 
@@ -124,8 +126,10 @@ def loop():
 '''
 
 
-def make_repo(path: Path, slow_at: int | None, commits: int = 40) -> Path:
-    """``commits`` commits; from commit ``slow_at`` on the loop runs 6 % more iterations."""
+def make_repo(path: Path, slow_at: int | None, commits: int = 40, loops: int = 20000,
+              slower: float = 0.06) -> Path:
+    """``commits`` commits; from commit ``slow_at`` on the loop runs ``slower`` (6 %) more
+    iterations than ``loops``."""
     path.mkdir()
 
     def git(*args: str) -> None:
@@ -135,11 +139,12 @@ def make_repo(path: Path, slow_at: int | None, commits: int = 40) -> Path:
     (path / "bench.py").write_text(BENCH)
     git("init", "-q")
     for i in range(1, commits + 1):
-        loops = 21200 if slow_at is not None and i >= slow_at else 20000
-        (path / "loops.txt").write_text(f"{loops}\n")
+        now = round(loops * (1 + slower)) if slow_at is not None and i >= slow_at else loops
+        (path / "loops.txt").write_text(f"{now}\n")
         (path / "log.txt").write_text(f"commit {i}\n")
         git("add", "-A")
-        git("commit", "-qm", f"commit {i}" + (": a loop 6% longer" if i == slow_at else ""))
+        git("commit", "-qm", f"commit {i}" + (f": a loop {slower:.0%} longer" if i == slow_at
+                                                else ""))
     return path
 
 
@@ -155,42 +160,170 @@ LIVE = ["--execution-time", "0.01", "--max-time", "15", "--seed", "1", "--clock"
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
+needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or sys.platform != "linux",
+                                    reason="counts need valgrind on Linux")
+#: counts: 2, 4 and 6 calls of a 4,000-iteration loop per counted process (no probe process)
+COUNTS = ["--measure", "instructions", "--calls", "2"]
+
+
+@pytest.mark.slow
 @needs_git
-@pytest.mark.timeout(600)  # at most 7 steps of 15 s, and their worktrees, on a loaded machine
-def test_bisect_names_commit_27_in_at_most_7_steps(tmp_path, monkeypatch, capsys):
-    repo = make_repo(tmp_path / "repo", slow_at=27)
+@needs_valgrind
+@pytest.mark.timeout(900)  # 8 counts of 3 processes under valgrind: 235 s at load average 10
+def test_bisect_on_counts_names_commit_27_in_at_most_7_steps(tmp_path, monkeypatch, capsys):
+    """The 40-commit search on instruction counts: every step exact, so the answer cannot
+    depend on the machine's load; the good revision is counted once, each candidate once."""
+    repo = make_repo(tmp_path / "repo", slow_at=27, loops=4000)
     before = _state(repo)
     monkeypatch.chdir(repo)
     history = tmp_path / "h.sqlite"
     out = tmp_path / "bisect.json"
-    code = main(["bisect", "--good", "HEAD~39", "--bad", "HEAD", "bench.py::loop", *LIVE,
+    code = main(["bisect", "--good", "HEAD~39", "--bad", "HEAD", "bench.py::loop", *COUNTS,
                  "--history-url", str(history), "--json", str(out)])
     text = capsys.readouterr().out
     doc = json.loads(out.read_text())
     assert code == 1, text
     assert doc["first_bad_subject"] == "commit 27: a loop 6% longer", text
     assert len(doc["steps"]) <= 7
-    assert doc["overall_confidence"] >= 0.95
-    assert "first slower commit:" in text and "message: commit 27" in text
+    assert doc["measure"] == "instructions" and doc["exact"] is True
+    assert doc["overall_confidence"] is None and doc["step_confidence"] is None
+    assert doc["threshold"]["source"] in ("the default", "steadybench.toml: default")
+    for step in doc["steps"]:  # 6 % more iterations of a loop that is nearly all of a call
+        assert step["rounds"] == 0 and step["exact"].endswith("instructions per call")
+        if step["verdict"] == "bad":
+            assert 0.05 < step["change"] < 0.07, step
+        else:
+            assert abs(step["change"]) < 0.005, step
+    assert "first commit with more instructions:" in text and "message: commit 27" in text
+    assert "counts are exact (no confidence level, no Bonferroni)" in text
+    assert text.count("counts are not time") == 1
     assert _state(repo) == before  # worktrees removed, checkout untouched
-    # every step is in the history: the candidate at its commit, the good side at the good one
+    # every step is in the history at its commit, and the good revision's count once
     listed = main(["history", "list", "--history-url", str(history), "--json",
                    str(tmp_path / "list.json")])
     assert listed == 0
     records = json.loads((tmp_path / "list.json").read_text())
-    assert len(records) == 2 * len(doc["steps"])
-    assert {r["commit"] for r in records} >= {s["commit"] for s in doc["steps"]}
+    assert len(records) == len(doc["steps"]) + 1
+    assert {r["commit"] for r in records} == {s["commit"] for s in doc["steps"]} | {doc["good"]}
+
+
+@pytest.mark.slow
+@needs_git
+@needs_valgrind
+@pytest.mark.timeout(600)
+def test_nothing_changed_on_counts_ends_with_no_regression(tmp_path, monkeypatch, capsys):
+    repo = make_repo(tmp_path / "repo", slow_at=None, commits=6, loops=4000)
+    monkeypatch.chdir(repo)
+    (repo / "steadybench.toml").write_text('[thresholds]\n"loop" = "1%"\n')  # not committed
+    code = main(["bisect", "--range", "HEAD~5..HEAD", "bench.py::loop", *COUNTS,
+                 "--no-history"])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    assert "no regression between" in text and "first commit" not in text
+    assert "beyond +1.00% (steadybench.toml: loop)" in text
+    assert "(exact: " in text
+
+
+@pytest.mark.slow
+@needs_git
+@pytest.mark.timeout(600)  # at most 4 steps of 15 s (the bad end 30 s), on a loaded machine
+def test_bisect_on_time_names_a_50_percent_slowdown(tmp_path, monkeypatch, capsys):
+    """The one live search on time. 50 % more work from commit 5 of 8, timed with the
+    benchmark's own CPU time (thread_time): two CPU-bound processes beside the test take time
+    slices, not the benchmark's CPU time, and a 50 % change is decided in a few rounds even at
+    a step's 98.75 %; the budget (15 s a step) is far above what it needs."""
+    repo = make_repo(tmp_path / "repo", slow_at=5, commits=8, slower=0.5)
+    before = _state(repo)
+    monkeypatch.chdir(repo)
+    history = tmp_path / "h.sqlite"
+    out = tmp_path / "bisect.json"
+    code = main(["bisect", "--good", "HEAD~7", "bench.py::loop", *LIVE,
+                 "--history-url", str(history), "--json", str(out)])
+    text = capsys.readouterr().out
+    doc = json.loads(out.read_text())
+    assert code == 1, text
+    assert doc["first_bad_subject"] == "commit 5: a loop 50% longer", text
+    assert len(doc["steps"]) <= 4
+    assert doc["overall_confidence"] >= 0.95
+    assert "first slower commit:" in text and "message: commit 5" in text
+    assert _state(repo) == before
+    records = json.loads(_history_list(history, tmp_path))
+    assert len(records) == 2 * len(doc["steps"])  # both sides of every step
+
+
+def _history_list(history: Path, tmp_path: Path) -> str:
+    assert main(["history", "list", "--history-url", str(history), "--json",
+                 str(tmp_path / "list.json")]) == 0
+    return (tmp_path / "list.json").read_text()
 
 
 @needs_git
-def test_nothing_changed_ends_with_no_regression(tmp_path, monkeypatch, capsys):
-    repo = make_repo(tmp_path / "repo", slow_at=None, commits=6)
+def test_counts_refuse_time_options_and_a_missing_valgrind(tmp_path, monkeypatch, capsys):
+    repo = make_repo(tmp_path / "repo", slow_at=None, commits=2)
     monkeypatch.chdir(repo)
-    code = main(["bisect", "--range", "HEAD~5..HEAD", "bench.py::loop", *LIVE, "--no-history",
-                 "--max-time", "6"])  # identical code never decides: the bad end's 2 × 6 s
-    text = capsys.readouterr().out
-    assert code == 0
-    assert "no regression between" in text and "first slower commit" not in text
+    before = _state(repo)
+    assert main(["bisect", "--good", "HEAD~1", "bench.py::loop", *COUNTS, "--max-time", "5",
+                 "--no-history"]) == 2
+    err = capsys.readouterr().err
+    assert "--measure instructions does not take --max-time" in err and len(
+        err.strip().splitlines()) == 1
+    assert main(["bisect", "--good", "HEAD~1", "bench.py::loop", "--calls", "2",
+                 "--no-history"]) == 2
+    assert "--calls applies with --measure" in capsys.readouterr().err
+    monkeypatch.setenv("STEADYBENCH_VALGRIND", str(tmp_path / "no-valgrind-here"))
+    for extra in ([], ["--step"]):
+        assert main(["bisect", "--good", "HEAD~1", "bench.py::loop", *COUNTS, *extra,
+                     "--no-history"]) == 2
+        err = capsys.readouterr().err
+        assert "needs valgrind, which was not found" in err and len(err.strip().splitlines()) == 1
+    assert _state(repo) == before  # nothing checked out before valgrind was found
+
+
+def test_a_count_decision_states_its_threshold():
+    from steadybench.ab.bisect_run import CountDecision
+    from steadybench.counts.python import CountSettings
+    from steadybench.history.thresholds import COUNTS as IN_COUNTS
+    from steadybench.history.thresholds import PERCENT, Threshold
+
+    settings = CountSettings("instructions")
+    percent = CountDecision(settings, Threshold(PERCENT, 0.02), "--threshold")
+    assert percent.fraction(1e6) == 0.02
+    assert percent.text() == ("more instructions than the good revision beyond +2.00% "
+                              "(--threshold)")
+    counts = CountDecision(settings, Threshold(IN_COUNTS, 5000), "steadybench.toml: loop")
+    assert counts.fraction(1e6) == pytest.approx(0.005)
+    assert "beyond 5,000 instructions per call (steadybench.toml: loop)" in counts.text()
+
+
+def test_the_answer_on_counts_is_exact_and_says_counts_are_not_time():
+    from steadybench.ab.bisect_run import CountDecision
+    from steadybench.cli.bisect import answer_lines, step_line
+    from steadybench.counts.python import CountSettings
+    from steadybench.history.thresholds import PERCENT, Threshold
+
+    def counted(commit, position):
+        bad = int(commit.subject.split()[1]) >= 27
+        return Step(commit, position, BAD if bad else GOOD, 0.06 if bad else 0.0,
+                    reason="more instructions beyond 0.02%" if bad else "the same",
+                    exact="+48,000 instructions per call" if bad else "+0 instructions per call")
+    decision = CountDecision(CountSettings("instructions"), Threshold(PERCENT, 0.0), "--threshold")
+    result = bisect(GOOD_COMMIT, COMMITS, counted, 1.0)
+    lines = answer_lines(result, 0.95, decision)
+    assert lines[0] == f"first commit with more instructions: {COMMITS[25].sha}"
+    assert "(exact: +48,000 instructions per call)" in lines[2]
+    assert "no confidence level, no Bonferroni" in lines[3] and "Bonferroni)" not in lines[2]
+    assert lines[-1].startswith("note: counts are not time")
+    assert "rounds" not in step_line(result.steps[0], 39, 1, 7)
+    same = bisect(GOOD_COMMIT, COMMITS, lambda c, p: Step(c, p, GOOD, 0.0, exact="+0 "
+                                                         "instructions per call"), 1.0)
+    lines = answer_lines(same, 0.95, decision)
+    assert lines[0].startswith("no regression between ") and "(exact: +0 " in lines[0]
+    from steadybench.cli.bisect import to_document
+
+    doc = to_document(result, 0.95, decision)
+    assert doc["exact"] is True and doc["overall_confidence"] is None
+    assert doc["threshold"] == {"kind": "percent", "value": 0.0, "source": "--threshold"}
+    assert doc["steps"][0]["exact"] == "+48,000 instructions per call"
 
 
 @needs_git
@@ -279,3 +412,57 @@ def test_the_answer_says_when_steps_were_undecided():
     measure, _ = fake(None)
     lines = answer_lines(bisect(GOOD_COMMIT, COMMITS, measure, 0.99), 0.95)
     assert lines[0].startswith("no regression between ") and len(lines) == 1
+
+
+@needs_git
+def test_step_mode_and_skips_on_counts_with_a_stand_in_count(tmp_path, monkeypatch, capsys):
+    """The wiring of ``bisect --measure`` around the count (git bisect run's exit statuses, the
+    JSON, the history, a build failure, the good revision counted once), with the count itself
+    stood in by the loop count × a fixed cost per iteration so that no valgrind runs here; the
+    real counts are the two tests above."""
+    from steadybench.counts import valgrind as vg
+    from steadybench.counts import variants
+    from steadybench.model.estimate import Estimate
+    from steadybench.model.results import CaseResult
+
+    counted: list[str] = []
+
+    def stand_in(variant, settings, valgrind, name=None):
+        counted.append(variant.label)
+        value = 417.0 * int((Path(variant.cwd) / "loops.txt").read_text())
+        case = CaseResult(name, name, unit=settings.measure, method="count")
+        case.estimate = Estimate(value, value, value, None, settings.measure, "count",
+                                 fields={"per": "call"})
+        return case
+
+    monkeypatch.setattr(variants, "count_variant", stand_in)
+    monkeypatch.setattr(vg, "find_valgrind", lambda: vg.Valgrind("/bin/true", "3.19.0"))
+    repo = make_repo(tmp_path / "repo", slow_at=3, commits=4)
+    monkeypatch.chdir(repo)
+    history, out = tmp_path / "h.sqlite", tmp_path / "step.json"
+    code = main(["bisect", "--step", "--good", "HEAD~3", "bench.py::loop", *COUNTS,
+                 "--threshold", "1000 counts", "--history-url", str(history), "--json", str(out)])
+    text = capsys.readouterr().out
+    assert code == 1, text  # HEAD has 6 % more: git bisect's "bad"
+    assert "bisect step: " in text and "(exact: +500,400 instructions per call)" in text
+    assert text.count("counts are not time") == 1
+    doc = json.loads(out.read_text())
+    assert doc["exact"] is True and doc["threshold"]["source"] == "--threshold"
+    assert doc["threshold"]["kind"] == "counts" and doc["step"]["verdict"] == "bad"
+    assert len(json.loads(_history_list(history, tmp_path))) == 2  # good and candidate
+    # the search: commit 2 does not build (skipped), the good revision is counted once
+    counted.clear()
+    (repo / "build.sh").write_text('test "$(cat log.txt)" != "commit 2" || exit 3\n')
+    code = main(["bisect", "--good", "HEAD~3", "bench.py::loop", *COUNTS, "--no-history",
+                 "--build", f"sh {repo / 'build.sh'}", "--threshold", "50%"])
+    text = capsys.readouterr().out
+    assert code == 0, text  # 6 % is within a 50 % threshold: nothing to find
+    assert "no regression between" in text and "beyond +50.00% (--threshold)" in text
+    assert counted == ["A", "B"]
+    code = main(["bisect", "--good", "HEAD~3", "bench.py::loop", *COUNTS, "--no-history",
+                 "--build", f"sh {repo / 'build.sh'}"])
+    text = capsys.readouterr().out
+    # commit 2 cannot be built, so either it or commit 3 is the first with more instructions
+    assert code == 0 and "is one of (the others were skipped): " in text, text
+    assert "'commit 2': skip — build failed: status 3" in text
+    assert counted.count("A") == 2  # once per search

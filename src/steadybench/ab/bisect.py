@@ -12,9 +12,12 @@ The search first confirms that the bad end is slower than the good one (else "no
 between …"), then halves the range: at most ⌈log₂ n⌉ + 1 steps for n commits. The overall
 confidence is kept by Bonferroni's inequality: each step runs at 1 − α/k with k that bound, so
 the chance that any step calls an unchanged commit slower is at most α (more steps, after
-skipped commits, are counted in the confidence reported). The assumptions, stated: the commits
-of the range are ordered (``git rev-list --ancestry-path``, oldest first; a merge's side
-branch is searched in that order), and the slowdown, once introduced, stays.
+skipped commits, are counted in the confidence reported). On counts (``--measure
+instructions|cycles``, :class:`steadybench.ab.bisect_run.CountSteps`) a step is exact: no
+confidence level and no Bonferroni apply, and the decision is the threshold. The
+assumptions, stated: the commits of the range are ordered (``git rev-list
+--ancestry-path``, oldest first; a merge's side branch is searched in that order), and the
+slowdown, once introduced, stays.
 """
 
 from __future__ import annotations
@@ -58,6 +61,9 @@ class Step:
     #: False when the budget ended the step before a verdict at its confidence: the verdict
     #: is then the side the estimate lies on
     decided: bool = True
+    #: on counts (``--measure instructions|cycles``): the exact difference against the good
+    #: revision, e.g. "+495,504 instructions per call" (no interval: a count has no noise)
+    exact: str = ""
 
 
 @dataclass(frozen=True)

@@ -257,3 +257,132 @@ class LiveSteps:
             rec = self.history.add(data, name="bisect", command="steadybench bisect",
                                    git=GitInfo(commit=sha, dirty=False), cwd=self.target.root)
             self.recorded.append(int(rec.id))
+
+
+@dataclass(frozen=True)
+class CountDecision:
+    """How a counted step decides (``bisect --measure instructions|cycles``): the count's
+    settings, and the threshold a candidate's count must exceed the good revision's by to be
+    bad: a fraction (``kind`` percent) or counts per call, with where it comes from."""
+
+    settings: Any
+    #: a :class:`~steadybench.history.thresholds.Threshold`
+    threshold: Any
+    #: "--threshold", "steadybench.toml" (with the rule) or "the default"
+    source: str
+
+    def fraction(self, base: float) -> float:
+        """The threshold relative to the good revision's count ``base``."""
+        from ..history.thresholds import COUNTS
+
+        if self.threshold.kind == COUNTS:
+            return self.threshold.value / base if base > 0 else 0.0
+        return float(self.threshold.value)
+
+    def text(self) -> str:
+        """E.g. "more instructions than the good revision beyond +2% (--threshold)"."""
+        from ..history.thresholds import COUNTS
+
+        amount = (f"{self.threshold.value:,g} {self.settings.measure} per call"
+                  if self.threshold.kind == COUNTS else f"{self.threshold.value:+.2%}")
+        return (f"more {self.settings.measure} than the good revision beyond {amount} "
+                f"({self.source})")
+
+
+class CountSteps(LiveSteps):
+    """The steps of a search on counts: the good revision is counted once (its count is the
+    same at every step), each candidate once, both under valgrind with
+    :func:`steadybench.counts.variants.count_variant` (what ``ab --measure`` does), and the
+    candidate judged by :func:`steadybench.counts.verdict.judge`: bad when it executes more
+    than the good revision beyond the threshold (and beyond the counts' layout spread and fit
+    slack), good otherwise. Exact: no rounds, no confidence level. The good revision's count is
+    recorded in the history once, each candidate's at its commit."""
+
+    def __init__(self, target: BisectTarget, good: Commit, decision: CountDecision,
+                 history: Any = None, announce: Callable[[Commit], None] | None = None,
+                 valgrind: Any = None) -> None:
+        from ..counts.valgrind import find_valgrind
+
+        super().__init__(target, good, None, history, announce=announce, first_budget=1)
+        self.decision = decision
+        #: found before any worktree is made: without valgrind, one line and exit 2
+        self.valgrind = valgrind or find_valgrind()
+        #: the good revision's counted case, once counted
+        self.good_case: Any = None
+
+    def _count(self, variant: Any) -> Any:
+        from ..counts.variants import count_variant
+
+        return count_variant(variant, self.decision.settings, self.valgrind,
+                             name=self.target.label)
+
+    def good_count(self) -> Any:
+        """The good revision's case, counted at the first step and kept."""
+        if self.good_case is None:
+            from ..counts.variants import count_failure
+
+            case = self._count(self._variant("A", self._good_tree))
+            why = count_failure(case)
+            if why is not None:
+                raise ConfigurationError(f"the good revision {self.good.short} could not be "
+                                         f"counted: {why}")
+            self.good_case = case
+            self._record_case(case, self.good.sha)
+        return self.good_case
+
+    def __call__(self, commit: Commit, position: int) -> Step:
+        from ..counts.variants import count_failure
+        from ..counts.verdict import FEWER, MORE, check_identities, judge, side_of
+        from .worktrees import BuildFailed, worktrees
+
+        try:
+            with worktrees([commit.sha], self.target.build, self.target.root) as (tree,):
+                try:
+                    candidate = self._variant("B", tree)
+                except ConfigurationError as exc:  # e.g. the file is not in that commit
+                    return Step(commit, position, SKIP, reason=f"cannot be measured: {exc}")
+                if self.announce is not None:
+                    self.announce(commit)
+                good = self.good_count()
+                case = self._count(candidate)
+        except BuildFailed as exc:
+            return Step(commit, position, SKIP, reason=f"build failed: {exc.reason}")
+        why = count_failure(case)
+        if why is not None:
+            return Step(commit, position, SKIP, reason=f"could not be counted: {why}")
+        self.measured += 1
+        self._record_case(case, commit.sha)
+        unit = self.decision.settings.measure
+        base = side_of(good.estimate)
+        verdict = judge(commit.short, unit, base, side_of(case.estimate),
+                        self.decision.fraction(base.value))
+        exact = (f"{verdict.difference:+,.0f}" if abs(verdict.difference) >= 10
+                 else f"{verdict.difference:+,.2f}")
+        bad = verdict.verdict == MORE
+        reason = {MORE: f"more {unit} beyond {verdict.allowed:.2%}",
+                  FEWER: f"fewer {unit} beyond {verdict.allowed:.2%}"}.get(
+            verdict.verdict, f"the same {unit} within {verdict.allowed:.2%}")
+        differs = check_identities((good.extra.get("counts") or {}).get("identity"),
+                                   (case.extra.get("counts") or {}).get("identity"),
+                                   "the good revision and the candidate")
+        if differs:
+            reason += "; " + "; ".join(differs)
+        return Step(commit, position, BAD if bad else GOOD, verdict.change, None, None, 0,
+                    reason, exact=f"{exact} {unit} per {base.per}")
+
+    def _record_case(self, case: Any, sha: str) -> None:
+        """One counted case in the history at its commit, under the benchmark's name."""
+        if self.history is None:
+            return
+        from ..environment import capture_environment
+        from ..history.git import GitInfo
+        from ..model.results import Results
+        from ..output.results_io import results_to_json
+
+        results = Results(suite="bisect", cases=[case], environment=capture_environment(),
+                          context={"command": "steadybench bisect",
+                                   "measure": self.decision.settings.measure})
+        rec = self.history.add(json.loads(results_to_json(results)), name="bisect",
+                               command="steadybench bisect", git=GitInfo(commit=sha, dirty=False),
+                               cwd=self.target.root)
+        self.recorded.append(int(rec.id))

@@ -285,35 +285,18 @@ def _ab_counts(va: Any, vb: Any, opts: dict[str, Any]) -> int:
     import json
 
     from ..counts.backend import NOT_TIME
-    from ..counts.python import CountMethod, PythonCountBackend, count_case
     from ..counts.valgrind import find_valgrind
+    from ..counts.variants import count_failure, count_variant
     from ..counts.verdict import check_identities, judge, side_of
     from ..fileio import atomic_write_text
-    from ..model.implementation import Implementation
-    from ..model.parameters import Parameters
-    from ..model.results import CaseResult
     from .measure import count_settings
 
     valgrind = find_valgrind()
     settings = count_settings(opts, "layouts")
-    cases = []
-    for variant in (va, vb):
-        case = CaseResult(variant.label, variant.label, unit=settings.measure, method="count")
-        if hasattr(variant, "argv"):  # a command: the count per process
-            from ..counts.programs import count_command
-
-            count_command(case, valgrind, variant.argv, settings)
-        else:
-            backend = PythonCountBackend(
-                Implementation(variant.label), Parameters(), variant.label, settings, valgrind,
-                variant.python, select=(variant.path, variant.selector),
-                cwd=variant.cwd, extra_path=tuple(variant.extra_path or ()))
-            count_case(case, backend)
-            CountMethod(settings).finish(case)
-        cases.append(case)
-    failed = [c for c in cases if c.errors or c.estimate is None or not c.estimate.ok]
-    for case in failed:
-        click.echo(f"error: {case.label}: {'; '.join(case.errors) or 'no count'}", err=True)
+    cases = [count_variant(variant, settings, valgrind) for variant in (va, vb)]
+    failed = [(c, why) for c in cases if (why := count_failure(c)) is not None]
+    for case, why in failed:
+        click.echo(f"error: {case.label}: {why}", err=True)
     if failed:
         return 1
     a_case, b_case = cases

@@ -11,6 +11,7 @@ import click
 from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, LAYOUTS
 from ..errors import ConfigurationError
 from .common import writable_path
+from .measure import counting, measure_option
 
 #: a step's budget: more time than ab's 8.5 s, since each step decides at 1 − α/k; ab's 60
 #: rounds, whose planned looks (13, 22, 36, 60 rounds at 99.3 %) come early enough that a clear
@@ -31,6 +32,8 @@ def step_line(step: Any, total: int, number: int, bound: int) -> str:
             f"{step.commit.subject[:50]!r}: {step.verdict}")
     if step.verdict == "skip":
         return f"{head} — {step.reason}"
+    if step.exact:  # a count: exact, no interval, no rounds
+        return f"{head} — {_percent(step.change)} (exact: {step.exact}), {step.reason}"
     return (f"{head} — {_percent(step.change)} [{_percent(step.low)}, {_percent(step.high)}], "
             f"{step.reason}, {step.rounds} rounds")
 
@@ -60,6 +63,48 @@ def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
     return rule.value
 
 
+#: options that apply to time only: given with --measure instructions|cycles they are refused
+TIME_ONLY = ("max_rounds", "max_time", "min_rounds", "execution_time", "warmup", "layout",
+             "clock", "seed", "confidence")
+
+
+def _count_decision(opts: dict[str, Any], label: str, root: str) -> Any:
+    """The count settings and the threshold of a search on counts: ``--threshold`` (a
+    percentage, or counts per call: "1000 counts"), else the benchmark's rule in
+    steadybench.toml, else that file's default (:data:`~steadybench.history.thresholds.
+    DEFAULT_THRESHOLD` without one)."""
+    from ..ab.bisect_run import CountDecision
+    from ..history.thresholds import load_thresholds, parse_threshold
+    from .measure import count_settings
+
+    source = click.get_current_context().get_parameter_source
+    for name in TIME_ONLY:
+        if source(name) == click.core.ParameterSource.COMMANDLINE:
+            raise ConfigurationError(f"--measure {opts['measure']} does not take "
+                                     f"--{name.replace('_', '-')} (it applies to time; a count "
+                                     "is exact and takes no rounds)")
+    settings = count_settings({**opts, "confidence": 0.95}, "layouts")  # of the fit's interval
+    if opts["calls"] is not None:
+        from dataclasses import replace
+
+        settings = replace(settings, calls=opts["calls"])
+    if opts["threshold"] is not None:
+        text = opts["threshold"].strip()
+        if text.endswith("counts"):  # counts per call, as in steadybench.toml
+            rule = parse_threshold(text, "--threshold")
+        else:  # a fraction or a percentage, as for time
+            from ..history.thresholds import PERCENT, Threshold
+            from .compare import parse_fraction
+
+            rule = Threshold(PERCENT, float(parse_fraction(text, "--threshold") or 0.0),
+                             "--threshold")
+        return CountDecision(settings, rule, "--threshold")
+    thresholds = load_thresholds(cwd=root)
+    rule = thresholds.for_label(label)
+    where = f"steadybench.toml: {rule.source}" if thresholds.path else "the default"
+    return CountDecision(settings, rule, where)
+
+
 @click.command("bisect")
 @click.argument("target", metavar="FILE[::NAME]")
 @click.option("--good", default=None, help="A revision without the slowdown.")
@@ -83,8 +128,9 @@ def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
 @click.option("--confidence", default="0.95", show_default=True,
               help="Overall confidence: each step runs at 1 − (1 − confidence)/steps.")
 @click.option("--threshold", default=None,
-              help="A candidate is bad when slower beyond this (e.g. 2%); default: the "
-                   "benchmark's threshold in steadybench.toml, else 0.")
+              help="A candidate is bad when slower beyond this (e.g. 2%; on counts also "
+                   "'5000 counts' per call); default: the benchmark's threshold in "
+                   "steadybench.toml, else 2%.")
 @click.option("--max-rounds", type=click.IntRange(min=2), default=BISECT_MAX_ROUNDS,
               show_default=True, help="Budget of each step: rounds.")
 @click.option("--max-time", type=float, default=BISECT_MAX_TIME, show_default=True,
@@ -113,13 +159,20 @@ def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
 @click.option("--no-history", is_flag=True, help="Do not record the steps.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
               help="Write the path and the answer as JSON ('-' for stdout).")
+@measure_option
+@click.option("--calls", type=click.IntRange(min=1), default=None,
+              help="With --measure instructions|cycles: calls of the smallest counted point "
+                   "(points at 1, 2, 3 × N; default: sized from counts of 0 and 1 call, one "
+                   "or two more processes under valgrind per revision).")
 def bisect_cmd(target: str, **opts: Any) -> int:
     """Find the first commit between a good and a bad revision that made FILE[::NAME] slower.
 
     Each step measures a candidate against the good revision with ab's sequential protocol;
     the confidence is shared over the at most ⌈log₂ n⌉ + 1 steps (Bonferroni). Exit status: 1
     when a first slower commit is named, 0 when there is no regression (with --step: 0 good,
-    1 slower, 125 skipped). Records each step in the history.
+    1 slower, 125 skipped). Records each step in the history. With --measure instructions or
+    cycles each step is exact (counted under valgrind, no rounds, no confidence level) and the
+    decision is the threshold.
     """
     from ..ab.bisect import max_steps, step_confidence
     from ..ab.bisect_run import BisectTarget, parse_range, resolve
@@ -157,8 +210,12 @@ def bisect_cmd(target: str, **opts: Any) -> int:
             opts["good"], opts["bad"], change = range_from_history(store, bisect_target.label)
         click.echo(f"history: {change.label} on {change.machine}: {change.magnitude:+.1%} in "
                    f"{change.commit_range}")
-    threshold = _threshold(opts, bisect_target.label, root)
     good = resolve(opts["good"], root)
+    if counting(opts):
+        return _on_counts(bisect_target, good, opts, root)
+    if opts["calls"] is not None:
+        raise ConfigurationError("--calls applies with --measure instructions|cycles")
+    threshold = _threshold(opts, bisect_target.label, root)
     if opts["step_mode"]:
         steps = opts["steps"] or _git_bisect_steps(good, root)
         settings = _settings(opts, step_confidence(overall, steps), threshold)
@@ -173,6 +230,60 @@ def bisect_cmd(target: str, **opts: Any) -> int:
                f"(bad); at most {bound} steps, each at {settings.confidence:.4%} "
                f"({overall:.0%} overall, Bonferroni)")
     return _search(bisect_target, good, commits, settings, overall, bound, opts)
+
+
+def _on_counts(target: Any, good: Any, opts: dict[str, Any], root: str) -> int:
+    """``bisect --measure instructions|cycles``: every step exact (:class:`~steadybench.ab.
+    bisect_run.CountSteps`); the same path, answer, exit statuses and history as on time."""
+    from ..ab.bisect import max_steps
+    from ..ab.bisect_run import CountSteps, commit_range, resolve
+    from ..counts.valgrind import find_valgrind
+
+    decision = _count_decision(opts, target.label, root)
+    valgrind = find_valgrind()  # before any worktree or history: missing → one line, exit 2
+    store = None
+    try:
+        if opts["step_mode"]:
+            head = resolve("HEAD", root)
+            store = _history(opts, root)
+            with CountSteps(target, good, decision, store, _announce(good), valgrind) as live:
+                step = live(head, 1)
+            click.echo(step_line(step, 1, 1, 1).replace("step 1/≤1: ", "bisect step: "))
+            click.echo(f"note: {_not_time()}")
+            if opts["json_path"]:
+                _write_json(opts["json_path"], {"kind": "steadybench-bisect-step",
+                                                "good": good.sha, "step": _step_dict(step),
+                                                **_count_fields(decision)})
+            return {"bad": EXIT_BAD, "skip": EXIT_SKIP}.get(step.verdict, EXIT_GOOD)
+        bad = resolve(opts["bad"] or "HEAD", root)
+        commits = commit_range(good, bad, root)
+        bound = max_steps(len(commits))
+        click.echo(f"bisect: {len(commits)} commits after {good.short} (good) up to "
+                   f"{bad.short} (bad); at most {bound} steps, each counting "
+                   f"{decision.settings.measure} under valgrind: exact, so no confidence level "
+                   f"and no Bonferroni; a candidate is bad when it executes "
+                   f"{decision.text()}")
+        store = _history(opts, root)
+        live = CountSteps(target, good, decision, store, _announce(good), valgrind)
+        return _run_search(live, good, commits, 1.0, bound, opts, decision)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _not_time() -> str:
+    """Said once wherever a verdict on counts is printed."""
+    from ..counts.backend import NOT_TIME
+
+    return NOT_TIME
+
+
+def _count_fields(decision: Any) -> dict[str, Any]:
+    """What the JSON adds on counts: the measure, the threshold and where it comes from."""
+    return {"measure": decision.settings.measure, "exact": True,
+            "threshold": {"kind": decision.threshold.kind, "value": decision.threshold.value,
+                          "source": decision.source},
+            "note": _not_time()}
 
 
 def _git_bisect_steps(good: Any, root: str) -> int:
@@ -224,8 +335,22 @@ def _one_step(target: Any, good: Any, head: Any, settings: Any, opts: dict[str, 
 
 def _search(target: Any, good: Any, commits: list[Any], settings: Any, overall: float,
             bound: int, opts: dict[str, Any]) -> int:
-    from ..ab.bisect import bisect
     from ..ab.bisect_run import LiveSteps
+
+    store = _history(opts, target.root)
+    try:
+        live = LiveSteps(target, good, settings, store, announce=_announce(good))
+        return _run_search(live, good, commits, overall, bound, opts)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _run_search(live: Any, good: Any, commits: list[Any], overall: float, bound: int,
+                opts: dict[str, Any], decision: Any = None) -> int:
+    """The search with ``live``'s steps (time or counts), its path printed as it goes, then
+    the answer, the JSON and the exit status."""
+    from ..ab.bisect import bisect
 
     taken: list[Any] = []
 
@@ -233,28 +358,29 @@ def _search(target: Any, good: Any, commits: list[Any], settings: Any, overall: 
         taken.append(step)
         click.echo(step_line(step, len(commits), len(taken), bound))
 
-    store = _history(opts, target.root)
+    level = 1.0 if decision is not None else live.settings.confidence
     try:
-        with LiveSteps(target, good, settings, store, announce=_announce(good)) as live:
-            result = bisect(good, commits, live, settings.confidence, on_step=shown)
+        with live:
+            result = bisect(good, commits, live, level, on_step=shown)
     except KeyboardInterrupt:
         from . import Interrupted
 
         click.echo(f"bisect: interrupted after {len(taken)} step(s); the repository and its "
                    "worktrees are as they were", err=True)
         raise Interrupted() from None
-    finally:
-        if store is not None:
-            store.close()
-    for line in answer_lines(result, overall):
+    for line in answer_lines(result, overall, decision):
         click.echo(line)
     if opts["json_path"]:
-        _write_json(opts["json_path"], to_document(result, overall))
+        _write_json(opts["json_path"], to_document(result, overall, decision))
     return EXIT_BAD if result.found else EXIT_GOOD
 
 
-def answer_lines(result: Any, overall: float) -> list[str]:
-    """The end of the output: the commit, its message, the change and the confidence."""
+def answer_lines(result: Any, overall: float, decision: Any = None) -> list[str]:
+    """The end of the output: the commit, its message, the change and the confidence (on
+    counts, ``decision`` given: the exact difference and the threshold, then once that counts
+    are not time)."""
+    if decision is not None:
+        return _count_answer(result, decision)
     measured = sum(1 for s in result.steps if s.verdict != "skip")
     confidence = (f"{result.overall_confidence:.1%} overall ({measured} steps at "
                   f"{result.step_confidence:.4%} each, Bonferroni)")
@@ -280,14 +406,47 @@ def answer_lines(result: Any, overall: float) -> list[str]:
             f"at {result.step_confidence:.4%}"]
 
 
+def _count_answer(result: Any, decision: Any) -> list[str]:
+    """The answer of a search on counts."""
+    rule = (f"  decision: counts are exact (no confidence level, no Bonferroni); bad = "
+            f"{decision.text()}")
+    note = f"note: {_not_time()}"
+    if result.first_bad is not None:
+        ev = result.evidence
+        return [f"first commit with more {decision.settings.measure}: {result.first_bad.sha}",
+                f"  message: {result.first_bad.subject}",
+                f"  change: {_percent(ev.change)} (exact: {ev.exact}) against "
+                f"{result.good.short}" if ev else "  change: —", rule, note]
+    if result.candidates:
+        return ["the first commit with more counts is one of (the others were skipped): "
+                + ", ".join(c.short for c in result.candidates), rule, note]
+    last = result.steps[-1] if result.steps else None
+    measured = (f": {result.bad.short} counted {_percent(last.change)} (exact: {last.exact})"
+                if last is not None and last.exact else
+                f": {result.bad.short} {last.reason}" if last is not None else "")
+    return [f"no regression between {result.good.short} and {result.bad.short}{measured}",
+            rule, note]
+
+
 def _step_dict(step: Any) -> dict[str, Any]:
     return {"commit": step.commit.sha, "subject": step.commit.subject,
             "position": step.position, "verdict": step.verdict, "decided": step.decided,
             "change": step.change,
-            "low": step.low, "high": step.high, "rounds": step.rounds, "reason": step.reason}
+            "low": step.low, "high": step.high, "rounds": step.rounds, "reason": step.reason,
+            **({"exact": step.exact} if step.exact else {})}
 
 
-def to_document(result: Any, overall: float) -> dict[str, Any]:
+def to_document(result: Any, overall: float, decision: Any = None) -> dict[str, Any]:
+    """The path and the answer as JSON; on counts (``decision`` given) the confidences are
+    null (the steps are exact) and the measure and threshold are added."""
+    doc = _document(result, overall)
+    if decision is not None:
+        doc.update(_count_fields(decision), requested_confidence=None, step_confidence=None,
+                   overall_confidence=None)
+    return doc
+
+
+def _document(result: Any, overall: float) -> dict[str, Any]:
     return {"kind": "steadybench-bisect", "good": result.good.sha, "bad": result.bad.sha,
             "commits": result.commits, "requested_confidence": overall,
             "step_confidence": result.step_confidence,
