@@ -867,7 +867,7 @@ def hostile_names_and_paths(ctx: Context) -> list[Case]:
                            "{dir}/r.json"], (0, 2),
                           setup=lambda folder, b=bench: (folder / "b.py").write_text(b)))
     paths = {"/proc/version": (2,), "/proc/sys/new.json": (2,), "{dir}": (2,),
-             "/dev/full": (1, 2), "{dir}/new/deeper/r.json": (0,),
+             "/dev/full": (1, 2), "{dir}/new/deeper/r.json": (2,),  # no folder made (item 18)
              "{dir}/line\nbreak.json": (0,), "{dir}/" + "x" * 300 + ".json": (2,)}
     for path in ctx.sample(sorted(paths), 3):
         fmt = ctx.rng.choice(["--json", "--csv", "--xml", "--markdown", "--report"])
