@@ -348,3 +348,14 @@ def test_report_draws_counts_and_time_side_by_side(tmp_path, capsys):
                                                    flags=re.S)).split())
     assert "Counts and time" in text and "16,500 instructions" in text and "8.1 µs" in text
     assert "slower than" not in text and "faster than" not in text
+
+
+def test_compare_on_counts_refuses_outputs_it_does_not_write(tmp_path, capsys):
+    a = _count_results(tmp_path / "a.json", 16_500.0)
+    assert main(["compare", a, a, "--markdown", str(tmp_path / "c.md")]) == 2
+    assert "not written for counts" in capsys.readouterr().err
+    out = tmp_path / "c.json"
+    assert main(["compare", a, a, "--json", str(out)]) == 0
+    import json
+
+    assert json.loads(out.read_text())["kind"] == "counts"

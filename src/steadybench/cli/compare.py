@@ -187,6 +187,11 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         from ..counts.verdict import is_count_comparison
 
         if is_count_comparison(base_set.samples, new_set.samples):
+            for given, flag in ((markdown_path, "--markdown"), (csv_path, "--csv"),
+                                (report_path, "--report")):
+                if given:
+                    raise ConfigurationError(f"{flag} is not written for counts yet; use --json "
+                                             "(or 'steadybench report' on the two files)")
             return compare_counts(base_set, new_set, opts.threshold, json_path, fail_on, quiet)
         opts.noise, note = history_noise_lookup(history_url, new_set.environment)
         opts.run_noise = run_noise_lookup(history_url, new_set.environment)
