@@ -141,7 +141,6 @@ def run_noise_lookup(url: str | None, environment: dict[str, Any] | None,
     from .backends import HistoryError, default_path
     from .last_run import noise_lookup
     from .record import current_machine
-    from .regressions import _point_value
     from .store import HistoryStore
 
     kept = noise_lookup(environment)
@@ -163,7 +162,7 @@ def run_noise_lookup(url: str | None, environment: dict[str, Any] | None,
             if store is not None:
                 try:
                     points = store.series(label, machine=machine)
-                    found = from_levels([_point_value(p) for p in points],
+                    found = from_levels([record_level(p) for p in points],
                                         "this machine (history)")
                 except HistoryError:
                     found = None
@@ -171,3 +170,14 @@ def run_noise_lookup(url: str | None, environment: dict[str, Any] | None,
         return cache[label]
 
     return lookup
+
+
+def record_level(p: Any) -> float:
+    """A record's level: the median log-time of its executions (one slowed execution does not
+    move it), else the log of its value. ``p`` is a :class:`~steadybench.history.store.Point`.
+    Used by the between-record noise here and by :mod:`.regressions`."""
+    import statistics
+
+    logs = [math.log(v) for v in p.executions if v > 0]
+    # statistics.median: the same value as numpy's, without its overhead on a few numbers
+    return float(statistics.median(logs)) if logs else math.log(p.value)

@@ -55,7 +55,8 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..stats.robust import robust_sd
-from .noise import MIN_DF
+from .noise import MIN_DF, record_level
+from .thresholds import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
     from .store import HistoryStore, Point
@@ -79,8 +80,9 @@ TREND_PASSES = 4
 THEIL_SEN_PAIRS = 200_000
 #: changes smaller than this are not reported unless ``min_change`` says otherwise: about the
 #: 95 % band between runs of identical code on the development VM (±3.2–3.7 %, issue 25)
-#: halved — smaller record-to-record moves are the machine's
-DEFAULT_MIN_CHANGE = 0.02
+#: halved — smaller record-to-record moves are the machine's. One value with the project
+#: thresholds' default (:data:`steadybench.history.thresholds.DEFAULT_THRESHOLD`).
+DEFAULT_MIN_CHANGE = DEFAULT_THRESHOLD.value
 SLOWER = "slower"
 FASTER = "faster"
 
@@ -140,15 +142,6 @@ class SeriesAnalysis:
     trend: float = 0.0
     #: the random walk's spread per record in the record noise model
     walk: float = 0.0
-
-
-def _point_value(p: Point) -> float:
-    """The median log-time of a record's executions (one slowed execution does not move it)."""
-    import statistics
-
-    logs = [math.log(v) for v in p.executions if v > 0]
-    # statistics.median: the same value as numpy's, without its overhead on a few numbers
-    return float(statistics.median(logs)) if logs else math.log(p.value)
 
 
 @functools.lru_cache(maxsize=64)
@@ -452,7 +445,7 @@ def find_changes(points: Sequence[Point], label: str = "", machine: str = "",
     if len(points) < MIN_POINTS:
         return SeriesAnalysis(label, machine, len(points), None, "", [],
                               f"{len(points)} record(s): at least {MIN_POINTS} are needed")
-    y = [_point_value(p) for p in points]
+    y = [record_level(p) for p in points]
     sigma, source = _sigma(points, y)
     if sigma is None:
         return SeriesAnalysis(label, machine, len(points), None, "", [],

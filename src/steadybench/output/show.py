@@ -40,7 +40,7 @@ def execution_values(case: CaseResult) -> list[list[float]]:
     """The case's measured values split by execution (worker process), in the order they were
     measured; one list when the file does not say which execution made which value."""
     values = case.values()
-    sizes = [int(p.get("n") or 0) for p in case.processes if isinstance(p, dict)]
+    sizes = [int(e.n or 0) for e in case.processes]
     if len(sizes) > 1 and sum(sizes) == len(values):
         out, start = [], 0
         for size in sizes:
@@ -140,10 +140,11 @@ def dump_lines(case: CaseResult) -> list[str]:
     """pyperf ``dump``: every value, by execution, with the execution's hash seed."""
     lines = [f"{case.label}:"]
     execs = execution_values(case)
-    processes = [p for p in case.processes if isinstance(p, dict)]
+    processes = list(case.processes)
     for k, xs in enumerate(execs, 1):
-        info = processes[k - 1] if len(processes) == len(execs) else {}
-        seed = info.get("hash_seed")
+        execution = processes[k - 1] if len(processes) == len(execs) else None
+        layout = execution.layout if execution is not None else None
+        seed = layout.hash_seed if layout is not None else None
         head = f"  execution {k}: {len(xs)} values" + (f" (hash seed {seed})"
                                                         if seed is not None else "")
         lines.append(head)
