@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 
-#: pytest-benchmark's plugin name (its ``pytest11`` entry point)
-PYTEST_BENCHMARK = "benchmark"
+from .peer_options import PYTEST_BENCHMARK
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:

@@ -27,6 +27,9 @@ from typing import Any
 
 import pytest
 
+#: pytest-benchmark's plugin name in pytest's plugin manager
+PYTEST_BENCHMARK = "benchmark"
+
 #: pytest-benchmark flag -> the steadybench option it is an alias of
 ALIASES = {
     "--benchmark-skip": "--steadybench-skip",
@@ -77,8 +80,6 @@ def _dest(flag: str) -> str:
 def pytest_benchmark_active(pluginmanager: Any) -> bool:
     """Whether pytest-benchmark will own its flags in this session: installed and not
     disabled with ``-p no:benchmark``."""
-    from . import PYTEST_BENCHMARK
-
     if pluginmanager.is_blocked(PYTEST_BENCHMARK) or pluginmanager.is_blocked(
             "pytest_benchmark"):
         return False
