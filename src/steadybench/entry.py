@@ -84,7 +84,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # before the command line's own handlers were in place
         return EXIT_INTERRUPTED
     finally:
-        for signum, handler in before.items():
-            if handler is not None:
-                signal.signal(signum, handler)
+        if argv is None:
+            # the console script: no embedding program to give its handlers back to, and a
+            # default action here would let a signal kill the process (-1) between this
+            # return and Python's exit handlers
+            _exit_handlers_end_with_status()
+        else:
+            for signum, handler in before.items():
+                if handler is not None:
+                    signal.signal(signum, handler)
         atexit.register(_exit_handlers_end_with_status)  # registered last: runs first

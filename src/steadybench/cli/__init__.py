@@ -97,6 +97,18 @@ class LazyGroup(click.Group):
             raise _Stopped(exc) from None
 
 
+def _interrupt_in_chain(exc: BaseException) -> bool:
+    """Whether a KeyboardInterrupt (a signal turned into one) caused ``exc``."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, KeyboardInterrupt | _Stopped):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 class _Stopped(Exception):  # noqa: N818 - not an error: the KeyboardInterrupt, carried
     """A KeyboardInterrupt (or :class:`Interrupted`) on its way from a command to
     :func:`main`."""
@@ -267,6 +279,14 @@ def main(argv: list[str] | None = None, *, late_exit: bool = False) -> int:
         print(f"error: {one_line(exc.strerror or str(exc))}{one_line(where)}", file=sys.stderr)
         code = 1
     except Exception as exc:  # a bug of ours: still one line, the traceback behind --debug
+        if _interrupt_in_chain(exc):
+            # Ctrl-C or SIGTERM landed inside code that wraps what it raises (an import
+            # defining a dataclass wraps it in RuntimeError): an interrupt, not a bug
+            word, code = _ending(seen)
+            print(word + _not_written(), file=sys.stderr)
+            if argv is None:
+                sys.exit(code)
+            return code
         if debug:
             traceback.print_exc()
         print(f"error: internal error: {type(exc).__name__}: {one_line(str(exc))} "
