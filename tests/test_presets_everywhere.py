@@ -74,7 +74,7 @@ def test_ab_preset_managed_restores_the_machine_exactly(tmp_path, board, governo
 
 def test_timeit_preset_managed_restores_the_machine_exactly(board, governor_seen, capsys):
     before = snapshot(board)
-    code = main(["--root", str(board), "timeit", "sum(range(10))", "sum(range(20))",
+    code = main(["--root", str(board), "timeit", "sum(range(10))", "--vs", "sum(range(20))",
                  "--max-rounds", "6", "--execution-time", "0.005", "--preset", "managed",
                  "-q"])
     captured = capsys.readouterr()

@@ -257,7 +257,12 @@ def test_run_defaults(monkeypatch, capsys):
 
 
 def _seen_by_executions(tmp_path: Path, layout: str, tag: str) -> tuple[list[list[str]], list]:
-    record = tmp_path / f"seen-{tag}.txt"
+    # The records go in a folder of their own: the benchmark file's folder is on the worker's
+    # sys.path, and imports list it, so a new file there (seen-1.txt before the second
+    # invocation) would change the worker's allocations, hence the addresses compared.
+    records = tmp_path / "records"
+    records.mkdir(exist_ok=True)
+    record = records / f"seen-{tag}.txt"
     path = _file(tmp_path, f"""
 @sb.benchmark
 def work():
