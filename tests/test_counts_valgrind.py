@@ -258,7 +258,8 @@ def test_sweep_counts_per_iteration_grow_linearly(tmp_path, capsys):
 
 def test_timeit_counts_statements_and_compares_them_in_words(capsys):
     code = main(["timeit", "--measure", "instructions", "-s", "d = list(range(3000))[::-1]",
-                 "sorted(d)", "sorted(d); sorted(d)"])
+                 "sorted(d)", "--vs", "sorted(d); sorted(d)"])  # rivals: --vs (python -m timeit's
+    # convention: several STMT arguments are the lines of one statement)
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "'sorted(d); sorted(d)' executes" in captured.out
