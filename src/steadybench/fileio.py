@@ -27,6 +27,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import SteadybenchError
 
@@ -281,3 +282,17 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     os.close(fd)
     os.unlink(probe)
     return named
+
+
+def writable_path(ctx: Any, param: Any, value: Any) -> Any:
+    """Click callback: an output path must be writable, checked before anything is measured
+    ("-" for standard output passes); a refusal is click's ``BadParameter``. Here, below both
+    the command line and the fleet's options (which must not import the command line)."""
+    if value is not None and value != "-":
+        try:
+            check_writable(value)
+        except SteadybenchError as exc:
+            import click
+
+            raise click.BadParameter(str(exc)) from None
+    return value

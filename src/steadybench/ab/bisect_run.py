@@ -15,11 +15,13 @@ import json
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import ConfigurationError
 from .bisect import BAD, GOOD, SKIP, Commit, Step
 from .session import FAILED, ABResult, ABSession, ABSettings
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,25 @@ class LiveSteps:
         variant.check()
         return variant
 
+    def _in_tree(self, commit: Commit, position: int,
+                 measure: Callable[[Any], _T]) -> _T | Step:
+        """``measure(candidate)`` with the variant B of ``commit``, inside its built worktree,
+        once the commit is announced; a SKIP step when it does not build or its variant cannot
+        be made (e.g. the file is not in that commit)."""
+        from .worktrees import BuildFailed, worktrees
+
+        try:
+            with worktrees([commit.sha], self.target.build, self.target.root) as (tree,):
+                try:
+                    candidate = self._variant("B", tree)
+                except ConfigurationError as exc:
+                    return Step(commit, position, SKIP, reason=f"cannot be measured: {exc}")
+                if self.announce is not None:
+                    self.announce(commit)
+                return measure(candidate)
+        except BuildFailed as exc:
+            return Step(commit, position, SKIP, reason=f"build failed: {exc.reason}")
+
     def settings_now(self) -> ABSettings:
         """The A/B settings of the next step. The first (the bad end) has ``first_budget``
         times the budget. After the bad end was found slower by Δ, a
@@ -210,21 +231,12 @@ class LiveSteps:
                                                     self.reference / 2.0), equivalence=True)
 
     def __call__(self, commit: Commit, position: int) -> Step:
-        from .worktrees import BuildFailed, worktrees
-
         settings = self.settings_now()
-        try:
-            with worktrees([commit.sha], self.target.build, self.target.root) as (tree,):
-                good = self._variant("A", self._good_tree)
-                try:
-                    candidate = self._variant("B", tree)
-                except ConfigurationError as exc:  # e.g. the file is not in that commit
-                    return Step(commit, position, SKIP, reason=f"cannot be measured: {exc}")
-                if self.announce is not None:
-                    self.announce(commit)
-                res = ABSession(good, candidate, settings, progress=self.progress).run()
-        except BuildFailed as exc:
-            return Step(commit, position, SKIP, reason=f"build failed: {exc.reason}")
+        res = self._in_tree(commit, position, lambda candidate: ABSession(
+            self._variant("A", self._good_tree), candidate, settings,
+            progress=self.progress).run())
+        if isinstance(res, Step):
+            return res
         if res.interim:
             raise KeyboardInterrupt
         if res.verdict == FAILED:
@@ -333,20 +345,11 @@ class CountSteps(LiveSteps):
     def __call__(self, commit: Commit, position: int) -> Step:
         from ..counts.variants import count_failure
         from ..counts.verdict import FEWER, MORE, check_identities, judge, side_of
-        from .worktrees import BuildFailed, worktrees
-
-        try:
-            with worktrees([commit.sha], self.target.build, self.target.root) as (tree,):
-                try:
-                    candidate = self._variant("B", tree)
-                except ConfigurationError as exc:  # e.g. the file is not in that commit
-                    return Step(commit, position, SKIP, reason=f"cannot be measured: {exc}")
-                if self.announce is not None:
-                    self.announce(commit)
-                good = self.good_count()
-                case = self._count(candidate)
-        except BuildFailed as exc:
-            return Step(commit, position, SKIP, reason=f"build failed: {exc.reason}")
+        out = self._in_tree(commit, position,
+                            lambda candidate: (self.good_count(), self._count(candidate)))
+        if isinstance(out, Step):
+            return out
+        good, case = out
         why = count_failure(case)
         if why is not None:
             return Step(commit, position, SKIP, reason=f"could not be counted: {why}")

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import ConfigurationError, SteadybenchError
-from ..fileio import check_writable
+from ..errors import ConfigurationError
+from ..fileio import writable_path
 from .validate import PROBABILITY
 
 if TYPE_CHECKING:
@@ -123,17 +123,6 @@ def stop_condition_from(opts: dict[str, Any]) -> StopCondition:
         confidence=confidence,
         condition=parse_stop_condition(named) if named else None,
     )
-
-
-def writable_path(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    """Click callback: an output path must be writable, checked before anything is measured
-    ("-" for standard output passes)."""
-    if value is not None and value != "-":
-        try:
-            check_writable(value)
-        except SteadybenchError as exc:
-            raise click.BadParameter(str(exc)) from None
-    return value
 
 
 def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:

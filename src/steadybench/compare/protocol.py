@@ -42,7 +42,7 @@ p_slower) < 1 − C; the Holm correction then covers several benchmarks. **Thres
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -372,6 +372,23 @@ def compare_pair(base: Sample, new: Sample, opts: CompareOptions) -> dict[str, A
     return row
 
 
+def _one_level(row: dict[str, Any], opts: CompareOptions,
+               decides: Callable[[float], bool]) -> float:
+    """Record in ``row`` the one confidence level both protocols use, and return the level to
+    compute at: the fixed ``--confidence``, or (auto) the first of :data:`AUTO_LEVELS` at which
+    ``decides(level)`` holds (``None`` recorded when none does; the last level is used)."""
+    if opts.confidence is None:
+        level = next((lv for lv in AUTO_LEVELS if decides(lv)), None)
+        row["confidence_mode"] = "auto"
+        used = level if level is not None else AUTO_LEVELS[-1]
+    else:
+        level = used = opts.confidence
+        row["confidence_mode"] = "fixed"
+    row["confidence"] = level
+    row["protocol_confidence"] = dict.fromkeys(PROTOCOLS, level)
+    return used
+
+
 def _between_runs(row: dict[str, Any], base: Sample, new: Sample, a: np.ndarray,
                   b: np.ndarray, opts: CompareOptions) -> None:
     """Results of separate invocations: both protocols become the test of the random-effect
@@ -386,15 +403,7 @@ def _between_runs(row: dict[str, Any], base: Sample, new: Sample, a: np.ndarray,
     else:
         found = opts.run_noise(new) or opts.run_noise(base) if opts.run_noise else None
         at = across_time(a, b, found or DEFAULT)
-    if opts.confidence is None:
-        level = next((lv for lv in AUTO_LEVELS if at.p_two_sided < 1.0 - lv), None)
-        row["confidence_mode"] = "auto"
-        used = level if level is not None else AUTO_LEVELS[-1]
-    else:
-        level = used = opts.confidence
-        row["confidence_mode"] = "fixed"
-    row["confidence"] = level
-    row["protocol_confidence"] = dict.fromkeys(PROTOCOLS, level)
+    used = _one_level(row, opts, lambda lv: at.p_two_sided < 1.0 - lv)
     low, high = at.interval(used)
     proto = {"status": "ok", "test": "t with between-run noise", "statistic": at.statistic,
              "df": at.df, "p_faster": at.p_faster, "p_slower": at.p_slower,
@@ -417,17 +426,8 @@ def _known_noise(row: dict[str, Any], a: np.ndarray, b: np.ndarray, noise: Any,
     (:func:`steadybench.history.noise.known_noise_protocol`)."""
     from .known_noise import known_noise_protocol
 
-    if opts.confidence is None:
-        level = next((lv for lv in AUTO_LEVELS
-                      if decide(known_noise_protocol(a, b, noise, lv), lv) in (FASTER, SLOWER)),
-                     None)
-        row["confidence_mode"] = "auto"
-        used = level if level is not None else AUTO_LEVELS[-1]
-    else:
-        level = used = opts.confidence
-        row["confidence_mode"] = "fixed"
-    row["confidence"] = level
-    row["protocol_confidence"] = dict.fromkeys(PROTOCOLS, level)
+    used = _one_level(row, opts, lambda lv: decide(known_noise_protocol(a, b, noise, lv), lv)
+                      in (FASTER, SLOWER))
     proto = known_noise_protocol(a, b, noise, used)
     ci = proto.pop("ratio_ci")
     row["mean_protocol"] = dict(proto)

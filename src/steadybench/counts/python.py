@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigurationError, MeasurementError
 from ..execution.backend import Outcome
 from ..model.estimate import LEVEL_EXECUTIONS, LEVEL_RUNS, Estimate
-from ..model.implementation import Implementation
+from ..model.implementation import Implementation, StatementText
 from ..model.parameters import Parameters
 from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
 from ..programs.process import excerpt
@@ -327,21 +327,12 @@ def count_estimate(unit: str, slopes: Sequence[float], fits: Sequence[CountFit],
                     None, None, figures)
 
 
-class StatementCall(Implementation):
+class StatementCall(StatementText):
     """A statement string counted per call: ``setup`` runs once (in :meth:`setup`, so it is
     in the line's intercept), then each call executes the statement. Both run in one
     namespace (``globals`` plus what the set-up defines), so the statement reads the set-up's
     names as globals of a function, where ``timeit`` reads them as locals: a few instructions
     per name read. Pickles as its text, for the counted process."""
-
-    def __init__(self, statement: str, setup: str = "pass", name: str | None = None,
-                 globals: dict[str, Any] | None = None) -> None:  # noqa: A002 - as in timeit
-        super().__init__(name or "statement")
-        import textwrap
-
-        self.statement = textwrap.dedent(statement).strip() or "pass"
-        self.setup_statement = textwrap.dedent(setup).strip() or "pass"
-        self.globals = dict(globals or {})
 
     def setup(self, params: Parameters) -> None:
         namespace = dict(self.globals)

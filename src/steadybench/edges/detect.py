@@ -230,14 +230,7 @@ def _inflections(x: np.ndarray, centres: np.ndarray, rising: np.ndarray,
         positions[i] = centres[i] + (frac - mid) / UPSAMPLE
         f = s * (fine[i] - low) / amp if s > 0 else s * (fine[i] - high) / amp
         # 10 % and 90 % crossings around the inflection
-        j = int(round(frac))
-        a_idx = j
-        while a_idx > 0 and f[a_idx] > 0.1:
-            a_idx -= 1
-        b_idx = j
-        while b_idx < f.size - 1 and f[b_idx] < 0.9:
-            b_idx += 1
-        rise[i] = (b_idx - a_idx) / UPSAMPLE
+        rise[i] = _rise(f, int(round(frac)))
     return positions, rise
 
 

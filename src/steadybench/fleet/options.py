@@ -22,25 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..fileio import writable_path
+
 if TYPE_CHECKING:
     from distributed import Client
 
 #: option names this module adds, for commands that pass ``**opts`` on
 OPTION_NAMES = ("cluster", "every_host", "cluster_wait", "hosts_report", "tls_ca_file",
                 "tls_cert", "tls_key")
-
-
-def _writable(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    """An output path must be writable, checked before anything runs ("-": standard output)."""
-    from ..errors import SteadybenchError
-    from ..fileio import check_writable
-
-    if value is not None and value != "-":
-        try:
-            check_writable(value)
-        except SteadybenchError as exc:
-            raise click.BadParameter(str(exc)) from None
-    return value
 
 
 def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -57,7 +46,7 @@ def cluster_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         "offering the 'benchmark' resource (at the start, and whenever none is left).")(fn)
     fn = click.option(
         "--hosts-report", metavar="FILE", type=click.Path(dir_okay=False),
-        callback=_writable,
+        callback=writable_path,
         help="With --cluster: write the per-host HTML section (each case across hosts) to "
         "FILE.")(fn)
     fn = click.option(

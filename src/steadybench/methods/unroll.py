@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..model.implementation import Implementation
+from ..model.implementation import Implementation, StatementText
 
 #: the largest number of executions written out as straight-line code
 MAX_UNROLL = 1000
@@ -38,7 +38,7 @@ MAX_UNROLL = 1000
 TimedBody = Callable[[Callable[[], Any], Callable[[], Any], Callable[[], int]], int]
 
 
-class StatementImplementation(Implementation):
+class StatementImplementation(StatementText):
     """Measures a Python statement string, as ``timeit`` does, but unrolled.
 
     ``setup`` (a statement string) runs before each sample, untimed; both are compiled in a
@@ -49,10 +49,7 @@ class StatementImplementation(Implementation):
 
     def __init__(self, statement: str, setup: str = "pass", name: str | None = None,
                  globals: dict[str, Any] | None = None) -> None:  # noqa: A002 - as in timeit
-        super().__init__(name or "statement")
-        self.statement = textwrap.dedent(statement).strip() or "pass"
-        self.setup_statement = textwrap.dedent(setup).strip() or "pass"
-        self.globals = dict(globals or {})
+        super().__init__(statement, setup, name, globals)
         for label, text in (("statement", self.statement), ("setup", self.setup_statement)):
             try:
                 compile(text, f"<steadybench {label}>", "exec")

@@ -110,3 +110,18 @@ class CallableImplementation(Implementation):
     def __init__(self, fn: Callable[[], Any], name: str | None = None) -> None:
         super().__init__(name or getattr(fn, "__name__", "callable"))
         self.run = fn  # type: ignore[method-assign]
+
+
+class StatementText(Implementation):
+    """The common part of the implementations that run a statement string, as ``timeit``
+    does: the statement and its ``setup`` (dedented; empty is ``pass``) and the ``globals``
+    both run in. How they are compiled and run is the subclass's."""
+
+    def __init__(self, statement: str, setup: str = "pass", name: str | None = None,
+                 globals: dict[str, Any] | None = None) -> None:  # noqa: A002 - as in timeit
+        super().__init__(name or "statement")
+        import textwrap
+
+        self.statement = textwrap.dedent(statement).strip() or "pass"
+        self.setup_statement = textwrap.dedent(setup).strip() or "pass"
+        self.globals = dict(globals or {})
