@@ -208,17 +208,41 @@ def test_valgrind_is_found_with_its_version():
     assert sys.platform.startswith("linux")
 
 
-def test_ab_on_counts_of_commands_gates_on_more_instructions(loop_program, capsys):
-    code = main(["ab", "--measure", "instructions", "--command", f"{loop_program} 1000",
-                 f"{loop_program} 1100", "--fail-on", "slower"])
+@pytest.fixture(scope="module")
+def quiet_program(tmp_path_factory) -> str:
+    """A loop of argv[1] steps that prints nothing that varies: identical runs, identical counts."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src = tmp_path_factory.mktemp("q") / "quiet.c"
+    src.write_text(textwrap.dedent("""\
+        #include <stdlib.h>
+        int main(int argc, char **argv) {
+            long n = argc > 1 ? atol(argv[1]) : 0;
+            volatile unsigned long acc = 0;
+            for (long i = 0; i < n; i++)
+                for (int j = 0; j < 50; j++) acc += (unsigned long)(j ^ i);
+            return 0;
+        }
+        """))
+    exe = src.with_suffix("")
+    subprocess.run([cc, "-O1", "-o", str(exe), str(src)], check=True)
+    return str(exe)
+
+
+def test_ab_on_counts_of_commands_gates_on_more_instructions(quiet_program, capsys):
+    code = main(["ab", "--measure", "instructions", "--command", f"{quiet_program} 1000",
+                 f"{quiet_program} 1100", "--fail-on", "slower"])
     out = capsys.readouterr().out
     assert code == 1, out
     assert "B executes" in out and "more instructions than A (exact: +" in out
     assert out.count("counts are not time") == 1
-    # the program prints its clock reading, which printf formats in a varying number of
-    # instructions (tens in ~900,000): a 0.01 % threshold states that tolerance
-    assert main(["ab", "--measure", "instructions", "--command", f"{loop_program} 1000",
-                 f"{loop_program} 1000", "--fail-on", "slower", "--threshold", "0.01%"]) == 0
+    # the program prints nothing that varies (a clock reading would: printf formats its digits
+    # in a varying number of instructions), so the same command counts the same
+    assert main(["ab", "--measure", "instructions", "--command", f"{quiet_program} 1000",
+                 f"{quiet_program} 1000", "--fail-on", "slower", "--threshold", "0.01%"]) == 0
+    out = capsys.readouterr().out
+    assert "exact: +0.00 per process" in out, out
 
 
 def test_sweep_counts_per_iteration_grow_linearly(tmp_path, capsys):
