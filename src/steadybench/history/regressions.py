@@ -265,21 +265,11 @@ def theil_sen(y: Any, breaks: Sequence[int] = ()) -> float:
     seeded random sample of them. 0 without a pair."""
     import numpy as np
 
-    arr = np.asarray(y, dtype=float)
-    edges = [0, *breaks, arr.size]
-    slopes = []
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        m = hi - lo
-        if m < 2:
-            continue
-        i, j = np.triu_indices(m, k=1)
-        slopes.append((arr[lo + j] - arr[lo + i]) / (j - i))
-    if not slopes:
-        return 0.0
-    every = np.concatenate(slopes)
-    if every.size > THEIL_SEN_PAIRS:
-        every = np.random.default_rng(20251125).choice(every, THEIL_SEN_PAIRS, replace=False)
-    return float(np.median(every))
+    from .pairs import pair_slopes
+
+    # only the sampled pairs' slopes are computed (the same values as sampling from all)
+    every = pair_slopes(np.asarray(y, dtype=float), breaks, THEIL_SEN_PAIRS, 20251125)
+    return float(np.median(every)) if every.size else 0.0
 
 
 def _within(arr: Any, lag: int, breaks: Sequence[int]) -> Any:
