@@ -353,7 +353,8 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
 @click.option("--thresholds", "thresholds_path", type=click.Path(dir_okay=False), default=None,
               help="Thresholds file (default: steadybench.toml at the top of the repository).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1, max=256), default=None,
-              help="Processes finding change points (default: the CPUs available).")
+              help="Processes finding change points and writing pages (default: the CPUs "
+                   "available).")
 def publish_cmd(directory: str, url: str | None, repo_url: str | None, baseline: str | None,
                 confidence: str, thresholds_path: str | None, jobs: int | None) -> None:
     """Write the history as a static site in DIRECTORY: an index of every benchmark, a page
@@ -384,7 +385,8 @@ def publish_cmd(directory: str, url: str | None, repo_url: str | None, baseline:
         from ..history.backends import HistoryError
 
         raise HistoryError(f"history {board.where}: no benchmark recorded: nothing to publish")
-    out = write_site(board, directory, repository_url=link, baseline=baseline)
+    out = write_site(board, directory, repository_url=link, baseline=baseline,
+                     workers=workers)
     opened = sum(1 for s in board.series if s.open_change)
     click.echo(f"wrote {out}/index.html: {len(board.pages)} benchmarks, {len(board.series)} "
                f"series, {len(board.commits)} commits, {opened} open regression(s) "

@@ -20,11 +20,13 @@ from .git import GitInfo, git_info, resolve_commit
 from .record import Record, current_machine, measurements_of, preset_of
 from .schema import insert_measurement, migrate
 
+#: records whose measurements :meth:`HistoryStore.every_series` reads at a time
+EVERY_SERIES_RECORDS = 100
 _RECORD_COLUMNS = ("id, created, name, command, git_commit, git_branch, git_dirty, git_note, "
                    "machine, fingerprint, preset, source")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Point:
     """One benchmark in one record: a point of its series."""
 
@@ -244,25 +246,61 @@ class HistoryStore:
 
     def every_series(self) -> dict[tuple[str, str], list[Point]]:
         """Every benchmark's series on every machine, read in one pass (for the dashboard):
-        (label, machine) → points, oldest first (by record order)."""
+        (label, machine) → points, oldest first (by record order). The points of one record
+        share its strings, and the executions are parsed as one JSON document (a project's
+        history holds a million points: this is most of what reading it costs)."""
+        ids = [int(r[0]) for r in self.db.execute("SELECT id FROM records ORDER BY id")]
         out: dict[tuple[str, str], list[Point]] = {}
-        for row in self.db.execute(
+        record: tuple[Any, ...] = ()
+        strings: dict[str, str] = {}
+        for start in range(0, len(ids), EVERY_SERIES_RECORDS):  # the rows of a few records
+            last = ids[min(start + EVERY_SERIES_RECORDS, len(ids)) - 1]  # at a time in memory
+            rows = self.db.execute(
                 "SELECT r.id, r.created, r.git_commit, r.git_branch, r.git_dirty, r.name, "
                 "r.machine, m.label, m.unit, m.value, m.ci_low, m.ci_high, m.level, "
                 "m.executions FROM measurements m JOIN records r ON r.id = m.record_id "
-                "WHERE m.value IS NOT NULL ORDER BY r.id"):
-            try:
-                execs = tuple(float(v) for v in json.loads(row[13] or "[]"))
-            except (TypeError, ValueError):
-                execs = ()
-            point = Point(int(row[0]), row[1], row[2], row[3],
-                          None if row[4] is None else bool(row[4]), row[5], row[6], row[7],
-                          row[8], float(row[9]), row[10], row[11], row[12],
-                          execs or (float(row[9]),))
-            out.setdefault((point.label, point.machine), []).append(point)
+                "WHERE m.value IS NOT NULL AND r.id >= ? AND r.id <= ? ORDER BY r.id",
+                (ids[start], last))
+            executions = _executions([row[13] for row in rows])
+            for row, execs in zip(rows, executions, strict=True):
+                if not record or record[0] != row[0]:
+                    record = (int(row[0]), row[1], row[2], row[3],
+                              None if row[4] is None else bool(row[4]), row[5], row[6])
+                label = strings.setdefault(row[7], row[7])
+                point = Point(*record, label, strings.setdefault(row[8], row[8]),
+                              float(row[9]), row[10], row[11],
+                              row[12] and strings.setdefault(row[12], row[12]),
+                              execs or (float(row[9]),))
+                out.setdefault((label, record[6]), []).append(point)
         return out
 
     def catalogue(self) -> dict[str, tuple[str, str, str]]:
-        """label → (benchmark, implementation, params): how each label is made."""
-        return {r[0]: (r[1], r[2], r[3]) for r in self.db.execute(
-            "SELECT DISTINCT label, benchmark, implementation, params FROM measurements")}
+        """label → (benchmark, implementation, params): how each label is made (from its
+        newest measurement; on SQLite, found through the label index without a scan)."""
+        if self.db.dialect == "sqlite":
+            sql = ("SELECT label, benchmark, implementation, params FROM measurements WHERE "
+                   "rowid IN (SELECT MAX(rowid) FROM measurements GROUP BY label)")
+        else:
+            sql = "SELECT DISTINCT label, benchmark, implementation, params FROM measurements"
+        return {r[0]: (r[1], r[2], r[3]) for r in self.db.execute(sql)}
+
+
+def _executions(raw: list[str | None]) -> list[tuple[float, ...]]:
+    """Each measurement's executions from their JSON texts: parsed as one array when every
+    text is a well-formed list of numbers, else one by one (a damaged one gives ())."""
+    def one(text: str | None) -> tuple[float, ...]:
+        try:
+            return tuple(float(v) for v in json.loads(text or "[]"))
+        except (TypeError, ValueError):
+            return ()
+
+    texts = [(t or "[]").strip() for t in raw]
+    if not all(t.startswith("[") and t.endswith("]") for t in texts):
+        return [one(t) for t in texts]
+    try:  # one list per text, each of numbers (a nested list fails float()), else one by one
+        every = json.loads("[" + ",".join(texts) + "]")
+        if len(every) == len(texts) and all(type(e) is list for e in every):
+            return [tuple(map(float, e)) for e in every]
+    except (TypeError, ValueError):
+        pass
+    return [one(t) for t in texts]

@@ -144,36 +144,12 @@ def _analyse(job: tuple[Sequence[Point], str, str, float]) -> Any:
     return find_changes(points, label, machine, confidence, 0.0)
 
 
-#: the jobs of the running :func:`analyse_all`, inherited by forked workers (so the series are
-#: not pickled to them)
-_JOBS: list[tuple[Sequence[Point], str, str, float]] = []
-
-
-def _analyse_at(index: int) -> Any:
-    return _analyse(_JOBS[index])
-
-
 def analyse_all(jobs: list[tuple[Sequence[Point], str, str, float]], workers: int) -> list[Any]:
-    """Change points of every series, in ``workers`` processes when there are many (forked,
-    where the platform allows, so that they inherit the series instead of receiving them)."""
-    global _JOBS
+    """Change points of every series, in ``workers`` forked processes when there are many
+    (:func:`~steadybench.history.publish.pool.fork_map`)."""
+    from .pool import fork_map
 
-    if workers <= 1 or len(jobs) < 32:
-        return [_analyse(job) for job in jobs]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    chunk = max(1, len(jobs) // (workers * 8))
-    if "fork" not in multiprocessing.get_all_start_methods():
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(_analyse, jobs, chunksize=chunk))
-    _JOBS = jobs
-    try:
-        with ProcessPoolExecutor(max_workers=workers,
-                                 mp_context=multiprocessing.get_context("fork")) as pool:
-            return list(pool.map(_analyse_at, range(len(jobs)), chunksize=chunk))
-    finally:
-        _JOBS = []
+    return fork_map(lambda i: _analyse(jobs[i]), len(jobs), workers)
 
 
 def collect(store: HistoryStore, thresholds: Thresholds, *, confidence: float = 0.95,

@@ -175,7 +175,8 @@ class SiteWriter:
                                                   confidence=f"{self.board.confidence:.0%}",
                                                   **context)
 
-    def write(self, out: Path) -> None:
+    def write(self, out: Path, workers: int = 1) -> None:
+        """Every file of the site into ``out`` (the pages in ``workers`` processes)."""
         (out / "b").mkdir(parents=True)
         (out / "data").mkdir()
         (out / "assets").mkdir()
@@ -187,12 +188,17 @@ class SiteWriter:
         (out / "data" / "commits.js").write_text(_js("SB_COMMITS", [
             [c.key, c.sha, c.date, c.branch, c.message] for c in self.board.commits]),
             encoding="ascii")
-        for page in self.board.pages:
-            (out / "data" / f"b{page.slug}.js").write_text(
-                _js("SB_BENCH", bench_data(page, self.template)), encoding="ascii")
-            (out / "b" / f"{page.slug}.html").write_text(self._page(page), encoding="utf-8")
+        from .pool import fork_map
+
+        fork_map(lambda i: self._write_page(out, self.board.pages[i]), len(self.board.pages),
+                 workers)
         (out / "index.html").write_text(self._index(), encoding="utf-8")
         (out / "regressions.html").write_text(self._regressions(), encoding="utf-8")
+
+    def _write_page(self, out: Path, page: Page) -> None:
+        (out / "data" / f"b{page.slug}.js").write_text(
+            _js("SB_BENCH", bench_data(page, self.template)), encoding="ascii")
+        (out / "b" / f"{page.slug}.html").write_text(self._page(page), encoding="utf-8")
 
     def _value(self, s: Series) -> str:
         return format_value(s.latest.value, s.unit)
@@ -258,7 +264,8 @@ class SiteWriter:
 
 
 def write_site(board: Dashboard, directory: str | os.PathLike[str], *,
-               repository_url: str | None = None, baseline: str | None = None) -> Path:
+               repository_url: str | None = None, baseline: str | None = None,
+               workers: int = 1) -> Path:
     """Write the site into ``directory``, replacing a site published there before (a
     directory that is neither empty nor a steadybench site is refused, never overwritten)."""
     dest = Path(directory)
@@ -278,7 +285,7 @@ def write_site(board: Dashboard, directory: str | os.PathLike[str], *,
                                  f"{exc.strerror or exc}") from None
     try:
         site = work / "site"
-        SiteWriter(board, template, baseline).write(site)
+        SiteWriter(board, template, baseline).write(site, workers)
         for path in (site, *site.rglob("*")):  # readable by a web server, as a site must be
             path.chmod(0o755 if path.is_dir() else 0o644)
         old = work / "old"
