@@ -249,13 +249,19 @@ class RecordNoise:
         """The standard deviation of mean(after window) − mean(before window) under no change:
         σ_w²(1/a + 1/b) + s²·[Σ_{m<a} ((a−m)/a)² + Σ_{0<m<b} ((b−m)/b)²] (the level's walk
         between the windows' centres)."""
-        import numpy as np
-
         a, b = after, before
-        walk = (np.sum(((a - np.arange(a)) / a) ** 2)
-                + np.sum(((b - np.arange(1, b)) / b) ** 2))
         return self.inflation * math.sqrt(self.white ** 2 * (1.0 / a + 1.0 / b)
-                                          + self.walk ** 2 * float(walk))
+                                          + self.walk ** 2 * _walk_weight(a, b))
+
+
+@functools.lru_cache(maxsize=1024)
+def _walk_weight(a: int, b: int) -> float:
+    """Σ_{m<a} ((a−m)/a)² + Σ_{0<m<b} ((b−m)/b)² of :meth:`RecordNoise.sd_of_difference`
+    (depends on the window sizes only: computed once per pair)."""
+    import numpy as np
+
+    return float(np.sum(((a - np.arange(a)) / a) ** 2)
+                 + np.sum(((b - np.arange(1, b)) / b) ** 2))
 
 
 def theil_sen(y: Any, breaks: Sequence[int] = ()) -> float:
