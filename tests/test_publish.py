@@ -233,6 +233,8 @@ CHECKER = """(function () {
     out.legend = Array.prototype.filter.call(chart.querySelectorAll(".u-legend .u-series"),
       function (r) { return r.style.display !== "none"; }).length;
     out.title = document.getElementById("bench-name").textContent;
+    out.tipAtLoad = document.getElementById("tip").hidden ? null
+      : document.getElementById("tip").textContent;
     // hover the middle of the chart: the tooltip names the commit
     var plot = window.SB_PLOT;
     plot.setCursor({left: plot.bbox.width / devicePixelRatio / 2, top: 10});
@@ -261,7 +263,7 @@ def _chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, check=False)
 
 
-def _probe(page: Path, profile: Path) -> dict:
+def _probe(page: Path, profile: Path, fragment: str = "") -> dict:
     """What the browser made of ``page``: a copy beside it that also loads the checker (an
     external script: the pages' Content-Security-Policy forbids inline ones)."""
     checker = page.parent / "sb-checker.js"
@@ -270,7 +272,8 @@ def _probe(page: Path, profile: Path) -> dict:
     copy.write_text(page.read_text().replace("</body>",
                                              '<script src="sb-checker.js"></script></body>'))
     try:
-        proc = _chromium(profile, "--window-size=1280,1000", "--dump-dom", copy.as_uri())
+        proc = _chromium(profile, "--window-size=1280,1000", "--dump-dom",
+                         copy.as_uri() + fragment)
     finally:
         copy.unlink()
         checker.unlink()
@@ -349,3 +352,17 @@ def test_names_with_html_stay_text_in_chromium(site: Path, tmp_path: Path):
     assert result["images"] == 0 and result["pwned"] is False
     result = _probe(site / "regressions.html", tmp_path / "p2")
     assert result["images"] == 0 and result["pwned"] is False
+
+
+@needs_chromium
+def test_a_regression_links_to_its_commit_on_the_chart(site: Path, tmp_path: Path):
+    """The regressions page links each row to its benchmark page at the commit where the
+    slowdown starts (``#commit=SHA``), and that page opens with the commit's details shown."""
+    text = (site / "regressions.html").read_text()
+    links = re.findall(r'href="b/(\d+)\.html#commit=([0-9a-f]{40})"', text)
+    assert len(links) == len(SLOW) * MACHINES
+    slug, sha = links[0]
+    result = _probe(site / "b" / f"{slug}.html", tmp_path / "p1", f"#commit={sha[:12]}")
+    assert result["tipAtLoad"] is not None and result["tipAtLoad"].startswith(sha)
+    result = _probe(site / "b" / f"{slug}.html", tmp_path / "p2")
+    assert result["tipAtLoad"] is None  # without a fragment, nothing is selected

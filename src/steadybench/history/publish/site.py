@@ -255,6 +255,7 @@ class SiteWriter:
             c = s.open_change
             after = commits.get(c.after_commit or f"#{c.after_record}")
             rows.append({"slug": page.slug, "page": page.name, "params": s.params,
+                         "commit": c.after_commit or f"#{c.after_record}",
                          "machine": s.machine, "range": _range_html(s, c, self.template),
                          "date": after.date[:19] if after else "",
                          "magnitude": f"{c.magnitude:+.1%}",

@@ -1,6 +1,7 @@
 // A benchmark page's chart: one line per parameter set and machine over commit order, each
-// value's interval shaded, change points dashed; hovering shows the commit. Data come from
-// data/commits.js (SB_COMMITS) and data/bNNNN.js (SB_BENCH), loaded by <script> tags so the page
+// value's interval shaded, change points dashed; hovering (or #commit=SHA) shows the commit.
+// Data come from data/commits.js (SB_COMMITS) and data/bNNNN.js (SB_BENCH), loaded by <script>
+// tags so the page
 // works from file:// and from any static host. Text is only ever set with textContent.
 (function () {
   "use strict";
@@ -91,7 +92,8 @@
        label: B.measure === "time" ? "time (" + B.suffix + ")" : B.suffix, size: 70}
     ],
     cursor: {drag: {x: true, y: false}},
-    hooks: {draw: [drawChanges], setCursor: [showTip]}
+    // ready: once the scales are set (uPlot finishes its set-up after the constructor)
+    hooks: {draw: [drawChanges], setCursor: [showTip], ready: [fromHash]}
   };
   var plot = new uPlot(opts, data, el);
   // the interval bounds are drawn as bands only: their legend entries are hidden
@@ -109,6 +111,24 @@
   window.addEventListener("resize", function () {
     plot.setSize({width: Math.max(600, el.clientWidth || 1000), height: 420});
   });
+  // #commit=SHA (or a prefix; #commit=%2312 for record #12) selects that commit and shows its
+  // details, so a regression can be linked to the point where it starts
+  function fromHash(u) {  // u: the plot (from its ready hook) or a hashchange event
+    var plot = u && u.setCursor ? u : window.SB_PLOT;
+    var want = new URLSearchParams(location.hash.slice(1)).get("commit");
+    if (!want) return;
+    for (var idx = 0; idx < B.xs.length; idx++) {
+      var c = C[B.xs[idx]] || [];
+      if (c[0] === want || (c[1] && want.length >= 4 && c[1].indexOf(want) === 0)) {
+        var value = null;
+        B.lines.forEach(function (line) { if (value === null) value = line.v[idx]; });
+        plot.setCursor({left: plot.valToPos(B.xs[idx], "x"),
+                        top: value === null ? 10 : plot.valToPos(value, "y")});
+        return;
+      }
+    }
+  }
+  window.addEventListener("hashchange", fromHash);
   window.SB_PLOT = plot;
   document.body.setAttribute("data-rendered-ms", performance.now().toFixed(1));
 })();
