@@ -94,7 +94,13 @@ def parse_range(text: str) -> tuple[str, str]:
 def range_from_history(store: Any, label: str, machine: str | None = None,
                        confidence: float = 0.95) -> tuple[str, str, Any]:
     """The newest slowdown of ``label`` that ``history regressions`` finds in ``store`` (on any
-    machine, or on ``machine``): its commit range ``(before, after)`` and the change."""
+    machine, or on ``machine``), the range to search for it ``(good, bad)``, and the change.
+
+    The range is the records the change was tested on: from the first record of its window
+    before to the last of its window after (up to :data:`~steadybench.history.regressions.
+    WINDOW` records each side). A change point's place moves by a record or two with the noise
+    (one slow record just before the real change draws it one commit early), while the windows'
+    levels are what the test found different; the search costs a step or two more for it."""
     from ..history.regressions import SLOWER, regressions
 
     found = [c for analysis in regressions(store, [label], machine, confidence=confidence)
@@ -105,7 +111,14 @@ def range_from_history(store: Any, label: str, machine: str | None = None,
                                  f"{confidence:.0%} confidence" + (" with commits" if found
                                                                    else ""))
     newest = max(usable, key=lambda c: c.after_record)
-    return newest.before_commit, newest.after_commit, newest
+    points = [p for p in store.series(label, machine=newest.machine) if p.commit]
+    ids = [p.record_id for p in points]
+    if newest.after_record not in ids:
+        return newest.before_commit, newest.after_commit, newest
+    at = ids.index(newest.after_record)
+    good = points[max(0, at - newest.n_before)].commit
+    bad = points[min(len(points) - 1, at + newest.n_after - 1)].commit
+    return good or newest.before_commit, bad or newest.after_commit, newest
 
 
 def change_of(res: ABResult) -> tuple[float | None, float | None, float | None]:

@@ -113,8 +113,9 @@ def _count_decision(opts: dict[str, Any], label: str, root: str) -> Any:
               help="The range as history regressions prints a change point "
                    "(82dff01d1e..5759aee567), instead of --good/--bad.")
 @click.option("--from-history", is_flag=True,
-              help="The range of the newest slowdown history regressions finds for this "
-                   "benchmark (in --history-url's store), instead of --good/--bad.")
+              help="The newest slowdown history regressions finds for this benchmark (in "
+                   "--history-url's store), searched over the records it was tested on, "
+                   "instead of --good/--bad.")
 @click.option("--build", default=None,
               help="Shell command run in each revision's worktree before measuring; a failure "
                    "skips the commit (git bisect's 125).")
@@ -209,7 +210,9 @@ def bisect_cmd(target: str, **opts: Any) -> int:
         with HistoryStore.open(opts["history_url"], cwd=root) as store:
             opts["good"], opts["bad"], change = range_from_history(store, bisect_target.label)
         click.echo(f"history: {change.label} on {change.machine}: {change.magnitude:+.1%} in "
-                   f"{change.commit_range}")
+                   f"{change.commit_range}; searched from {opts['good'][:10]} to "
+                   f"{opts['bad'][:10]}, the {change.n_before} + {change.n_after} records it "
+                   "was tested on (a change point's place moves with the noise)")
     good = resolve(opts["good"], root)
     if counting(opts):
         return _on_counts(bisect_target, good, opts, root)
