@@ -105,8 +105,12 @@ def main() -> int:
             return 1
         size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
         print(f"build: {build:.1f} s (target ≤ 60 s) on {os.cpu_count()} CPUs, "
-              f"{cpu:.1f} s of CPU in all processes, load average {load:.1f} at the start; "
-              f"site {size / 1e6:.1f} MB; {proc.stdout.strip()}")
+              f"{cpu:.1f} s of CPU in all processes, load average {load:.1f} at the start "
+              f"and {os.getloadavg()[0]:.1f} at the end; largest resident memory of a "
+              f"process {after.ru_maxrss / 1e6:.2f} GB; site {size / 1e6:.1f} MB; "
+              f"{proc.stdout.strip()}")
+        for line in proc.stderr.splitlines():  # the phases, as publish reports them
+            print(f"  {line}")
         chromium = next((shutil.which(n) for n in ("chromium", "chromium-browser",
                                                    "google-chrome") if shutil.which(n)), None)
         if chromium is None:

@@ -156,6 +156,9 @@ def collect(store: HistoryStore, thresholds: Thresholds, *, confidence: float = 
             baseline: str | None = None, repository: str | os.PathLike[str] | None = None,
             workers: int = 1, progress: Callable[[str], None] | None = None) -> Dashboard:
     """Everything the site shows, from one pass over the store."""
+    import time
+
+    started = time.monotonic()
     every = store.every_series()
     catalogue = store.catalogue()
     first_record: dict[str, int] = {}
@@ -177,9 +180,16 @@ def collect(store: HistoryStore, thresholds: Thresholds, *, confidence: float = 
         date, message = known.get(p.commit or "", (p.created, ""))
         commits.append(CommitInfo(key, p.commit, date, p.branch, message))
     if progress:
-        progress(f"{len(every)} series over {len(order)} commits; finding change points")
+        progress(f"{len(every)} series over {len(order)} commits read in "
+                 f"{time.monotonic() - started:.1f} s; finding change points")
     keys = sorted(every)
+    started = time.monotonic()
     found = analyse_all([(every[k], k[0], k[1], confidence) for k in keys], workers)
+    if progress:
+        from .pool import processes
+
+        progress(f"change points found in {time.monotonic() - started:.1f} s in "
+                 f"{processes(len(keys), workers)} process(es); writing the site")
     pages: dict[str, list[Series]] = {}
     for (label, machine), analysis in zip(keys, found, strict=True):
         points = tuple(every[(label, machine)])

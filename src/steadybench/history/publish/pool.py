@@ -24,12 +24,21 @@ def _call(index: int) -> Any:
     return _FUNC(index)
 
 
+def processes(n: int, workers: int) -> int:
+    """The processes :func:`fork_map` uses for ``n`` items and ``workers`` asked for."""
+    import multiprocessing
+
+    if workers <= 1 or n < MIN_ITEMS or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return workers
+
+
 def fork_map(func: Callable[[int], Any], n: int, workers: int) -> list[Any]:
     """``[func(i) for i in range(n)]``, in ``workers`` forked processes when worth it."""
     global _FUNC
     import multiprocessing
 
-    if workers <= 1 or n < MIN_ITEMS or "fork" not in multiprocessing.get_all_start_methods():
+    if processes(n, workers) == 1:
         return [func(i) for i in range(n)]
     from concurrent.futures import ProcessPoolExecutor
 
