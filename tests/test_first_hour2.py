@@ -741,3 +741,123 @@ def test_exec_says_why_a_command_is_not_compared(capsys):
         assert " faster than " not in out
     else:  # both above zero: then the interval decides, and says so
         assert any(w in out for w in ("no clear difference", "apart", " faster than "))
+
+
+# ------------------------------------------------ item 2: exec's max RSS is the command's own
+def _launcher_or_skip():
+    import pytest
+
+    from steadybench.programs.launcher import launcher_path
+    if launcher_path() is None:
+        pytest.skip("no C compiler to build the launcher")
+
+
+def test_a_tiny_command_peak_is_its_own_not_steadybench(capsys):
+    import sys
+
+    from steadybench.programs.process import CommandRunner, own_peak_rss
+    _launcher_or_skip()
+    runner = CommandRunner()
+    run = runner.run(runner.resolve(["true"]))
+    assert run.ok and run.max_rss is not None
+    # `true` needs about 1 MiB; this process is tens of MiB (the figure used to be ours)
+    assert run.max_rss < 6 * 2**20 < own_peak_rss()
+    # a program of known peak: the difference from an empty one is what it touched
+    size = 96
+    base = runner.run(runner.resolve([sys.executable, "-S", "-c", "pass"]))
+    big = runner.run(runner.resolve([sys.executable, "-S", "-c",
+                                     f"b = b'x' * ({size} * 2**20)"]))
+    assert base.max_rss is not None and big.max_rss is not None
+    grown = (big.max_rss - base.max_rss) / 2**20
+    assert size - 2 <= grown <= size + 4, grown
+
+
+def test_the_peak_matches_gnu_time(tmp_path):
+    import pytest
+
+    from steadybench.programs.process import CommandRunner
+    _launcher_or_skip()
+    import os
+    import subprocess
+    if not os.access("/usr/bin/time", os.X_OK):
+        pytest.skip("GNU time is not installed")
+    data = tmp_path / "f.bin"
+    data.write_bytes(os.urandom(2_000_000))
+    argv = ["gzip", "-1", "-c", str(data)]
+    report = tmp_path / "time.txt"
+    subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(report), *argv],
+                   stdout=subprocess.DEVNULL, check=True)
+    theirs = int(report.read_text().split()[-1]) * 1024
+    runner = CommandRunner()
+    ours = [runner.run(runner.resolve(argv)).max_rss for _ in range(3)]
+    assert all(r is not None for r in ours)
+    # the same kernel figure: within a few hundred KiB (the launcher's few pages)
+    assert min(abs(r - theirs) for r in ours) < 512 * 1024, (ours, theirs)
+
+
+def test_exec_shows_the_command_peak(capsys):
+    _launcher_or_skip()
+    code, out, err = cli(["exec", "--cmd", "true", "--runs", "5", "--warmup", "0",
+                          "--style", "plain"], capsys)
+    assert code == 0, err
+    assert "peak memory not shown" not in out + err
+    header, row = [line.split() for line in out.splitlines()[:2]]
+    shown = row[header.index("max_RSS")]
+    assert shown.endswith("MiB") and float(shown[:-3]) < 6, out
+
+
+def test_through_the_launcher_failures_and_timeouts_are_as_before(tmp_path):
+    import pytest
+
+    from steadybench.errors import ConfigurationError
+    from steadybench.programs.process import CommandRunner
+    _launcher_or_skip()
+    script = tmp_path / "noshebang"
+    script.write_text("echo hi\n")
+    script.chmod(0o755)
+    runner = CommandRunner(timeout=0.3)
+    with pytest.raises(ConfigurationError, match="a script needs a #! line"):
+        runner.run(runner.resolve([str(script)]))
+    run = runner.run(runner.resolve(["sleep", "5"]))
+    assert run.timed_out and run.max_rss is None
+    run = runner.run(runner.resolve(["sh", "-c", "exit 3"]))
+    assert run.exit_code == 3 and run.max_rss is not None
+    run = runner.run(runner.resolve(["sh", "-c", "kill -TERM $$"]))
+    assert run.exit_code is None and run.signal == 15
+
+
+def test_without_a_compiler_commands_start_directly(tmp_path, monkeypatch):
+    from steadybench.programs import launcher
+    from steadybench.programs.process import CommandRunner
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("CC", "no-such-compiler")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    launcher.forget()
+    try:
+        assert launcher.launcher_path() is None
+        runner = CommandRunner()
+        run = runner.run(["/bin/true"])
+        assert run.ok and run.max_rss is None  # never steadybench's own figure
+    finally:
+        monkeypatch.undo()
+        launcher.forget()
+
+
+def test_a_launcher_others_can_write_is_not_run(tmp_path, monkeypatch):
+    import os
+
+    from steadybench.programs import launcher
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    launcher.forget()
+    try:
+        path = launcher.launcher_path()
+        if path is None:
+            import pytest
+            pytest.skip("no C compiler to build the launcher")
+        os.chmod(path, 0o777)
+        launcher.forget()
+        rebuilt = launcher.launcher_path()
+        assert rebuilt == path and os.stat(path).st_mode & 0o777 == 0o700
+    finally:
+        monkeypatch.undo()
+        launcher.forget()
