@@ -11,8 +11,8 @@ used: ``gzip -1`` showed 42 MiB where ``/usr/bin/time`` says 1.4 MiB.
 copy of *its* small address space. The launcher does the same and nothing more. Started as
 ``launcher FD PROGRAM ARG...``, it calls ``vfork`` (the child borrows the launcher's few
 hundred KiB until it executes, and runs at once on the same CPU, as Python's own ``vfork``
-start does), the child executes ``PROGRAM`` (already resolved to a path), and the launcher
-waits for it with ``wait4(2)`` and writes one line on file descriptor ``FD``::
+start does), the child executes ``PROGRAM`` (a bare name is looked up on ``PATH``), and the
+launcher waits for it with ``wait4(2)`` and writes one line on file descriptor ``FD``::
 
     ok STATUS UTIME_US STIME_US MAXRSS_KIB WALL_NS   the command ran (STATUS: its wait status)
     exec ERRNO                                       the command could not be started
@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
     if (pid == 0) {
         close(fd);
         close(pipe_fds[0]);
-        execv(argv[2], argv + 2);
+        execvp(argv[2], argv + 2);  /* a bare name is looked up on PATH, as Popen does */
         int err = errno;
         if (write(pipe_fds[1], &err, sizeof err) < 0) _exit(127);
         _exit(127);
