@@ -861,3 +861,119 @@ def test_a_launcher_others_can_write_is_not_run(tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         launcher.forget()
+
+
+# ------------------------------------- item 17: run-by-run plots and the case table, per execution
+def _pooled_case(levels, runs=30, *, spike_every=0, seed=1, metric_noise=0.01):
+    """A case pooled as the execution layer pools it: each execution (level) one warm-up run
+    and ``runs`` ok runs, merged with merge_executions."""
+    import numpy as np
+
+    from steadybench.execution.backend import Outcome
+    from steadybench.execution.merge import merge_executions
+    from steadybench.model.results import CaseResult
+    rng = np.random.default_rng(seed)
+    outcomes = []
+    for index, level in enumerate(levels):
+        own = CaseResult("b", "b")
+        own.add_run("warmup", {"wall_time": level * 3})
+        for i in range(runs):
+            value = level * (1 + metric_noise * rng.standard_normal())
+            if spike_every and i % spike_every == spike_every - 1:
+                value = level * 100
+            own.add_run("ok", {"wall_time": value})
+            own.accumulate({"wall_time": value})
+        outcomes.append(Outcome(index=index, case=own))
+    merged = CaseResult("b", "b")
+    merge_executions(merged, outcomes, len(levels))
+    return merged
+
+
+def test_run_by_run_plot_marks_where_each_execution_begins():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from steadybench.output.figures.timeseries import draw_timeseries
+    case = _pooled_case([1e-3, 1e-3, 1e-3], runs=20)
+    assert case.execution_spans() == [(0, 21), (21, 42), (42, 63)]
+    fig, ax = plt.subplots()
+    draw_timeseries([ax], case)
+    marks = [c for c in ax.collections if "execution start" in str(c.get_label())]
+    assert len(marks) == 1 and "3 executions" in marks[0].get_label()
+    xs = sorted({round(float(seg[0][0]), 3) for seg in marks[0].get_segments()})
+    assert xs == [21.5, 42.5]  # runs are numbered from 1: run 22 is the 2nd's warm-up
+    plt.close(fig)
+
+
+def test_outliers_are_flagged_within_each_execution_not_whole_executions():
+    from steadybench.processors.base import TukeyOutlierFilter
+    # four executions at 1 ms and one at 1.5 ms: pooled fences would flag all of the last
+    case = _pooled_case([1e-3, 1e-3, 1e-3, 1e-3, 1.5e-3], runs=30)
+    spike = case.execution_spans()[1][0] + 10  # one slow run inside the 2nd execution
+    case.metrics["wall_time"][spike] = 5e-3
+    TukeyOutlierFilter().process_case(case)
+    flagged = [i for i, f in enumerate(case.outlier) if f]
+    last = case.execution_spans()[-1]
+    assert spike in flagged
+    # pooled fences flag all 30 of the last execution; its own flag at most a stray run
+    assert sum(1 for i in flagged if last[0] <= i < last[1]) <= 2, flagged
+    assert case.analyses["outliers"]["per"] == "execution"
+
+
+def test_the_moving_line_never_leaves_the_axis():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from steadybench.output.figures.timeseries import draw_timeseries
+    case = _pooled_case([1e-3, 1.2e-3], runs=100, spike_every=5)  # every 5th run 100× slower
+    fig, ax = plt.subplots()
+    draw_timeseries([ax], case, window=10)
+    low, high = ax.get_ylim()
+    (line,) = [ln for ln in ax.get_lines() if "moving" in str(ln.get_label())]
+    ys = np.asarray(line.get_ydata(), dtype=float)
+    ys = ys[np.isfinite(ys)]
+    assert ys.size and low <= ys.min() and ys.max() <= high, (ys.max(), high)
+    assert high < 10  # the axis stays robust (ms): the 100 ms spikes are drawn at its edge
+    # the line breaks between the two executions instead of joining their levels
+    xs = np.asarray(line.get_xdata(), dtype=float)
+    assert np.isnan(xs).sum() == 1 and np.isnan(np.asarray(line.get_ydata(), float)).sum() == 1
+    plt.close(fig)
+
+
+def test_case_table_summarises_per_execution_fields():
+    from steadybench.output.report import _extra_rows
+    case = _pooled_case([1e-3] * 25, runs=3)
+    case.extra["method_options"] = [{"executions": 1000 + (i % 2), "min_sample_ns": 1e6}
+                                    for i in range(25)]
+    short, _ = _extra_rows(case, "s")
+    keys = [k for k, _ in short]
+    assert not any("[" in k for k in keys), keys  # no method_options[0], [1], ...
+    assert not any("execution_starts" in k for k in keys)
+    rows = dict(short)
+    assert rows["method_options.min_sample_ns (25 executions)"].startswith("each ")
+    assert rows["method_options.executions (25 executions)"] == "1000 to 1001"
+
+
+def test_exec_plots_every_time_in_one_unit_and_exit_codes_only_when_not_zero():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from steadybench.model.results import CaseResult
+    from steadybench.output.figures.timeseries import draw_timeseries
+    from steadybench.output.report import meter_metrics
+    case = CaseResult("cmd", "cmd")
+    case.units.update({"wall_time": "s", "sys_time": "s", "exit_code": ""})
+    for i in range(20):
+        case.add_run("ok", {"wall_time": 5e-3 + i * 1e-5, "sys_time": 2e-6 * (i % 3),
+                            "exit_code": 0.0})
+    assert "exit_code" not in meter_metrics(case)
+    fig, ax = plt.subplots()
+    draw_timeseries([ax], case, metric="sys_time")
+    assert ax.get_ylabel() == "sys_time (ms)"  # the case's unit, not ns
+    plt.close(fig)
+    case.metrics["exit_code"][3] = 1.0
+    assert "exit_code" in meter_metrics(case)
