@@ -977,3 +977,39 @@ def test_exec_plots_every_time_in_one_unit_and_exit_codes_only_when_not_zero():
     plt.close(fig)
     case.metrics["exit_code"][3] = 1.0
     assert "exit_code" in meter_metrics(case)
+
+
+def test_make_test_gives_the_pytest_benchmark_tests_their_peer_apart():
+    """make test installs pytest-benchmark apart (tests/peers.py), so its tests run there
+    rather than being skipped with advice to install `.[test]`, which no longer has it."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    makefile = (root / "Makefile").read_text()
+    target = re.search(r"^test: ([^\n]*)\n\t([^\n]*)", makefile, re.M)
+    assert target and "peers" in target.group(1).lower()
+    assert "STEADYBENCH_TEST_PEERS" in target.group(2)
+    assert re.search(r"--target \$\(PEERS\)[^\n]*\n?[^\n]*pytest-benchmark", makefile)
+    stale = "pytest-benchmark is not installed (pip install -e '.[test]" + "')"
+    for path in (root / "tests").glob("*.py"):
+        assert stale not in path.read_text(), path
+
+
+def test_peers_are_on_the_subprocess_path_only(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    import pytest
+
+    import peers
+    if peers.folder() is None:
+        pytest.skip(peers.REASON)
+    assert str(peers.folder()) not in sys.path  # never on this test process's path
+    code = "import pytest_benchmark, sys; print(pytest_benchmark.__file__)"
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert str(peers.folder()) not in done.stdout  # nor on the venv's own
+    done = subprocess.run([sys.executable, "-c", code], env=peers.env(), capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0 and str(peers.folder()) in done.stdout, done.stderr
