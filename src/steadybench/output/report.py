@@ -962,7 +962,7 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
             matched and their ratio of medians is shown, labelled as such (no test).
         plots_dir: also write every figure there as a separate file.
         plot_format: ``png`` or ``svg`` for the files in ``plots_dir`` (the report embeds PNG).
-        window: moving-average window of the run-by-run series.
+        window: moving-median window of the run-by-run series.
         labels: a name per input (file names, by default "results 1", "results 2", ...).
         ab: documents written by ``steadybench ab --json``.
         confidence: level of the intervals of the relative comparisons.
