@@ -1013,3 +1013,11 @@ def test_peers_are_on_the_subprocess_path_only(tmp_path, monkeypatch):
     done = subprocess.run([sys.executable, "-c", code], env=peers.env(), capture_output=True,
                           text=True, timeout=60, check=False)
     assert done.returncode == 0 and str(peers.folder()) in done.stdout, done.stderr
+
+
+def test_a_wide_interval_never_shows_a_ratio_of_zero():
+    """ab printed "6× [0, 54]": the low end, 0.4, rounded to the interval's digits."""
+    from steadybench.output.format import change_text, ratio_text
+    assert ratio_text(6.0, 0.4, 54.0) == "6× [0.4, 54]"
+    assert "[0," not in change_text(0.2, 0.004, 3.0)
+    assert ratio_text(1.87, 1.76, 2.13) == "1.87× [1.76, 2.13]"
