@@ -196,6 +196,9 @@ def test_timeit_vs_compares_rivals(capsys):
                           "--execution-time", "0.02"], capsys)
     assert code == 0, err
     assert "statement 2 of 2" in err
+    # one direction in words: not "join is 15× faster than ... at 95%: slower"
+    said = " ".join((out + err).split())
+    assert "%: slower" not in said and "%: faster" not in said, said
 
 
 # ------------------------------------------------ item 16: steadybench show FILE (pyperf's)
