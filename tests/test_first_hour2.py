@@ -980,6 +980,14 @@ def test_exec_plots_every_time_in_one_unit_and_exit_codes_only_when_not_zero():
     plt.close(fig)
     case.metrics["exit_code"][3] = 1.0
     assert "exit_code" in meter_metrics(case)
+    case.units["max_rss"] = "B"
+    for i in range(20):
+        case.metrics.setdefault("max_rss", __import__("array").array("d"))
+        case.metrics["max_rss"].append(1.8 * 2**20 + i * 1024)
+    fig, ax = plt.subplots()
+    draw_timeseries([ax], case, metric="max_rss")
+    assert ax.get_ylabel() == "max_rss (MiB)" and ax.get_ylim()[1] < 3
+    plt.close(fig)
 
 
 def test_make_test_gives_the_pytest_benchmark_tests_their_peer_apart():

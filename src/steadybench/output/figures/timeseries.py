@@ -101,6 +101,10 @@ def draw_timeseries(axes: Sequence[Any], case: CaseResult, *, metric: str = PRIM
             own = own[:n][(status == RUN_OK) & np.isfinite(own[:n])]
             if own.size:
                 factor, unit = pd.time_scale(own, "s")
+    if unit == "B":  # memory (exec's max_rss) in KiB or MiB, not bytes with an exponent
+        bulk = col[ok] if ok.any() else col[finite]
+        big = bool(bulk.size) and float(np.median(np.abs(bulk))) >= 2**20
+        factor, unit = (2.0**-20, "MiB") if big else (2.0**-10, "KiB")
     y = col * factor
     limits = pd.robust_limits(y[ok] if ok.sum() >= 2 else y[finite])
     spans = [(a, b) for a, b in case.execution_spans() if a < n]
