@@ -1032,3 +1032,27 @@ def test_a_wide_interval_never_shows_a_ratio_of_zero():
     assert ratio_text(6.0, 0.4, 54.0) == "6× [0.4, 54]"
     assert "[0," not in change_text(0.2, 0.004, 3.0)
     assert ratio_text(1.87, 1.76, 2.13) == "1.87× [1.76, 2.13]"
+
+
+def test_the_ab_report_says_whose_verdict_it_is(tmp_path, capsys):
+    """The ab report's summary read "A is 6.03× faster than B … — verdict: slower"."""
+    import json
+    doc = {"kind": "steadybench-ab", "verdict": "slower", "interim": False,
+           "reason": "decided at round 12",
+           "summary": "A 1.41 µs, B 8.43 µs: A is 6.03× faster than B [5.65, 7.11] at 95%",
+           "settings": {"confidence": 0.95, "threshold": 0.0},
+           "variants": {"A": {"kind": "python", "description": "a.py"},
+                        "B": {"kind": "python", "description": "b.py"}},
+           "medians": {"A": 1.41e-6, "B": 8.43e-6}, "elapsed": 5.6,
+           "result": {"rounds": 12, "ratio": 0.166, "low": 0.14, "high": 0.177},
+           "looks": [], "failures": {"A": [], "B": []}, "warnings": [],
+           "rounds": [{"index": i, "order": ["A", "B"], "A": 1.41e-6, "B": 8.43e-6,
+                       "errors": {}} for i in range(12)]}
+    path = tmp_path / "ab.json"
+    path.write_text(json.dumps(doc))
+    html = tmp_path / "r.html"
+    code, _, err = cli(["report", str(path), "-o", str(html)], capsys)
+    assert code == 0, err
+    text = html.read_text()
+    assert "verdict: <strong>B is slower</strong>" in text
+    assert "trailing moving average" not in text

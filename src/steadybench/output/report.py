@@ -830,6 +830,11 @@ def _ab_view(doc: Mapping[str, Any], index: int, figs: _Figures) -> dict[str, An
         "summary": summary,
         "confidence": _pct_text(level) if isinstance(level, int | float) else None,
         "verdict": doc.get("verdict"),
+        # who is faster or slower, as the console says it ("verdict: slower" beside "A is
+        # 6× faster than B" read as a contradiction: the word was B's)
+        "verdict_text": {"faster": "B is faster", "slower": "B is slower",
+                         "no difference": "no real difference found"}.get(
+                             str(doc.get("verdict")), doc.get("verdict")),
         "reason": doc.get("reason"),
         "interim": bool(doc.get("interim")),
         "rounds": len(rounds),
