@@ -1056,3 +1056,39 @@ def test_the_ab_report_says_whose_verdict_it_is(tmp_path, capsys):
     text = html.read_text()
     assert "verdict: <strong>B is slower</strong>" in text
     assert "trailing moving average" not in text
+
+
+# ------------------- item 1 (Ctrl-C), the last case: python -m and CPython's stale interrupt flag
+def test_a_caught_interrupt_in_c_run_code_does_not_end_python_m_with_sigint(tmp_path):
+    """A KeyboardInterrupt that left code CPython ran through PyRun_String (an extension's
+    import) and was then caught leaves a C flag set; under ``python -m`` Python then killed
+    itself with SIGINT (-2) after steadybench had printed "interrupted" and chosen 130."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "interrupted_cli.py").write_text('''
+import ctypes, sys
+import steadybench.cli
+from steadybench import entry
+
+def fake_main(args, late_exit=False):
+    run = ctypes.pythonapi.PyRun_String
+    run.restype = ctypes.py_object
+    run.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.py_object, ctypes.py_object]
+    try:  # Ctrl-C inside code run by PyRun_String, caught as the command line catches it
+        run(b"raise KeyboardInterrupt", 257, {}, {})
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+    return 130
+
+steadybench.cli.main = fake_main
+sys.exit(entry.main())
+''')
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), src]), "PATH": os.environ["PATH"]}
+    done = subprocess.run([sys.executable, "-m", "interrupted_cli"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.stderr.strip() == "interrupted"
+    assert done.returncode == 130  # not -2: killed by SIGINT
