@@ -58,6 +58,33 @@ SOURCE = r"""
 #include <time.h>
 #include <unistd.h>
 
+/* execv, a bare name looked up on PATH as Popen does; not execvp, which runs a file that has
+   no #! line with /bin/sh where Popen reports ENOEXEC */
+static int run(const char *file, char *const argv[]) {
+    if (strchr(file, '/') != NULL) {
+        execv(file, argv);
+        return errno;
+    }
+    const char *path = getenv("PATH");
+    if (path == NULL) path = "/usr/local/bin:/usr/bin:/bin";
+    int err = ENOENT;
+    char full[4096];
+    while (*path) {
+        const char *end = strchr(path, ':');
+        size_t len = end ? (size_t) (end - path) : strlen(path);
+        int n = len ? snprintf(full, sizeof full, "%.*s/%s", (int) len, path, file)
+                    : snprintf(full, sizeof full, "./%s", file);  /* empty entry: "." */
+        if (n > 0 && (size_t) n < sizeof full) {
+            execv(full, argv);
+            if (errno != ENOENT && errno != ENOTDIR && errno != EACCES) return errno;
+            if (errno == EACCES) err = EACCES;
+        }
+        if (!end) break;
+        path = end + 1;
+    }
+    return err;
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) return 125;
     int fd = atoi(argv[1]);
@@ -70,8 +97,7 @@ int main(int argc, char **argv) {
     if (pid == 0) {
         close(fd);
         close(pipe_fds[0]);
-        execvp(argv[2], argv + 2);  /* a bare name is looked up on PATH, as Popen does */
-        int err = errno;
+        int err = run(argv[2], argv + 2);
         if (write(pipe_fds[1], &err, sizeof err) < 0) _exit(127);
         _exit(127);
     }
