@@ -17,12 +17,21 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/steadybench demo
 
-test: $(STAMP)
-	$(BIN)/python -m pytest -q
+# pytest-benchmark, for the tests that check steadybench beside it, is installed apart and
+# never on the venv's path: `make demo`'s venv must not have it (issue 28 item 4); those tests
+# put this folder on their own pytest subprocess's PYTHONPATH (tests/peers.py)
+PEERS  := $(VENV)/peers
+$(PEERS)/.installed: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps --upgrade --target $(PEERS) \
+		'pytest-benchmark>=4,<6' 'py-cpuinfo>=9'
+	touch $@
+
+test: $(STAMP) $(PEERS)/.installed
+	STEADYBENCH_TEST_PEERS=$(abspath $(PEERS)) $(BIN)/python -m pytest -q
 
 # the suite without the tests marked slow (pytest -m slow runs only those)
-test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+test-fast: $(STAMP) $(PEERS)/.installed
+	STEADYBENCH_TEST_PEERS=$(abspath $(PEERS)) $(BIN)/python -m pytest -q -m "not slow"
 
 # ruff everywhere, mypy on the core packages ([tool.mypy] files), the import layers
 # ([tool.importlinter]); .ci/run runs this before the tests and fails on a violation

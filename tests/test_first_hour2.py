@@ -196,6 +196,9 @@ def test_timeit_vs_compares_rivals(capsys):
                           "--execution-time", "0.02"], capsys)
     assert code == 0, err
     assert "statement 2 of 2" in err
+    # one direction in words: not "join is 15× faster than ... at 95%: slower"
+    said = " ".join((out + err).split())
+    assert "%: slower" not in said and "%: faster" not in said, said
 
 
 # ------------------------------------------------ item 16: steadybench show FILE (pyperf's)
@@ -741,3 +744,351 @@ def test_exec_says_why_a_command_is_not_compared(capsys):
         assert " faster than " not in out
     else:  # both above zero: then the interval decides, and says so
         assert any(w in out for w in ("no clear difference", "apart", " faster than "))
+
+
+# ------------------------------------------------ item 2: exec's max RSS is the command's own
+def _launcher_or_skip():
+    import pytest
+
+    from steadybench.programs.launcher import launcher_path
+    if launcher_path() is None:
+        pytest.skip("no C compiler to build the launcher")
+
+
+def test_a_tiny_command_peak_is_its_own_not_steadybench(capsys):
+    import sys
+
+    from steadybench.programs.process import CommandRunner, own_peak_rss
+    _launcher_or_skip()
+    runner = CommandRunner()
+    run = runner.run(runner.resolve(["true"]))
+    assert run.ok and run.max_rss is not None
+    # `true` needs about 1 MiB; this process is tens of MiB (the figure used to be ours)
+    assert run.max_rss < 6 * 2**20 < own_peak_rss()
+    # a program of known peak: the difference from an empty one is what it touched
+    size = 96
+    base = runner.run(runner.resolve([sys.executable, "-S", "-c", "pass"]))
+    big = runner.run(runner.resolve([sys.executable, "-S", "-c",
+                                     f"b = b'x' * ({size} * 2**20)"]))
+    assert base.max_rss is not None and big.max_rss is not None
+    grown = (big.max_rss - base.max_rss) / 2**20
+    assert size - 2 <= grown <= size + 4, grown
+
+
+def test_the_peak_matches_gnu_time(tmp_path):
+    import pytest
+
+    from steadybench.programs.process import CommandRunner
+    _launcher_or_skip()
+    import os
+    import subprocess
+    if not os.access("/usr/bin/time", os.X_OK):
+        pytest.skip("GNU time is not installed")
+    data = tmp_path / "f.bin"
+    data.write_bytes(os.urandom(2_000_000))
+    argv = ["gzip", "-1", "-c", str(data)]
+    report = tmp_path / "time.txt"
+    subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(report), *argv],
+                   stdout=subprocess.DEVNULL, check=True)
+    theirs = int(report.read_text().split()[-1]) * 1024
+    runner = CommandRunner()
+    ours = [runner.run(runner.resolve(argv)).max_rss for _ in range(3)]
+    assert all(r is not None for r in ours)
+    # the same kernel figure: within a few hundred KiB (the launcher's few pages)
+    assert min(abs(r - theirs) for r in ours) < 512 * 1024, (ours, theirs)
+
+
+def test_exec_shows_the_command_peak(capsys):
+    _launcher_or_skip()
+    code, out, err = cli(["exec", "--cmd", "true", "--runs", "5", "--warmup", "0",
+                          "--style", "plain"], capsys)
+    assert code == 0, err
+    assert "peak memory not shown" not in out + err
+    header, row = [line.split() for line in out.splitlines()[:2]]
+    shown = row[header.index("max_RSS")]
+    assert shown.endswith("MiB") and float(shown[:-3]) < 6, out
+
+
+def test_through_the_launcher_failures_and_timeouts_are_as_before(tmp_path):
+    import pytest
+
+    from steadybench.errors import ConfigurationError
+    from steadybench.programs.process import CommandRunner
+    _launcher_or_skip()
+    script = tmp_path / "noshebang"
+    script.write_text("echo hi\n")
+    script.chmod(0o755)
+    runner = CommandRunner(timeout=0.3)
+    with pytest.raises(ConfigurationError, match="a script needs a #! line"):
+        runner.run(runner.resolve([str(script)]))
+    run = runner.run(runner.resolve(["sleep", "5"]))
+    assert run.timed_out and run.max_rss is None
+    run = runner.run(runner.resolve(["sh", "-c", "exit 3"]))
+    assert run.exit_code == 3 and run.max_rss is not None
+    run = runner.run(runner.resolve(["sh", "-c", "kill -TERM $$"]))
+    assert run.exit_code is None and run.signal == 15
+
+
+def test_without_a_compiler_commands_start_directly(tmp_path, monkeypatch):
+    from steadybench.programs import launcher
+    from steadybench.programs.process import CommandRunner
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("CC", "no-such-compiler")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    launcher.forget()
+    try:
+        assert launcher.launcher_path() is None
+        runner = CommandRunner()
+        run = runner.run(["/bin/true"])
+        assert run.ok and run.max_rss is None  # never steadybench's own figure
+    finally:
+        monkeypatch.undo()
+        launcher.forget()
+
+
+def test_a_launcher_others_can_write_is_not_run(tmp_path, monkeypatch):
+    import os
+
+    from steadybench.programs import launcher
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    launcher.forget()
+    try:
+        path = launcher.launcher_path()
+        if path is None:
+            import pytest
+            pytest.skip("no C compiler to build the launcher")
+        os.chmod(path, 0o777)
+        launcher.forget()
+        rebuilt = launcher.launcher_path()
+        assert rebuilt == path and os.stat(path).st_mode & 0o777 == 0o700
+    finally:
+        monkeypatch.undo()
+        launcher.forget()
+
+
+# ------------------------------------- item 17: run-by-run plots and the case table, per execution
+def _pooled_case(levels, runs=30, *, spike_every=0, seed=1, metric_noise=0.01):
+    """A case pooled as the execution layer pools it: each execution (level) one warm-up run
+    and ``runs`` ok runs, merged with merge_executions."""
+    import numpy as np
+
+    from steadybench.execution.backend import Outcome
+    from steadybench.execution.merge import merge_executions
+    from steadybench.model.results import CaseResult
+    rng = np.random.default_rng(seed)
+    outcomes = []
+    for index, level in enumerate(levels):
+        own = CaseResult("b", "b")
+        own.add_run("warmup", {"wall_time": level * 3})
+        for i in range(runs):
+            value = level * (1 + metric_noise * rng.standard_normal())
+            if spike_every and i % spike_every == spike_every - 1:
+                value = level * 100
+            own.add_run("ok", {"wall_time": value})
+            own.accumulate({"wall_time": value})
+        outcomes.append(Outcome(index=index, case=own))
+    merged = CaseResult("b", "b")
+    merge_executions(merged, outcomes, len(levels))
+    return merged
+
+
+def test_run_by_run_plot_marks_where_each_execution_begins():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from steadybench.output.figures.timeseries import draw_timeseries
+    case = _pooled_case([1e-3, 1e-3, 1e-3], runs=20)
+    assert case.execution_spans() == [(0, 21), (21, 42), (42, 63)]
+    fig, ax = plt.subplots()
+    draw_timeseries([ax], case)
+    marks = [c for c in ax.collections if "execution start" in str(c.get_label())]
+    assert len(marks) == 1 and "3 executions" in marks[0].get_label()
+    xs = sorted({round(float(seg[0][0]), 3) for seg in marks[0].get_segments()})
+    assert xs == [21.5, 42.5]  # runs are numbered from 1: run 22 is the 2nd's warm-up
+    plt.close(fig)
+
+
+def test_outliers_are_flagged_within_each_execution_not_whole_executions():
+    from steadybench.processors.base import TukeyOutlierFilter
+    # four executions at 1 ms and one at 1.5 ms: pooled fences would flag all of the last
+    case = _pooled_case([1e-3, 1e-3, 1e-3, 1e-3, 1.5e-3], runs=30)
+    spike = case.execution_spans()[1][0] + 10  # one slow run inside the 2nd execution
+    case.metrics["wall_time"][spike] = 5e-3
+    TukeyOutlierFilter().process_case(case)
+    flagged = [i for i, f in enumerate(case.outlier) if f]
+    last = case.execution_spans()[-1]
+    assert spike in flagged
+    # pooled fences flag all 30 of the last execution; its own flag at most a stray run
+    assert sum(1 for i in flagged if last[0] <= i < last[1]) <= 2, flagged
+    assert case.analyses["outliers"]["per"] == "execution"
+
+
+def test_the_moving_line_never_leaves_the_axis():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from steadybench.output.figures.timeseries import draw_timeseries
+    case = _pooled_case([1e-3, 1.2e-3], runs=100, spike_every=5)  # every 5th run 100× slower
+    fig, ax = plt.subplots()
+    draw_timeseries([ax], case, window=10)
+    low, high = ax.get_ylim()
+    (line,) = [ln for ln in ax.get_lines() if "moving" in str(ln.get_label())]
+    ys = np.asarray(line.get_ydata(), dtype=float)
+    ys = ys[np.isfinite(ys)]
+    assert ys.size and low <= ys.min() and ys.max() <= high, (ys.max(), high)
+    assert high < 10  # the axis stays robust (ms): the 100 ms spikes are drawn at its edge
+    # the line breaks between the two executions instead of joining their levels
+    xs = np.asarray(line.get_xdata(), dtype=float)
+    assert np.isnan(xs).sum() == 1 and np.isnan(np.asarray(line.get_ydata(), float)).sum() == 1
+    plt.close(fig)
+
+
+def test_case_table_summarises_per_execution_fields():
+    from steadybench.output.report import _extra_rows
+    case = _pooled_case([1e-3] * 25, runs=3)
+    case.extra["method_options"] = [{"executions": 1000 + (i % 2), "min_sample_ns": 1e6}
+                                    for i in range(25)]
+    short, _ = _extra_rows(case, "s")
+    keys = [k for k, _ in short]
+    assert not any("[" in k for k in keys), keys  # no method_options[0], [1], ...
+    assert not any("execution_starts" in k for k in keys)
+    rows = dict(short)
+    assert rows["method_options.min_sample_ns (25 executions)"].startswith("each ")
+    assert rows["method_options.executions (25 executions)"] == "1000 to 1001"
+
+
+def test_exec_plots_every_time_in_one_unit_and_exit_codes_only_when_not_zero():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from steadybench.model.results import CaseResult
+    from steadybench.output.figures.timeseries import draw_timeseries
+    from steadybench.output.report import meter_metrics
+    case = CaseResult("cmd", "cmd")
+    case.units.update({"wall_time": "s", "sys_time": "s", "exit_code": ""})
+    for i in range(20):
+        case.add_run("ok", {"wall_time": 5e-3 + i * 1e-5, "sys_time": 2e-6 * (i % 3),
+                            "exit_code": 0.0})
+    assert "exit_code" not in meter_metrics(case)
+    fig, ax = plt.subplots()
+    draw_timeseries([ax], case, metric="sys_time")
+    assert ax.get_ylabel() == "sys_time (ms)"  # the case's unit, not ns
+    plt.close(fig)
+    case.metrics["exit_code"][3] = 1.0
+    assert "exit_code" in meter_metrics(case)
+    case.units["max_rss"] = "B"
+    for i in range(20):
+        case.metrics.setdefault("max_rss", __import__("array").array("d"))
+        case.metrics["max_rss"].append(1.8 * 2**20 + i * 1024)
+    fig, ax = plt.subplots()
+    draw_timeseries([ax], case, metric="max_rss")
+    assert ax.get_ylabel() == "max_rss (MiB)" and ax.get_ylim()[1] < 3
+    plt.close(fig)
+
+
+def test_make_test_gives_the_pytest_benchmark_tests_their_peer_apart():
+    """make test installs pytest-benchmark apart (tests/peers.py), so its tests run there
+    rather than being skipped with advice to install `.[test]`, which no longer has it."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    makefile = (root / "Makefile").read_text()
+    target = re.search(r"^test: ([^\n]*)\n\t([^\n]*)", makefile, re.M)
+    assert target and "peers" in target.group(1).lower()
+    assert "STEADYBENCH_TEST_PEERS" in target.group(2)
+    assert re.search(r"--target \$\(PEERS\)[^\n]*\n?[^\n]*pytest-benchmark", makefile)
+    stale = "pytest-benchmark is not installed (pip install -e '.[test]" + "')"
+    for path in (root / "tests").glob("*.py"):
+        assert stale not in path.read_text(), path
+
+
+def test_peers_are_on_the_subprocess_path_only(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    import pytest
+
+    import peers
+    if peers.folder() is None:
+        pytest.skip(peers.REASON)
+    assert str(peers.folder()) not in sys.path  # never on this test process's path
+    code = "import pytest_benchmark, sys; print(pytest_benchmark.__file__)"
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert str(peers.folder()) not in done.stdout  # nor on the venv's own
+    done = subprocess.run([sys.executable, "-c", code], env=peers.env(), capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0 and str(peers.folder()) in done.stdout, done.stderr
+
+
+def test_a_wide_interval_never_shows_a_ratio_of_zero():
+    """ab printed "6× [0, 54]": the low end, 0.4, rounded to the interval's digits."""
+    from steadybench.output.format import change_text, ratio_text
+    assert ratio_text(6.0, 0.4, 54.0) == "6× [0.4, 54]"
+    assert "[0," not in change_text(0.2, 0.004, 3.0)
+    assert ratio_text(1.87, 1.76, 2.13) == "1.87× [1.76, 2.13]"
+
+
+def test_the_ab_report_says_whose_verdict_it_is(tmp_path, capsys):
+    """The ab report's summary read "A is 6.03× faster than B … — verdict: slower"."""
+    import json
+    doc = {"kind": "steadybench-ab", "verdict": "slower", "interim": False,
+           "reason": "decided at round 12",
+           "summary": "A 1.41 µs, B 8.43 µs: A is 6.03× faster than B [5.65, 7.11] at 95%",
+           "settings": {"confidence": 0.95, "threshold": 0.0},
+           "variants": {"A": {"kind": "python", "description": "a.py"},
+                        "B": {"kind": "python", "description": "b.py"}},
+           "medians": {"A": 1.41e-6, "B": 8.43e-6}, "elapsed": 5.6,
+           "result": {"rounds": 12, "ratio": 0.166, "low": 0.14, "high": 0.177},
+           "looks": [], "failures": {"A": [], "B": []}, "warnings": [],
+           "rounds": [{"index": i, "order": ["A", "B"], "A": 1.41e-6, "B": 8.43e-6,
+                       "errors": {}} for i in range(12)]}
+    path = tmp_path / "ab.json"
+    path.write_text(json.dumps(doc))
+    html = tmp_path / "r.html"
+    code, _, err = cli(["report", str(path), "-o", str(html)], capsys)
+    assert code == 0, err
+    text = html.read_text()
+    assert "verdict: <strong>B is slower</strong>" in text
+    assert "trailing moving average" not in text
+
+
+# ------------------- item 1 (Ctrl-C), the last case: python -m and CPython's stale interrupt flag
+def test_a_caught_interrupt_in_c_run_code_does_not_end_python_m_with_sigint(tmp_path):
+    """A KeyboardInterrupt that left code CPython ran through PyRun_String (an extension's
+    import) and was then caught leaves a C flag set; under ``python -m`` Python then killed
+    itself with SIGINT (-2) after steadybench had printed "interrupted" and chosen 130."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "interrupted_cli.py").write_text('''
+import ctypes, sys
+import steadybench.cli
+from steadybench import entry
+
+def fake_main(args, late_exit=False):
+    run = ctypes.pythonapi.PyRun_String
+    run.restype = ctypes.py_object
+    run.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.py_object, ctypes.py_object]
+    try:  # Ctrl-C inside code run by PyRun_String, caught as the command line catches it
+        run(b"raise KeyboardInterrupt", 257, {}, {})
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+    return 130
+
+steadybench.cli.main = fake_main
+sys.exit(entry.main())
+''')
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), src]), "PATH": os.environ["PATH"]}
+    done = subprocess.run([sys.executable, "-m", "interrupted_cli"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.stderr.strip() == "interrupted"
+    assert done.returncode == 130  # not -2: killed by SIGINT

@@ -83,7 +83,7 @@ def test_every_plot_renders(tmp_path: Path, case: CaseResult, fmt: str) -> None:
         assert "warm-up (5)" in texts["timeseries"] and "removed (1)" in texts["timeseries"]
         assert "CPU frequency (MHz)" in texts["timeseries"]
         assert "temperature (°C)" in texts["timeseries"]
-        assert "moving average (5 runs)" in texts["timeseries"]
+        assert "moving median (5 runs)" in texts["timeseries"]
         assert "dropped (1)" in texts["fit"] and "intercept 18 ns" in texts["fit"]
         assert "fit through all points" in texts["fit"]
         assert "baseline" in texts["evolution"] and "managed" in texts["evolution"]
@@ -105,7 +105,7 @@ def test_too_few_samples_say_so(tmp_path: Path) -> None:
                                                                       tmp_path / "h2.svg"))
     assert "raw samples were not kept" in _svg_text(pl.plot_timeseries(streaming,
                                                                        tmp_path / "t.svg"))
-    assert "too few ok runs for a moving average" in _svg_text(
+    assert "too few ok runs for a moving median" in _svg_text(
         pl.plot_timeseries(one, tmp_path / "t1.svg"))
     assert "no samples to draw a box plot" in _svg_text(pl.plot_boxplot([empty, streaming],
                                                                         tmp_path / "b.svg"))

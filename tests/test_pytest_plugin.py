@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import peers
+
 #: fast settings: behaviour, not precision, is checked here
 FAST = ["--steadybench-processes", "2", "--steadybench-time", "0.02"]
 
@@ -97,7 +99,8 @@ def test_skip_and_only(project: Path) -> None:
 
 
 def test_pytest_benchmark_keeps_its_fixture(project: Path) -> None:
-    pytest.importorskip("pytest_benchmark")
+    if not peers.available():
+        pytest.skip(peers.REASON)
     (project / "test_both.py").write_text(textwrap.dedent('''
         def work():
             return sum(range(100))
@@ -109,7 +112,7 @@ def test_pytest_benchmark_keeps_its_fixture(project: Path) -> None:
         def test_ours(steadybench_benchmark):
             steadybench_benchmark(work)
     '''))
-    out = pytest_run(project, *FAST, "test_both.py", "--benchmark-disable")
+    out = pytest_run(project, *FAST, "test_both.py", "--benchmark-disable", env=peers.env())
     assert out.returncode == 0, out.stdout + out.stderr
     assert "test_ours:" in out.stdout and "test_theirs:" not in out.stdout
 

@@ -60,6 +60,31 @@ def _ignore_late_signals() -> None:
     kill the process with it (-2, -15, -1) instead of the command's status: ignore them now."""
     for signum in _ENDING:
         signal.signal(signum, signal.SIG_IGN)
+    if _status[0] in _ENDING.values():
+        _forget_caught_interrupt()
+
+
+#: the status :func:`main` returned (None until it has)
+_status: list[int | None] = [None]
+
+
+def _forget_caught_interrupt() -> None:
+    """Clear CPython's record of an interrupt that was in fact caught.
+
+    CPython sets a C flag (``_Py_UnhandledKeyboardInterrupt``) when a ``KeyboardInterrupt``
+    leaves code it runs through ``PyRun_String`` (as extension modules' imports do), and
+    nothing clears it when that interrupt is caught further up, as the command line catches
+    it. Under ``python -m`` (``pymain_run_module``), ``Py_RunMain`` then ends the process by
+    killing it with SIGINT (status -2) after the command had chosen 130 and printed
+    "interrupted": Ctrl-C during the first second of ``python -m steadybench run`` did so in
+    about 1 trial of 20 (``benchmarks/interrupts.py``). Running an empty statement through the
+    same function sets the flag back to 0; Python's own exit then returns our status."""
+    try:
+        import ctypes
+
+        ctypes.pythonapi.PyRun_SimpleString(b"")
+    except Exception:  # noqa: BLE001, S110 - another Python (PyPy): no such flag to clear
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,8 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if guarded:
             signal.signal(signal.SIGINT, signal.default_int_handler)
-        return cli_main(args, late_exit=True)
+        _status[0] = cli_main(args, late_exit=True)
+        return _status[0]
     except KeyboardInterrupt:  # before the command line's own handlers were in place
+        _status[0] = EXIT_INTERRUPTED
         return EXIT_INTERRUPTED
     finally:
         if argv is None:

@@ -94,7 +94,7 @@ def _protocol_comparison(base: str, new: str, confidence: float) -> dict[str, An
 @click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
               help="Confidence level of the comparison made with --compare.")
 @click.option("--window", type=count(min=1), default=10, show_default=True,
-              help="Moving-average window (runs) of the run-by-run plots.")
+              help="Moving-median window (runs) of the run-by-run plots.")
 def report_cmd(results: tuple[str, ...], output: str, plots_dir: str | None, plot_format: str,
                compare: bool | None, comparison_path: str | None, confidence: float,
                window: int) -> None:

@@ -124,7 +124,10 @@ def _rounds(first: Any, path: str, names: list[str], opts: dict[str, Any],
             m = medians(res)  # the absolute times beside the ratio
             times = (f"{names[0]} {format_seconds(m['A'])}, {name} {format_seconds(m['B'])}: "
                      if m["A"] is not None and m["B"] is not None else "")
-            verdicts.append(f"{times}{phrase} at {confidence:.0%}: {res.verdict} "
+            # the phrase names the faster statement; the session's own word ("slower": the
+            # --vs statement against the first) would read as a contradiction beside it
+            word = "" if res.verdict in ("faster", "slower") else f": {res.verdict}"
+            verdicts.append(f"{times}{phrase} at {confidence:.0%}{word} "
                             f"({len(res.paired)} rounds, {res.reason})")
         if res.interim:
             from . import Interrupted

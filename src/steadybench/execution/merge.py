@@ -155,6 +155,8 @@ def _append_runs(merged: CaseResult, case: CaseResult) -> None:
         return
     before = len(merged.status)
     added = len(case.status)
+    if added:  # where each execution's runs begin in the pooled columns (the plots' bounds)
+        merged.extra.setdefault("execution_starts", []).append(before)
     merged.status.extend(case.status)
     merged.outlier.extend(case.outlier)
     for name in set(merged.metrics) | set(case.metrics):

@@ -92,6 +92,16 @@ class CaseResult:
             parts.append(f"[{self.param_name}]")
         return " ".join(parts)
 
+    def execution_spans(self) -> list[tuple[int, int]]:
+        """``(start, end)`` of each execution's runs in the pooled columns, in order (one span
+        for a case run once, or read from a file that did not record where executions begin:
+        ``extra["execution_starts"]``, written by :mod:`steadybench.execution.merge`)."""
+        n = len(self.status)
+        marks = self.extra.get("execution_starts")
+        starts = sorted({0, *(s for s in marks if isinstance(s, int) and 0 < s < n)}) \
+            if isinstance(marks, list) else [0]
+        return [(a, b) for a, b in zip(starts, [*starts[1:], n]) if b > a]
+
     # ----------------------------------------------------------------- recording
     def add_run(self, status: str, values: dict[str, float | None]) -> None:
         """Append one run's values (only when raw samples are kept)."""

@@ -138,9 +138,15 @@ def ratio_text(value: float, low: float | None = None, high: float | None = None
     """``value`` with the interval in brackets, both at :func:`ratio_decimals`:
     ``"1.87× [1.76, 2.13]"``."""
     d = ratio_decimals(value, low, high)
-    text = f"{value:.{d}f}×"
+
+    def shown(x: float) -> str:
+        # a positive ratio never reads 0: a wide interval's low end keeps two digits
+        text = f"{x:.{d}f}"
+        return f"{x:.2g}" if x > 0 and float(text) == 0 else text
+
+    text = f"{shown(value)}×"
     if low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
-        text += f" [{low:.{d}f}, {high:.{d}f}]"
+        text += f" [{shown(low)}, {shown(high)}]"
     return text
 
 

@@ -12,7 +12,8 @@ Every figure of :mod:`steadybench.output.figures` draws what a function here pre
   §2.10, the reflection method), so it stays within the data's support: no negative times.
 * :func:`box_stats` — quartiles, whiskers at the 1st and 99th percentiles (Rancid, seed 001,
   Fig. 15), fliers beyond.
-* :func:`moving_average`, :func:`binned` — the run-by-run series (Rancid Figs. 3–11).
+* :func:`moving_average`, :func:`moving_median`, :func:`binned` — the run-by-run series
+  (Rancid Figs. 3–11).
 * :func:`running_quantiles`, :func:`error_evolution` — Rancid Fig. 16.
 * :func:`fit_band` — the confidence band of a least-squares line (Montgomery & Runger, §11-5).
 * :func:`complexity_function` — f(n) of a growth class, the *same* functions the complexity
@@ -275,6 +276,38 @@ def moving_average(values: np.ndarray, window: int) -> np.ndarray:
     idx = np.arange(1, values.size + 1)
     start = np.maximum(idx - window, 0)
     return (csum[idx] - csum[start]) / (idx - start)
+
+
+def moving_median(values: np.ndarray, window: int,
+                  segments: Sequence[tuple[int, int]] | None = None) -> np.ndarray:
+    """Centred moving median: element i is the median of the ``window`` values around it
+    (``window // 2`` each side), cut at the ends of the segment holding i (``segments``:
+    (start, end) index pairs, e.g. one per execution, so the line never mixes two executions'
+    levels). A segment shorter than the window gets its own median throughout.
+
+    A median, not a mean: the run-by-run plot's y axis is robust (a few slow runs are drawn at
+    its edge), and a mean over a window holding one of them would leave that axis; centred,
+    so that the first runs of an execution are not a window of one."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    values = np.asarray(values, dtype=float)
+    out = np.empty_like(values)
+    window = max(1, int(window))
+    half = window // 2
+    for start, end in segments or [(0, values.size)]:
+        part = values[start:end]
+        size = part.size
+        if size == 0:
+            continue
+        if size <= window:
+            out[start:end] = np.median(part)
+            continue
+        width = 2 * half + 1
+        if size >= width:
+            out[start + half:end - half] = np.median(sliding_window_view(part, width), axis=1)
+        for i in [*range(min(half, size)), *range(max(size - half, half), size)]:
+            out[start + i] = np.median(part[max(0, i - half):i + half + 1])
+    return out
 
 
 def binned(x: np.ndarray, y: np.ndarray, nbins: int) -> tuple[np.ndarray, ...]:

@@ -9,7 +9,7 @@ function                    figure
 ==========================  =====================================================================
 :func:`plot_histogram`      Rancid (001) Fig. 1: histogram, kernel density, median and mean
 :func:`plot_boxplot`        Rancid Fig. 15: boxes at the quartiles, whiskers at p1 and p99
-:func:`plot_timeseries`     Rancid Figs. 3–11: run-by-run values, moving average, frequency and
+:func:`plot_timeseries`     Rancid Figs. 3–11: run-by-run values, moving median, frequency and
                             temperature on secondary axes
 :func:`plot_fit`            Moreno & Fischmeister (002) Figs. 2–3: line fit with its CI band
 :func:`plot_error_evolution`  Rancid Fig. 16: error of the running median, relative IQR

@@ -333,15 +333,45 @@ def _extra_rows(case: CaseResult, unit: str) -> tuple[list[tuple[str, str]],
     short: list[tuple[str, str]] = []
     long: list[tuple[str, str]] = []
     for key, value in case.extra.items():
-        if key in ("fit", "sweep"):
+        if key in ("fit", "sweep", "execution_starts"):  # plotted
             continue
         if isinstance(value, str) and ("\n" in value or len(value) > 120):
             long.append((key, value[-20_000:]))
+        elif _per_execution(value):
+            short += _per_execution_rows(key, value, unit)
         elif isinstance(value, Mapping):
             short += rows({key: value}, unit)
         else:
             short.append((key, human(key, value, unit)))
     return short, long
+
+
+def _per_execution(value: Any) -> bool:
+    """A list of mappings, one per execution (``method_options``...)."""
+    return (isinstance(value, Sequence) and not isinstance(value, str) and len(value) > 1
+            and all(isinstance(v, Mapping) for v in value))
+
+
+def _per_execution_rows(key: str, entries: Sequence[Mapping[str, Any]],
+                        unit: str) -> list[tuple[str, str]]:
+    """One row per field of per-execution entries, not one per execution: the value when
+    every execution had the same, else its range and how many executions differ."""
+    out: list[tuple[str, str]] = []
+    names: list[str] = []
+    for entry in entries:
+        names += [str(k) for k in entry if str(k) not in names]
+    for name in names:
+        values = [entry.get(name) for entry in entries]
+        label = f"{key}.{name} ({len(entries)} executions)"
+        first = values[0]
+        if all(v == first for v in values):
+            out.append((label, "each " + human(name, first, unit)))
+        elif all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+            out.append((label, f"{human(name, min(values), unit)} to "
+                               f"{human(name, max(values), unit)}"))
+        else:
+            out.append((label, f"{len({repr(v) for v in values})} different values"))
+    return out
 
 
 def _fit_rows(fit: Mapping[str, Any] | None) -> list[tuple[str, str]]:
@@ -418,7 +448,7 @@ def _compact_figure(case: CaseResult, window: int) -> Any:
                         legend=False)
         draw_histogram(right, case, title=False, legend=False)
         label = case.label if len(case.label) < 80 else case.label[:79] + "…"
-        fig.suptitle(esc(label) + "   — runs (blue), moving average (orange); histogram, "
+        fig.suptitle(esc(label) + "   — runs (blue), moving median (orange); histogram, "
                      "kernel density, median (orange)", fontsize=9.5, x=0.08, ha="left")
         return fig
 
@@ -440,6 +470,8 @@ def meter_metrics(case: CaseResult) -> list[str]:
     for name, column in case.metrics.items():
         if name == PRIMARY_METRIC or name in UNDRAWN_METERS:
             continue
+        if name == "exit_code" and not any(math.isfinite(v) and v != 0 for v in column):
+            continue  # exec's exit codes: drawn only when one was not 0
         if any(math.isfinite(v) for v in column):
             names.append(name)
     return names[:MAX_METER_PLOTS]
@@ -798,6 +830,11 @@ def _ab_view(doc: Mapping[str, Any], index: int, figs: _Figures) -> dict[str, An
         "summary": summary,
         "confidence": _pct_text(level) if isinstance(level, int | float) else None,
         "verdict": doc.get("verdict"),
+        # who is faster or slower, as the console says it ("verdict: slower" beside "A is
+        # 6× faster than B" read as a contradiction: the word was B's)
+        "verdict_text": {"faster": "B is faster", "slower": "B is slower",
+                         "no difference": "no real difference found"}.get(
+                             str(doc.get("verdict")), doc.get("verdict")),
         "reason": doc.get("reason"),
         "interim": bool(doc.get("interim")),
         "rounds": len(rounds),
@@ -930,7 +967,7 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
             matched and their ratio of medians is shown, labelled as such (no test).
         plots_dir: also write every figure there as a separate file.
         plot_format: ``png`` or ``svg`` for the files in ``plots_dir`` (the report embeds PNG).
-        window: moving-average window of the run-by-run series.
+        window: moving-median window of the run-by-run series.
         labels: a name per input (file names, by default "results 1", "results 2", ...).
         ab: documents written by ``steadybench ab --json``.
         confidence: level of the intervals of the relative comparisons.

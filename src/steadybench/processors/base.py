@@ -99,6 +99,10 @@ class InvalidRunsRemover(Processor):
             for i, s in enumerate(case.status)
             if s != "failed" and not (success is not None and success[i] == 0.0)
         ]
+        starts = case.extra.get("execution_starts")
+        if isinstance(starts, list):  # each execution begins where its first kept run is now
+            case.extra["execution_starts"] = sorted({sum(1 for i in keep if i < s)
+                                                     for s in starts if isinstance(s, int)})
         case.status = [case.status[i] for i in keep]
         case.outlier = [case.outlier[i] for i in keep]
         for name, column in case.metrics.items():
@@ -121,6 +125,11 @@ class ResultsRemover(Processor):
 class TukeyOutlierFilter(Processor):
     """Flag runs outside Tukey's fences Q1 − k·IQR, Q3 + k·IQR (Rancid §IV-B).
 
+    The fences are those of each execution's own ok runs: executions differ in level (each is
+    a fresh process with its own layout, Kalibera & Jones 2013), so fences over the pooled runs
+    would flag whole slow executions rather than the odd runs within one. The analysis keeps
+    the widest low and high fence of any execution.
+
     ``action="mark"`` (default) only flags them, so ``n`` is unchanged; ``"remove"`` also sets
     their status to ``removed`` so they leave the statistics.
     """
@@ -133,24 +142,35 @@ class TukeyOutlierFilter(Processor):
     def process_case(self, case: CaseResult) -> None:
         if not _needs_samples(case, "outlier filter"):
             return
-        fences = tukey_fences(case.values(self.metric), self.k)
-        if fences is None:
+        column = case.metrics.get(self.metric)
+        if column is None:
             return
-        low, high = fences
-        column = case.metrics[self.metric]
         flagged = 0
-        for i, status in enumerate(case.status):
-            if status == RUN_OK and not low <= column[i] <= high:
-                case.outlier[i] = True
-                flagged += 1
-                if self.action == "remove":
-                    case.status[i] = RUN_REMOVED
+        lows: list[float] = []
+        highs: list[float] = []
+        for start, end in case.execution_spans():
+            values = [column[i] for i in range(start, end) if case.status[i] == RUN_OK]
+            fences = tukey_fences(values, self.k) if values else None
+            if fences is None:
+                continue
+            low, high = fences
+            lows.append(low)
+            highs.append(high)
+            for i in range(start, end):
+                if case.status[i] == RUN_OK and not low <= column[i] <= high:
+                    case.outlier[i] = True
+                    flagged += 1
+                    if self.action == "remove":
+                        case.status[i] = RUN_REMOVED
+        if not lows:
+            return
         case.analyses["outliers"] = {
             "k": self.k,
-            "low": low,
-            "high": high,
+            "low": min(lows),
+            "high": max(highs),
             "count": flagged,
             "action": self.action,
+            "per": "execution",
         }
         if self.action == "remove":
             _refresh_stream(case)

@@ -473,8 +473,9 @@ class ExecSession:
                     f"{cal.value * 1e3:.3g} ms that was subtracted: the correction dominates the "
                     "corrected figure; measure more work per run (or use 'steadybench iters')")
         if case.n and "max_rss" not in case.stream:
-            _warn(case, "peak memory not shown: the command's peak RSS never exceeded "
-                        "steadybench's own, which the kernel's figure for a child includes")
+            _warn(case, "peak memory not shown: no C compiler could build the launcher "
+                        "that measures a command's own peak (set $CC), and the kernel's figure "
+                        "for a child of steadybench never exceeded steadybench's own")
         return case
 
 

@@ -5,7 +5,9 @@ session and process group of its own, so that a timeout or Ctrl-C can kill the c
 everything it started with one ``killpg``. The wall time is read from the injected clock just
 before the process is created and just after it has been reaped; user and system CPU time and
 peak resident memory come from the kernel's accounting of the finished child (``wait4(2)``'s
-``struct rusage``), not from sampling.
+``struct rusage``), not from sampling. The command is started through a tiny C launcher
+(:mod:`.launcher`) that forks it and reports that accounting, since a child of this Python
+process would carry steadybench's own peak memory in ``ru_maxrss``.
 
 Waiting uses a Linux pidfd (``pidfd_open(2)``) polled with the timeout, so no helper thread or
 busy loop runs beside the measured command; where pidfds are missing a timer thread kills the
@@ -39,6 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import ConfigurationError
+from .launcher import launcher_path, read_report
 
 Clock = Callable[[], int]
 
@@ -125,6 +128,8 @@ class CommandRunner:
         clock: zero-argument callable returning integer nanoseconds.
         cwd: the working directory of the commands (default: this process's); a relative
             program path is found from it.
+        launcher: start commands through :mod:`steadybench.programs.launcher` (when it can be
+            built) so that :attr:`ProcessRun.max_rss` is the command's own peak.
     """
 
     shell: bool = False
@@ -136,6 +141,9 @@ class CommandRunner:
     shell_path: str = "/bin/sh"
     env: dict[str, str] | None = None
     cwd: str | None = None
+    #: start each command through the C launcher (.launcher) when one can be built, so that
+    #: its peak memory is its own; False starts it directly from this process
+    launcher: bool = True
     _files: list = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
@@ -208,30 +216,59 @@ class CommandRunner:
              timeout: float | None) -> ProcessRun:
         clock = self.clock
         floor = own_peak_rss()
-        t0 = clock()
+        launcher = launcher_path() if self.launcher else None
+        report_r = report_w = -1
+        spawned = argv
+        if launcher is not None:  # the command's own peak memory (see .launcher)
+            report_r, report_w = os.pipe()
+            spawned = [launcher, str(report_w), *argv]
         try:
-            proc = subprocess.Popen(
-                argv, stdin=stdin,
-                stdout=out_file if out_file is not None else subprocess.DEVNULL,
-                stderr=err_file, start_new_session=True, close_fds=True, env=self.env,
-                cwd=self.cwd,
-            )
-        except OSError as exc:
-            raise ConfigurationError(start_failure(argv[0], exc)) from None
-        pid = proc.pid
-        timed_out = False
-        try:
-            timed_out, status, usage = self._wait(pid, timeout)
-            t1 = clock()
-        except BaseException:
-            # Ctrl-C or anything else: leave nothing behind.
-            kill_group(pid)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
-            proc.returncode = -9
-            raise
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        kill_group(pid)  # anything the command left running in its group
+            t0 = clock()
+            try:
+                proc = subprocess.Popen(
+                    spawned, stdin=stdin,
+                    stdout=out_file if out_file is not None else subprocess.DEVNULL,
+                    stderr=err_file, start_new_session=True, close_fds=True, env=self.env,
+                    cwd=self.cwd, pass_fds=(report_w,) if launcher is not None else (),
+                )
+            except OSError as exc:
+                raise ConfigurationError(start_failure(spawned[0], exc)) from None
+            finally:
+                if report_w >= 0:
+                    os.close(report_w)  # the launcher holds it now: EOF when it ends
+            pid = proc.pid
+            timed_out = False
+            try:
+                timed_out, status, usage = self._wait(pid, timeout)
+                t1 = clock()
+            except BaseException:
+                # Ctrl-C or anything else: leave nothing behind.
+                kill_group(pid)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
+                proc.returncode = -9
+                raise
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            kill_group(pid)  # anything the command left running in its group
+            max_rss = child_peak_rss(int(usage.ru_maxrss) * 1024, floor)
+            user_time, sys_time = usage.ru_utime, usage.ru_stime
+            if launcher is not None:
+                report = read_report(report_r)
+                if report[:1] == ["exec"] and len(report) == 2:
+                    err = int(report[1])
+                    raise ConfigurationError(start_failure(argv[0], OSError(err,
+                                                                            os.strerror(err))))
+                if report[:1] == ["ok"] and len(report) == 6:
+                    status = int(report[1])
+                    user_time, sys_time = int(report[2]) / 1e6, int(report[3]) / 1e6
+                    max_rss = int(report[4]) * 1024
+                    if clock is time.perf_counter_ns:  # the same clock, without the launcher's
+                        t0, t1 = 0, int(report[5])     # own start (see .launcher)
+                else:  # the launcher was killed (a timeout): its own figure is ours
+                    max_rss = None
+        finally:
+            if report_r >= 0:
+                os.close(report_r)
         exit_code: int | None = None
         sig: int | None = None
         if os.WIFEXITED(status):
@@ -248,9 +285,9 @@ class CommandRunner:
         tail = clean_text(err_file.read().decode("utf-8", errors="replace"))
         return ProcessRun(
             wall_ns=t1 - t0,
-            user_time=usage.ru_utime,
-            sys_time=usage.ru_stime,
-            max_rss=child_peak_rss(int(usage.ru_maxrss) * 1024, floor),
+            user_time=user_time,
+            sys_time=sys_time,
+            max_rss=max_rss,
             exit_code=exit_code,
             signal=sig,
             timed_out=timed_out,

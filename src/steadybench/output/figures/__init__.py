@@ -6,7 +6,7 @@ module                      figure
 ==========================  =====================================================================
 :mod:`.histogram`           Rancid (001) Fig. 1: histogram, reflected kernel density, median, mean
 :mod:`.boxplot`             Rancid Fig. 15: boxes at the quartiles, whiskers at p1 and p99
-:mod:`.timeseries`          Rancid Figs. 3–11: run-by-run values, moving average, frequency
+:mod:`.timeseries`          Rancid Figs. 3–11: run-by-run values, moving median, frequency
 :mod:`.fit`                 Moreno & Fischmeister (002) Figs. 2–3: line fit with its band
 :mod:`.evolution`           Rancid Fig. 16: error of the running median, relative IQR
 :mod:`.growth`              004 ``sweep_seq``: time against size, log–log, fitted class

@@ -1,10 +1,15 @@
 """Run-by-run values of one case (Rancid, seed 001, Figs. 3–11): ok runs, warm-up, removed,
-flagged and failed runs, a trailing moving average, and CPU frequency and temperature on
+flagged and failed runs, a centred moving median, and CPU frequency and temperature on
 secondary axes.
 
 The y axis is robust over the ok runs: a handful of slow runs no longer flattens the others
 into a line at 0; they are drawn as triangles at the top edge with a count. Over
 :data:`MAX_POINTS` runs the ok runs are drawn as a binned median with a 1–99 % envelope.
+
+A case measured as several executions has its runs pooled in order: dotted lines mark where
+each execution begins, and the moving median is cut there (it never bridges two executions'
+levels). Times other than the case's own (user, system, raw wall time) are drawn in the unit
+of the case's time, so that one page does not mix ns and ms.
 """
 
 from __future__ import annotations
@@ -64,8 +69,9 @@ def draw_timeseries(axes: Sequence[Any], case: CaseResult, *, metric: str = PRIM
     """Run-by-run values of ``metric`` on a robust y axis (see the module docs).
 
     ok runs are points, warm-up runs grey triangles, removed runs red crosses, runs an outlier
-    filter flagged are ringed, failed runs are faint red bars; the orange line is the trailing
-    moving average of the ok runs over ``window`` runs. ``cpu_freq`` (MHz) and ``temperature``
+    filter flagged are ringed, failed runs are faint red bars; dotted lines mark where each
+    execution begins; the orange line is the centred moving median of the ok runs over
+    ``window`` runs, cut at each execution's ends. ``cpu_freq`` (MHz) and ``temperature``
     (°C) share the x axis on secondary y axes; ``loadavg`` goes into ``axes[1]`` when given.
     ``secondary=False`` leaves out the frequency and temperature axes.
     """
@@ -88,8 +94,30 @@ def draw_timeseries(axes: Sequence[Any], case: CaseResult, *, metric: str = PRIM
         message(ax, "no successful runs to plot")
         return
     factor, unit = pd.time_scale(col[ok] if ok.any() else col[finite], unit_of(case, metric))
+    if metric != PRIMARY_METRIC and unit_of(case, metric) == "s" \
+            and unit_of(case, PRIMARY_METRIC) == "s":
+        own = column(case, PRIMARY_METRIC)  # one unit for every time of the case
+        if own is not None:
+            own = own[:n][(status == RUN_OK) & np.isfinite(own[:n])]
+            if own.size:
+                factor, unit = pd.time_scale(own, "s")
+    if unit == "B":  # memory (exec's max_rss) in KiB or MiB, not bytes with an exponent
+        bulk = col[ok] if ok.any() else col[finite]
+        big = bool(bulk.size) and float(np.median(np.abs(bulk))) >= 2**20
+        factor, unit = (2.0**-20, "MiB") if big else (2.0**-10, "KiB")
     y = col * factor
     limits = pd.robust_limits(y[ok] if ok.sum() >= 2 else y[finite])
+    spans = [(a, b) for a, b in case.execution_spans() if a < n]
+    ok_all = np.flatnonzero(ok)
+    avg = None
+    bounds: list[tuple[int, int]] = []
+    if ok_all.size >= 2:
+        bounds = [(int(np.searchsorted(ok_all, a)), int(np.searchsorted(ok_all, b)))
+                  for a, b in spans]
+        avg = pd.moving_median(y[ok_all], window, bounds)
+        # the line never leaves the robust axis: where most of a window is beyond it (a run of
+        # slow runs, drawn at its edge with their count) the line is not drawn
+        avg[(avg < limits.low) | (avg > limits.high)] = np.nan
     within = (y >= limits.low) & (y <= limits.high)
     handles: list[Any] = []
     ok_idx = np.flatnonzero(ok & ~outlier & within)
@@ -124,15 +152,26 @@ def draw_timeseries(axes: Sequence[Any], case: CaseResult, *, metric: str = PRIM
         handles.append(ax.vlines(runs[shown], 0, 1, transform=ax.get_xaxis_transform(),
                                  colors=C_REMOVED, alpha=0.25, linewidth=1,
                                  label=f"failed ({failed.size})"))
-    ok_all = np.flatnonzero(ok)
-    if ok_all.size >= 2:
-        avg = pd.moving_average(y[ok_all], window)
+    if len(spans) > 1:  # where each execution begins
+        starts = np.asarray([a for a, _ in spans[1:]], dtype=float) + 0.5
+        faint = len(spans) > 60
+        handles.append(ax.vlines(starts, 0, 1, transform=ax.get_xaxis_transform(),
+                                 colors="#777777", linestyles=":",
+                                 linewidth=0.6 if faint else 0.9, alpha=0.5 if faint else 0.8,
+                                 label=f"execution start ({len(spans)} executions)"))
+    if avg is not None:
         keep = pd.subsample(np.arange(ok_all.size), MAX_POINTS)
-        (line,) = ax.plot(runs[ok_all][keep], avg[keep], color=C_AVG, linewidth=1.6,
-                          label=f"moving average ({min(window, ok_all.size)} runs)")
+        xs, ys = runs[ok_all][keep].astype(float), avg[keep]
+        # a break between executions, so the line does not join their levels
+        segment = np.searchsorted([b for b, _ in bounds[1:]], keep, side="right")
+        cut = np.flatnonzero(np.diff(segment)) + 1
+        xs, ys = np.insert(xs, cut, np.nan), np.insert(ys, cut, np.nan)
+        (line,) = ax.plot(xs, ys, color=C_AVG, linewidth=1.6,
+                          label=f"moving median ({min(window, ok_all.size)} runs"
+                                + (", per execution)" if len(spans) > 1 else ")"))
         handles.append(line)
     else:
-        ax.text(0.5, 0.92, f"too few ok runs for a moving average (n = {ok_all.size})",
+        ax.text(0.5, 0.92, f"too few ok runs for a moving median (n = {ok_all.size})",
                 ha="center", transform=ax.transAxes, fontsize=9, color="#444444")
     ax.set_ylim(limits.low, limits.high)
     shown_all = finite & (status != RUN_FAILED)
