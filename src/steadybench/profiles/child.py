@@ -1,0 +1,167 @@
+"""The profiled process of a Python case: ``python -m steadybench.profiles.child TASK SECONDS``.
+
+``TASK`` is a file holding the pickled task of :func:`steadybench.counts.python.task_bytes`
+(how to find the case). The process loads the case, runs its set-up and one warm-up call, then
+
+1. calls it for ``SECONDS`` inside :func:`profiled_calls` (the frame the profile keeps; see
+   :mod:`.filtering`) with the garbage collector **on**, each collection's pause timed through
+   ``gc.callbacks`` (JMH's ``-prof gc``: collection is part of the cost, so it is measured
+   rather than switched off as the measured executions do);
+2. calls it again with ``tracemalloc`` tracing, up to :data:`ALLOC_CALLS` calls or a quarter
+   of ``SECONDS``: each call's peak of traced memory above the level before it, and what it
+   left allocated. This stretch lies outside the marker, so tracemalloc's own cost never
+   reaches the sampled time;
+3. runs the teardown and prints one line, :data:`PREFIX` followed by JSON (calls, seconds,
+   collections, pauses, allocations).
+
+What the user's code raises is one line on standard error (``steadybench-profile: ...``) and
+exit status 3.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import pickle
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+PREFIX = "steadybench-profile:"
+USER_ERROR_STATUS = 3
+ALLOC_CALLS = 200
+
+
+class _GcTimer:
+    """Collections and their pauses, through ``gc.callbacks`` (start/stop of each)."""
+
+    def __init__(self) -> None:
+        self.collections = 0
+        self.pause = 0.0
+        self._started: float | None = None
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif self._started is not None:
+            self.pause += time.perf_counter() - self._started
+            self.collections += 1
+            self._started = None
+
+
+def profiled_calls(call: Callable[[], Any], hooks: tuple[Callable[[], Any], ...],
+                   seconds: float) -> tuple[int, float]:
+    """The benchmark's calls for at least ``seconds`` (at least one call): how many and how
+    long. Every sample the profiler takes inside this frame is the benchmark's."""
+    clock = time.perf_counter
+    calls = 0
+    start = clock()
+    end = start + seconds
+    if hooks:
+        init, release = hooks
+        while True:
+            init()
+            call()
+            release()
+            calls += 1
+            if clock() >= end:
+                break
+    else:
+        while True:
+            call()
+            calls += 1
+            if clock() >= end:
+                break
+    return calls, clock() - start
+
+
+def _allocations(call: Callable[[], Any], hooks: tuple[Callable[[], Any], ...],
+                 seconds: float) -> dict[str, float]:
+    import tracemalloc
+
+    tracemalloc.start()
+    peaks = retained = 0
+    calls = 0
+    end = time.perf_counter() + seconds
+    try:
+        while calls < ALLOC_CALLS and (calls == 0 or time.perf_counter() < end):
+            if hooks:
+                hooks[0]()
+            tracemalloc.reset_peak()
+            before = tracemalloc.get_traced_memory()[0]
+            call()
+            current, peak = tracemalloc.get_traced_memory()
+            if hooks:
+                hooks[1]()
+            peaks += peak - before
+            retained += current - before
+            calls += 1
+    finally:
+        tracemalloc.stop()
+    return {"calls": calls, "peak_bytes_per_call": peaks / calls,
+            "retained_bytes_per_call": retained / calls}
+
+
+def _fail(message: str) -> None:
+    sys.stderr.write(f"{PREFIX} {message}\n")
+    sys.stderr.flush()
+    os._exit(USER_ERROR_STATUS)
+
+
+def main(argv: list[str]) -> None:
+    task_file, seconds_text = argv
+    seconds = float(seconds_text)
+    with open(task_file, "rb") as fh:
+        task = pickle.load(fh)
+    if task["cwd"]:
+        os.chdir(task["cwd"])
+    for entry in reversed(task["sys_path"]):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    from ..counts.child import _load_implementation
+    from ..model.implementation import Implementation
+
+    stage = "loading the benchmark"
+    try:
+        implementation = _load_implementation(task)
+        stage = "set-up"
+        implementation.setup(task["params"])
+        stage = "a call"
+        call = implementation.run
+        hooks: tuple[Callable[[], Any], ...] = ()
+        if any(getattr(type(implementation), name) is not getattr(Implementation, name)
+               for name in ("init_run", "release_run")):
+            hooks = (implementation.init_run, implementation.release_run)
+        if hooks:
+            hooks[0]()
+        call()  # warm-up: first-call costs (imports, caches) are not the benchmark's
+        if hooks:
+            hooks[1]()
+        gc.enable()
+        timer = _GcTimer()
+        gc.callbacks.append(timer)
+        try:
+            calls, elapsed = profiled_calls(call, hooks, seconds)
+        finally:
+            gc.callbacks.remove(timer)
+        alloc = _allocations(call, hooks, max(0.05, seconds / 4))
+        stage = "teardown"
+        implementation.teardown()
+    except BaseException as exc:  # noqa: BLE001 - contained: one line for the parent
+        what = ("called sys.exit(" + repr(exc.code) + ")" if isinstance(exc, SystemExit)
+                else f"{type(exc).__name__}: {exc}")
+        _fail(f"{stage} failed: {what}")
+    import threading
+
+    result = {"calls": calls, "seconds": elapsed, "gc_collections": timer.collections,
+              "gc_pause_seconds": timer.pause, "alloc": alloc,
+              "threads": threading.active_count()}
+    sys.stdout.write("\n" + PREFIX + " " + json.dumps(result) + "\n")
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
