@@ -87,7 +87,8 @@ MAX_VALUE_CHARS = 600
 #: "html"}`` (markup)
 CONTEXT_SECTIONS = {"evaluate": "steadybench.evaluate.figures:report_section",
                     "fleet": "steadybench.fleet.report:report_section",
-                    "counts_and_time": "steadybench.counts.report:report_section"}
+                    "counts_and_time": "steadybench.counts.report:report_section",
+                    "profiles": "steadybench.profiles.flame:report_section"}
 #: figures are drawn in worker processes when there are at least this many
 PARALLEL_FIGURES = 12
 #: at most this many worker processes draw figures
@@ -810,7 +811,19 @@ def _ab_view(doc: Mapping[str, Any], index: int, figs: _Figures) -> dict[str, An
                          else {}),
         "settings": rows(settings),
         "image": figs.add(f"ab-{index}", lambda: ab_figure(doc)),
+        "profiles": _ab_profiles(doc, index),
     }
+
+
+def _ab_profiles(doc: Mapping[str, Any], index: int) -> Any:
+    """``ab --profile``'s section (markup), or None (:mod:`steadybench.profiles.flame`)."""
+    if not isinstance(doc.get("profiles"), Mapping):
+        return None
+    import markupsafe
+
+    from ..profiles.flame import pair_section
+
+    return markupsafe.Markup(pair_section(doc["profiles"], f"ab-{index}-profile"))
 
 
 # ============================================================================ inputs

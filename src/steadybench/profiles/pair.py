@@ -19,9 +19,12 @@ class PairProfiles:
     profiles: Mapping[str, Profile]
     failures: Mapping[str, ProfileFailure] = field(default_factory=dict)
     difference: ProfileDiff | None = None
+    #: file base names of A that are B's under another name (``ab a.py b.py``)
+    rename: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"profiles": {k: p.to_dict() for k, p in self.profiles.items()},
+                "rename": dict(self.rename),
                 "failures": {k: f.message for k, f in self.failures.items()},
                 "difference": self.difference.to_dict() if self.difference else None}
 
@@ -44,10 +47,11 @@ class PairProfiles:
 def compare_profiles(profiles: Mapping[str, Profile], rename: Mapping[str, str] | None = None,
                      failures: Mapping[str, ProfileFailure] | None = None) -> PairProfiles:
     a, b = profiles.get("A"), profiles.get("B")
+    names = {k.rsplit("/", 1)[-1]: v.rsplit("/", 1)[-1] for k, v in (rename or {}).items()}
     difference = None
     if a is not None and b is not None and a.unit == b.unit:
-        difference = diff(a, b, rename)
-    return PairProfiles(dict(profiles), dict(failures or {}), difference)
+        difference = diff(a, b, names)
+    return PairProfiles(dict(profiles), dict(failures or {}), difference, names)
 
 
 def profile_variants(va: Any, vb: Any, settings: ProfileSettings, time_limit: float,
