@@ -1002,5 +1002,13 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
         compact=compact,
         total_cases=total_cases,
         primary=PRIMARY_METRIC,
+        script_src=_flame_script_source(),
     )
     return atomic_write_text(path, html)
+
+
+def _flame_script_source() -> str:
+    """The one script a report may run (the flame graphs'), by its hash."""
+    from ..profiles.flame import CSP_SOURCE
+
+    return CSP_SOURCE

@@ -1,6 +1,7 @@
 """Flame graphs in the HTML report, self-contained: the data inline as JSON, drawn by a short
-inline script of our own (no library, no network: the report's Content-Security-Policy allows
-inline scripts and nothing from anywhere else), readable from ``file://``.
+inline script of our own (no library, no network), readable from ``file://``. The report's
+Content-Security-Policy lets this one script run by its hash (:data:`CSP_SOURCE`) and nothing
+else: no other script, nothing fetched.
 
 The graph is an icicle (callers above callees, width = share of the benchmark's cost per call);
 hovering a frame shows its function, file:line, share and cost per call; clicking zooms into it,
@@ -11,6 +12,8 @@ saturates at ±50 %), the reading of Gregg's differential flame graphs.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 from collections.abc import Mapping
@@ -75,7 +78,7 @@ def flame_data(profile: Profile, before: Profile | None = None,
 
 _SCRIPT = r"""
 (function () {
-  if (window.sbFlame) { return; }
+  if (window.sbFlame) { return; }  // the same script in several sections: defined once
   function fmt(v, unit) {
     if (unit !== "s") { return Math.round(v).toLocaleString("en") + " " + unit; }
     var a = Math.abs(v);
@@ -131,14 +134,18 @@ _SCRIPT = r"""
     place(focus, 0, 0, 1);
     host.style.height = (rows * rowH) + "px";
   }
-  window.sbFlame = function (id) {
-    var box = document.getElementById(id);
+  window.sbFlame = function (box) {
     var data = JSON.parse(box.querySelector("script[type='application/json']").textContent);
     (function link(n) { (n.c || []).forEach(function (c) { c.parent = n; link(c); }); })(data);
+    box.setAttribute("data-drawn", "1");
     draw(box, data, data);
   };
 })();
+document.querySelectorAll("figure.sb-flame:not([data-drawn])").forEach(window.sbFlame);
 """
+
+#: the report's Content-Security-Policy source for this script and no other: its hash
+CSP_SOURCE = "'sha256-" + base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode() + "'"
 
 _STYLE = """<style>
 .sb-flame { margin: 0.6em 0 1.2em; }
@@ -167,8 +174,7 @@ def flame_html(element_id: str, data: Mapping[str, Any], caption: str) -> str:
             f"<figcaption>{html.escape(caption)}</figcaption>"
             f'<div class="sb-flame-bars"></div>'
             f'<p class="sb-flame-legend">{html.escape(legend)}</p>'
-            f'<script type="application/json">{_json_for_script(data)}</script>'
-            f"<script>sbFlame({json.dumps(element_id)});</script></figure>")
+            f'<script type="application/json">{_json_for_script(data)}</script></figure>')
 
 
 def _changes_table(difference: Mapping[str, Any], top: int = 10) -> str:
@@ -206,7 +212,7 @@ def pair_section(data: Mapping[str, Any], prefix: str) -> str:
             profiles[label] = Profile.from_dict(raw)
         except ValueError:
             continue
-    parts = [_STYLE, f"<script>{_SCRIPT}</script>", "<h3>Profiles</h3>"]
+    parts = [_STYLE, "<h3>Profiles</h3>"]
     for label, message in (data.get("failures") or {}).items():
         parts.append(f"<p class='warnings'>{html.escape(str(label))}: "
                      f"{html.escape(str(message))}</p>")
@@ -223,6 +229,7 @@ def pair_section(data: Mapping[str, Any], prefix: str) -> str:
     for label, profile in profiles.items():
         parts.append(flame_html(f"{prefix}-{label}", flame_data(profile),
                                 f"{label}: {_caption(profile)}"))
+    parts.append(f"<script>{_SCRIPT}</script>")
     return "".join(parts)
 
 
@@ -237,7 +244,7 @@ def report_section(data: Mapping[str, Any], image: Any, results: Any) -> dict[st
     results file's profiles by case (``run``/``timeit``/``exec --profile``), one graph each."""
     import markupsafe
 
-    parts = [_STYLE, f"<script>{_SCRIPT}</script>"]
+    parts = [_STYLE]
     for i, (name, raw) in enumerate(sorted(data.items()), start=1):
         if isinstance(raw, Mapping) and "message" in raw and "frames" not in raw:
             parts.append(f"<p class='warnings'>{html.escape(str(name))}: "
@@ -249,4 +256,5 @@ def report_section(data: Mapping[str, Any], image: Any, results: Any) -> dict[st
             continue
         parts.append(flame_html(f"sb-profile-{i}", flame_data(profile),
                                 f"{name}: {_caption(profile)}"))
+    parts.append(f"<script>{_SCRIPT}</script>")
     return {"title": "Profiles", "html": markupsafe.Markup("".join(parts))}
