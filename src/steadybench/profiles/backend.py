@@ -11,8 +11,8 @@ can reach an estimate. :func:`take_profile` runs one such execution and gives th
 What is profiled:
 
 * a Python case (``task``: :func:`steadybench.counts.python.task_bytes`): the calls of
-  :mod:`.child` under py-spy, cut to the calls (:mod:`.filtering`); per call = the profiled
-  stretch's time / its calls, unless the caller scales it to the unprofiled estimate;
+  :mod:`.child` under pyinstrument, cut to the calls (:mod:`.filtering`); per call = the
+  profiled stretch's time / its calls, unless the caller scales it to the unprofiled estimate;
 * a command (``argv``): one run under py-spy (a Python program; ``--subprocesses`` so that
   its children are covered) or, with ``mode="callgrind"``, under callgrind (any program:
   instructions per function, exact).
@@ -24,12 +24,13 @@ import json
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..execution.backend import ExecutionRequest, Outcome
-from .model import SAMPLES, AllocStats, GcStats, Profile, ProfileFailure
+from .model import SAMPLES, AllocStats, Frame, GcStats, Profile, ProfileFailure
 
 MODES = ("sample", "callgrind")
 #: seconds of profiled calls of a Python case (``--profile-time``)
@@ -87,44 +88,70 @@ class ProfileBackend:
         return self._sample_command(time_left)
 
     def _sample_case(self, time_left: float) -> Profile | ProfileFailure:
+        import subprocess
+
+        from ..programs.process import kill_group
         from .child import PREFIX
         from .filtering import calls_region
-        from .sampler import SamplerError, sample
 
         assert self.task is not None
+        interval = 1.0 / self.settings.rate
         with tempfile.TemporaryDirectory(prefix="steadybench-profile-task-") as work:
             task_file = os.path.join(work, "task.pickle")
             with open(task_file, "wb") as fh:
                 fh.write(self.task)
             argv = [self.python, "-m", "steadybench.profiles.child", task_file,
-                    repr(self.settings.seconds)]
+                    repr(self.settings.seconds), repr(interval)]
+            started = time.perf_counter()
             try:
-                got = sample(argv, timeout=time_left, rate=self.settings.rate, cwd=self.cwd,
-                             env=self.env)
-            except SamplerError as exc:
-                return exc.failure
-        report = next((line[len(PREFIX):].strip() for line in reversed(got.stdout.splitlines())
+                proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        stdin=subprocess.DEVNULL, text=True, cwd=self.cwd,
+                                        env={**os.environ, **self.env}, start_new_session=True)
+            except OSError as exc:
+                return ProfileFailure(f"profile not taken: {self.python}: "
+                                      f"{exc.strerror or exc}", "failed")
+            try:
+                stdout, stderr = proc.communicate(timeout=max(time_left, 0.001))
+            except BaseException as exc:
+                kill_group(proc.pid)
+                proc.communicate()
+                if isinstance(exc, subprocess.TimeoutExpired):
+                    return ProfileFailure(
+                        f"profile not taken: the profiled execution did not end within "
+                        f"{time_left:g} s (killed); the measurement is not affected", "timeout")
+                raise
+            wall = time.perf_counter() - started
+        report = next((line[len(PREFIX):].strip() for line in reversed(stdout.splitlines())
                        if line.startswith(PREFIX)), None)
-        if got.returncode != 0 or report is None:
-            said = next((line[len(PREFIX):].strip() for line in got.stderr.splitlines()
+        if proc.returncode != 0 or report is None:
+            said = next((line[len(PREFIX):].strip() for line in stderr.splitlines()
                          if line.startswith(PREFIX)), None)
-            why = said or f"the profiled process ended with status {got.returncode}"
+            why = said or f"the profiled process ended with status {proc.returncode}"
+            reason = "missing" if said and "not installed" in said else "failed"
             return ProfileFailure(f"profile not taken: {why}; the measurement is not affected",
-                                  "failed")
+                                  reason)
         data = json.loads(report)
-        stacks, hidden = calls_region(got.stacks, hide_own=self.settings.hide_own)
+        raw = [(tuple(Frame(str(f[0]), str(f[1]), int(f[2])) for f in stack), float(weight))
+               for stack, weight in data["stacks"]]
+        stacks, hidden = calls_region(raw, hide_own=self.settings.hide_own)
         if not stacks:
             return ProfileFailure("profile not taken: no sample fell inside the calls (the "
                                   "calls took less than one sampling interval); the "
                                   "measurement is not affected", "empty")
         calls = int(data["calls"])
+        inside = sum(weight for _, weight in stacks)
+        whole = sum(weight for _, weight in raw) or inside
         notes = []
         if int(data.get("threads", 1)) > 1:
-            notes.append(f"{data['threads']} threads were alive: samples of every thread are "
-                         "included, so a function running in several threads counts for each")
-        return Profile(kind=SAMPLES, unit="s", profiler=f"py-spy {self.settings.rate} Hz",
+            notes.append(f"{data['threads']} threads were alive: only the calling thread is "
+                         "sampled")
+        if not data.get("cpu_weighted"):
+            notes.append("samples weighted by wall time (this pyinstrument has no CPU clock "
+                         "hook): waiting for a core counts where it happened")
+        return Profile(kind=SAMPLES, unit="s", profiler=f"pyinstrument {self.settings.rate} Hz",
                        stacks=stacks, calls=calls, total_per_call=float(data["seconds"]) / calls,
-                       rate=float(self.settings.rate), wall_seconds=got.wall_seconds,
+                       rate=float(self.settings.rate), wall_seconds=wall,
+                       sample_count=max(1, round(int(data["samples"]) * inside / whole)),
                        gc=GcStats(int(data["gc_collections"]), float(data["gc_pause_seconds"])),
                        alloc=AllocStats(**data["alloc"]), notes=tuple(notes),
                        hidden_frames=hidden)
@@ -141,8 +168,9 @@ class ProfileBackend:
             return exc.failure
         stacks, hidden = hide_own_frames(got.stacks) if self.settings.hide_own else (
             got.stacks, 0)
-        notes = ["the whole run, start-up included; child processes that are Python programs "
-                 "are included (py-spy --subprocesses), others are not"]
+        notes = ["the whole run, start-up included, sampled in wall time; child processes "
+                 "that are Python programs are included (py-spy --subprocesses), others are "
+                 "not"]
         if got.returncode != 0:
             notes.append(f"the profiled run ended with exit status {got.returncode}")
         return Profile(kind=SAMPLES, unit="s", profiler=f"py-spy {self.settings.rate} Hz",

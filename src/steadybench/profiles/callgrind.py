@@ -16,6 +16,7 @@ are exact whatever the expansion does.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -56,6 +57,12 @@ def _named(value: str, table: dict[str, str]) -> str:
             return name
         return table.get(ident, f"({ident})")
     return value
+
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+#: the name of code without a symbol (callgrind names it by its address, which differs between
+#: two builds of one program): one function per file, so that two versions compare
+NO_SYMBOL = "(no symbol)"
 
 
 def parse(text: str) -> CallGraph:
@@ -107,14 +114,15 @@ def parse(text: str) -> CallGraph:
             _named(value, files)  # inlined code: names a file; the function stays
         elif key == "fn":
             name = _named(value, fns)
-            fn = Frame(name, fl, 0)
+            fn = Frame(NO_SYMBOL if _ADDRESS.fullmatch(name) else name, fl, 0)
             cfl = None
             graph.self_cost.setdefault(fn, 0)
         elif key == "cfl" or key == "cfi":
             cfl = _named(value, files)
         elif key == "cfn":
             name = _named(value, fns)
-            cfn = Frame(name, cfl if cfl is not None else fl, 0)
+            cfn = Frame(NO_SYMBOL if _ADDRESS.fullmatch(name) else name,
+                        cfl if cfl is not None else fl, 0)
         elif key == "calls":
             pending_call = int(value.split()[0])
     graph.total = summary if summary is not None else sum(graph.self_cost.values())
@@ -151,6 +159,15 @@ def stacks_of(graph: CallGraph, max_depth: int = 64
 
     for root in sorted(f for f in graph.self_cost if f not in called):
         expand(root, float(inclusive[root]), ())
+    # what the expansion did not reach (a cycle with no caller outside it) stands on its own,
+    # so that every function's self cost is in the stacks exactly
+    placed: dict[Frame, float] = {}
+    for stack, weight in out:
+        placed[stack[-1]] = placed.get(stack[-1], 0.0) + weight
+    for frame, cost in graph.self_cost.items():
+        missing = cost - placed.get(frame, 0.0)
+        if missing > 0.5:
+            out.append(((frame,), missing))
     return merge_stacks(out)
 
 

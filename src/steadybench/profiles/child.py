@@ -1,10 +1,13 @@
-"""The profiled process of a Python case: ``python -m steadybench.profiles.child TASK SECONDS``.
+"""The profiled process of a Python case: ``python -m steadybench.profiles.child TASK SECONDS
+INTERVAL``.
 
 ``TASK`` is a file holding the pickled task of :func:`steadybench.counts.python.task_bytes`
 (how to find the case). The process loads the case, runs its set-up and one warm-up call, then
 
 1. calls it for ``SECONDS`` inside :func:`profiled_calls` (the frame the profile keeps; see
-   :mod:`.filtering`) with the garbage collector **on**, each collection's pause timed through
+   :mod:`.filtering`) under pyinstrument (a sample every ``INTERVAL`` seconds of this thread's
+   CPU time, each weighted by the CPU time it stands for) with the garbage collector **on**,
+   each collection's pause timed through
    ``gc.callbacks`` (JMH's ``-prof gc``: collection is part of the cost, so it is measured
    rather than switched off as the measured executions do);
 2. calls it again with ``tracemalloc`` tracing, up to :data:`ALLOC_CALLS` calls or a quarter
@@ -12,7 +15,7 @@
    left allocated. This stretch lies outside the marker, so tracemalloc's own cost never
    reaches the sampled time;
 3. runs the teardown and prints one line, :data:`PREFIX` followed by JSON (calls, seconds,
-   collections, pauses, allocations).
+   collections, pauses, allocations, the sampled stacks with their seconds, samples).
 
 What the user's code raises is one line on standard error (``steadybench-profile: ...``) and
 exit status 3.
@@ -53,12 +56,15 @@ class _GcTimer:
 
 def profiled_calls(call: Callable[[], Any], hooks: tuple[Callable[[], Any], ...],
                    seconds: float) -> tuple[int, float]:
-    """The benchmark's calls for at least ``seconds`` (at least one call): how many and how
-    long. Every sample the profiler takes inside this frame is the benchmark's."""
-    clock = time.perf_counter
+    """The benchmark's calls until this thread has run ``seconds`` of CPU time (at least one
+    call; at most 20 times ``seconds`` of wall time): how many, and their wall time. Every
+    sample taken inside this frame is the benchmark's. CPU time, not wall time, ends it, so
+    that a profile on a busy machine rests on as many samples as on an idle one."""
+    clock, cpu = time.perf_counter, time.thread_time
     calls = 0
     start = clock()
-    end = start + seconds
+    end_wall = start + 20 * seconds
+    end_cpu = cpu() + seconds
     if hooks:
         init, release = hooks
         while True:
@@ -66,13 +72,13 @@ def profiled_calls(call: Callable[[], Any], hooks: tuple[Callable[[], Any], ...]
             call()
             release()
             calls += 1
-            if clock() >= end:
+            if cpu() >= end_cpu or clock() >= end_wall:
                 break
     else:
         while True:
             call()
             calls += 1
-            if clock() >= end:
+            if cpu() >= end_cpu or clock() >= end_wall:
                 break
     return calls, clock() - start
 
@@ -104,6 +110,49 @@ def _allocations(call: Callable[[], Any], hooks: tuple[Callable[[], Any], ...],
             "retained_bytes_per_call": retained / calls}
 
 
+def _weigh_by_cpu_time() -> bool:
+    """Samples weighted by this thread's CPU time rather than wall time, so that the time the
+    process waited for a core on a busy machine is not put on whatever frame it waited in.
+    pyinstrument's sampler takes its clock from ``timer_func`` (what its own tests set); when
+    a version lacks it the samples stay in wall time, and the profile says so."""
+    try:
+        from pyinstrument.stack_sampler import get_stack_sampler
+
+        sampler = get_stack_sampler()
+    except ImportError:
+        return False
+    if not hasattr(sampler, "timer_func"):
+        return False
+    sampler.timer_func = time.thread_time
+    return True
+
+
+def _stacks(session: Any) -> list[list[Any]]:
+    """pyinstrument's call tree as stacks: each frame's self time on its own stack."""
+    out: list[list[Any]] = []
+
+    def walk(frame: Any, path: list[list[Any]]) -> None:
+        if frame.is_synthetic:  # pyinstrument's "[self]"/"[await]" leaves: their parent's
+            own = frame.time
+            if own > 0 and path:
+                out.append([path, own])
+            return
+        name = frame.function
+        if getattr(frame, "class_name", None):
+            name = f"{frame.class_name}.{name}"
+        here = [*path, [name, frame.file_path or "", frame.line_no or 0]]
+        own = frame.time - sum(c.time for c in frame.children)
+        if own > 1e-12:
+            out.append([here, own])
+        for child in frame.children:
+            walk(child, here)
+
+    root = session.root_frame()
+    if root is not None:
+        walk(root, [])
+    return out
+
+
 def _fail(message: str) -> None:
     sys.stderr.write(f"{PREFIX} {message}\n")
     sys.stderr.flush()
@@ -111,8 +160,13 @@ def _fail(message: str) -> None:
 
 
 def main(argv: list[str]) -> None:
-    task_file, seconds_text = argv
-    seconds = float(seconds_text)
+    task_file, seconds_text, interval_text = argv
+    seconds, interval = float(seconds_text), float(interval_text)
+    try:
+        from pyinstrument import Profiler
+    except ImportError:
+        _fail("pyinstrument is not installed (pip install pyinstrument) in "
+              f"{sys.executable}")
     with open(task_file, "rb") as fh:
         task = pickle.load(fh)
     if task["cwd"]:
@@ -142,9 +196,13 @@ def main(argv: list[str]) -> None:
         gc.enable()
         timer = _GcTimer()
         gc.callbacks.append(timer)
+        cpu_weighted = _weigh_by_cpu_time()
+        profiler = Profiler(interval=interval)
         try:
+            profiler.start()
             calls, elapsed = profiled_calls(call, hooks, seconds)
         finally:
+            session = profiler.stop()
             gc.callbacks.remove(timer)
         alloc = _allocations(call, hooks, max(0.05, seconds / 4))
         stage = "teardown"
@@ -157,7 +215,9 @@ def main(argv: list[str]) -> None:
 
     result = {"calls": calls, "seconds": elapsed, "gc_collections": timer.collections,
               "gc_pause_seconds": timer.pause, "alloc": alloc,
-              "threads": threading.active_count()}
+              "threads": threading.active_count(), "samples": session.sample_count,
+              "cpu_weighted": cpu_weighted,
+              "stacks": _stacks(session)}
     sys.stdout.write("\n" + PREFIX + " " + json.dumps(result) + "\n")
     sys.stdout.flush()
     os._exit(0)

@@ -85,7 +85,8 @@ def diff_lines(d: ProfileDiff, top: int = 8) -> list[str]:
         if len(d.ranked) > top:
             lines.append(f"  ... {len(d.ranked) - top} more changed less")
     if d.within_error:
-        lines.append(f"  {len(d.within_error)} other functions changed by less than their "
+        lines.append(f"  {len(d.within_error)} other functions unchanged" if d.exact else
+                     f"  {len(d.within_error)} other functions changed by less than their "
                      "sampling error (not ranked)")
     lines.append(f"  total {per}: A {amount(d.before_total, unit)}, "
                  f"B {amount(d.after_total, unit)} ({amount(d.total_change, unit, True)})")

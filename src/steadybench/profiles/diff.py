@@ -40,7 +40,10 @@ class FunctionChange:
 
     @property
     def significant(self) -> bool:
-        return self.error == 0.0 or abs(self.difference) > Z * self.error
+        """Exact: any change; sampled: a change beyond ``Z`` standard errors."""
+        if self.error == 0.0:
+            return self.difference != 0.0
+        return abs(self.difference) > Z * self.error
 
 
 @dataclass(frozen=True)
@@ -77,15 +80,15 @@ class ProfileDiff:
 def _error(cost: FunctionCost | None, profile: Profile) -> float:
     if profile.exact or cost is None:
         return 0.0 if profile.exact else _absent_error(profile)
-    n = profile.total_weight
-    p = cost.self_weight / n if n else 0.0
+    n, whole = profile.samples, profile.total_weight
+    p = cost.self_weight / whole if whole else 0.0
     return profile.total_per_call * math.sqrt(max(p * (1 - p), 0.0) / n) if n else 0.0
 
 
 def _absent_error(profile: Profile) -> float:
     # a function never sampled may still cost up to about one sample's worth: the error of
     # a proportion of 0 is taken as that of one sample (the "rule of one")
-    n = profile.total_weight
+    n = profile.samples
     return profile.total_per_call / n if n else 0.0
 
 

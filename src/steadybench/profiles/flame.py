@@ -196,8 +196,9 @@ def _changes_table(difference: Mapping[str, Any], top: int = 10) -> str:
     if not rows:
         return "<p>No function's change exceeds its sampling error.</p>"
     within = len(difference.get("within_error") or [])
-    note = (f"<p class='meta'>{within} other functions changed by less than their sampling "
-            "error (not ranked).</p>" if within else "")
+    what = ("unchanged" if difference.get("exact") else
+            "changed by less than their sampling error (not ranked)")
+    note = f"<p class='meta'>{within} other functions {what}.</p>" if within else ""
     return ("<table class='summary'><thead><tr><th>function</th><th>file:line</th><th>A</th>"
             "<th>B</th><th>change</th><th>share of the change</th></tr></thead><tbody>"
             + "".join(rows) + "</tbody></table>" + note)

@@ -110,6 +110,8 @@ class Profile:
     wall_seconds: float | None = None
     notes: tuple[str, ...] = ()
     hidden_frames: int = 0
+    #: samples the stacks rest on, when their weights are not sample counts (seconds)
+    sample_count: int | None = None
 
     @property
     def total_weight(self) -> float:
@@ -118,13 +120,19 @@ class Profile:
     @property
     def samples(self) -> int:
         """Samples the profile rests on (0 for an exact count)."""
-        return int(self.total_weight) if self.kind == SAMPLES else 0
+        if self.kind != SAMPLES:
+            return 0
+        return self.sample_count if self.sample_count is not None else int(self.total_weight)
 
     @property
     def exact(self) -> bool:
         return self.kind == INSTRUCTIONS
 
     def per_weight(self) -> float:
+        """Cost per call of one unit of weight: a count's weight is its cost, spread over
+        the calls; a sample's is its share of the cost per call."""
+        if self.exact:
+            return 1.0 / self.calls if self.calls else 0.0
         total = self.total_weight
         return self.total_per_call / total if total > 0 else 0.0
 
@@ -182,7 +190,7 @@ class Profile:
         return {"kind": self.kind, "unit": self.unit, "profiler": self.profiler,
                 "calls": self.calls, "total_per_call": self.total_per_call, "rate": self.rate,
                 "wall_seconds": self.wall_seconds, "notes": list(self.notes),
-                "hidden_frames": self.hidden_frames,
+                "hidden_frames": self.hidden_frames, "sample_count": self.sample_count,
                 "gc": self.gc.to_dict() if self.gc else None,
                 "alloc": self.alloc.to_dict() if self.alloc else None,
                 "frames": [[f.function, f.file, f.line] for f in frames], "stacks": stacks}
@@ -205,6 +213,8 @@ class Profile:
                        rate=data.get("rate"), wall_seconds=data.get("wall_seconds"),
                        notes=tuple(str(n) for n in data.get("notes", ())),
                        hidden_frames=int(data.get("hidden_frames", 0)),
+                       sample_count=(int(data["sample_count"])
+                                     if data.get("sample_count") is not None else None),
                        gc=GcStats(**gc) if gc else None,
                        alloc=AllocStats(**alloc) if alloc else None)
         except (KeyError, IndexError, TypeError) as exc:

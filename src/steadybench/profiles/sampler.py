@@ -1,11 +1,14 @@
-"""Time by sampling, with py-spy (PyPI ``py-spy``): it reads the profiled process's Python
-stacks from outside, through ``ptrace``, ``rate`` times a second.
+"""A command's time by sampling, with py-spy (PyPI ``py-spy``): it reads the Python stacks of
+any running Python program from outside, through ``ptrace``, ``rate`` times a second. It
+profiles ``ab --command`` and ``exec`` programs that are Python (a Python *case* is profiled in
+process by pyinstrument instead: :mod:`.child`).
 
-Why py-spy rather than pyinstrument (measured on this project's machine, docs/profiles.md):
-both put 74-76 % of the samples in ``slow()`` of a benchmark that calls ``slow()`` three times
-and ``fast()`` once (75 % expected), but the in-process pyinstrument at 1 ms slowed the calls
-by 1.3-2.2x, py-spy (blocking, 1000 Hz) by about 1.1x; and py-spy also profiles a command
-(``ab --command``, ``exec``) that is a Python program, which an in-process profiler cannot.
+Measured on this project's machine (docs/profiles.md, "Choosing the sampler"): py-spy slows the
+profiled program least (about 1.1x at 1000 Hz, blocking), but it samples wall time and falls
+behind on a busy machine, so its shares of a benchmark calling ``slow()`` three times and
+``fast()`` once spread from 0.64 to 0.91 (0.75 expected) under a load of 9 on 2 cores, where
+pyinstrument weighted by CPU time stayed within 0.72-0.79. For a command nothing else can
+attach, so py-spy it is, and its profile says it samples wall time.
 
 Every failure is a :class:`~.model.ProfileFailure` with one line: py-spy missing, ptrace not
 permitted (``kernel.yama.ptrace_scope``, a container without ``CAP_SYS_PTRACE``), a program that
