@@ -316,3 +316,12 @@ def test_callgrind_stacks_keep_every_self_cost() -> None:
     graph = CallGraph(self_cost={a: 10, b: 20}, edges={(a, b): 25, (b, a): 5},
                       calls={(a, b): 1, (b, a): 1}, total=30)
     assert sum(w for _, w in stacks_of(graph)) == 30
+
+
+def test_comprehensions_count_for_their_function() -> None:
+    from steadybench.profiles.filtering import fold_comprehensions
+
+    render = Frame("render", "/u/b.py", 8)
+    stacks = [((render, Frame("<genexpr>", "/u/b.py", 9)), 5.0), ((render,), 1.0),
+              ((render, Frame("render.<locals>.<listcomp>", "/u/b.py", 10)), 2.0)]
+    assert fold_comprehensions(stacks) == (((render,), 8.0),)

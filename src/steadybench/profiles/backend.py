@@ -92,7 +92,7 @@ class ProfileBackend:
 
         from ..programs.process import kill_group
         from .child import PREFIX
-        from .filtering import calls_region
+        from .filtering import calls_region, fold_comprehensions
 
         assert self.task is not None
         interval = 1.0 / self.settings.rate
@@ -134,6 +134,7 @@ class ProfileBackend:
         raw = [(tuple(Frame(str(f[0]), str(f[1]), int(f[2])) for f in stack), float(weight))
                for stack, weight in data["stacks"]]
         stacks, hidden = calls_region(raw, hide_own=self.settings.hide_own)
+        stacks = fold_comprehensions(stacks)
         if not stacks:
             return ProfileFailure("profile not taken: no sample fell inside the calls (the "
                                   "calls took less than one sampling interval); the "
@@ -157,7 +158,7 @@ class ProfileBackend:
                        hidden_frames=hidden)
 
     def _sample_command(self, time_left: float) -> Profile | ProfileFailure:
-        from .filtering import hide_own_frames
+        from .filtering import fold_comprehensions, hide_own_frames
         from .sampler import SamplerError, sample
 
         assert self.argv is not None
@@ -168,6 +169,7 @@ class ProfileBackend:
             return exc.failure
         stacks, hidden = hide_own_frames(got.stacks) if self.settings.hide_own else (
             got.stacks, 0)
+        stacks = fold_comprehensions(stacks)
         notes = ["the whole run, start-up included, sampled in wall time; child processes "
                  "that are Python programs are included (py-spy --subprocesses), others are "
                  "not"]

@@ -58,6 +58,23 @@ def calls_region(stacks: Iterable[tuple[tuple[Frame, ...], float]], marker: str 
     return merge_stacks(out), hidden
 
 
+#: code objects of comprehensions: part of the function they are written in (Python 3.12
+#: inlines them, PEP 709; on 3.11 they are frames of their own, folded here into their function)
+COMPREHENSIONS = ("<genexpr>", "<listcomp>", "<dictcomp>", "<setcomp>")
+
+
+def fold_comprehensions(stacks: Iterable[tuple[tuple[Frame, ...], float]]
+                        ) -> tuple[tuple[tuple[Frame, ...], float], ...]:
+    """A comprehension's cost on the function it is written in (a generator expression
+    passed to ``sum`` counts for the function that wrote it, as on Python 3.12)."""
+    out = []
+    for stack, weight in stacks:
+        kept = tuple(f for f in stack if not f.function.endswith(COMPREHENSIONS))
+        if kept:
+            out.append((kept, weight))
+    return merge_stacks(out)
+
+
 def hide_own_frames(stacks: Iterable[tuple[tuple[Frame, ...], float]]
                     ) -> tuple[tuple[tuple[tuple[Frame, ...], float], ...], int]:
     """Every stack with steadybench's frames removed (a command's profile has no marker)."""
