@@ -180,7 +180,18 @@ def test_renamed_files_are_one_function() -> None:
     b = Profile(SAMPLES, "s", "t", (((Frame("convert", "/p/b.py", 3),), 10.0),), 1, 2.0)
     assert len(diff(a, b, {"a.py": "b.py"}).ranked) == 1
     assert diff(a, b, {"a.py": "b.py"}).ranked[0].only_in is None
-    assert {c.only_in for c in diff(a, b).ranked} == {"A", "B"}
+    assert {c.only_in for c in diff(a, b, {}).ranked} == {"A", "B"}  # told: no renaming
+    # not told: one file only in A and one only in B are two versions of one file
+    assert [c.only_in for c in diff(a, b).ranked] == [None]
+
+
+def test_builtins_count_for_their_caller() -> None:
+    clean = Frame("clean_text", "/u/b.py", 5)
+    a = Profile(SAMPLES, "s", "t", (((clean,), 10.0),), 1, 1.0, sample_count=10)
+    b = Profile(SAMPLES, "s", "t", (((clean, Frame("str.split", "<built-in>", 0)), 30.0),
+                                    ((clean,), 10.0)), 1, 4.0, sample_count=40)
+    (change,) = diff(a, b).ranked
+    assert change.frame == clean and math.isclose(change.difference, 3.0)
 
 
 # ------------------------------------------------------------------------ callgrind: exact

@@ -94,19 +94,42 @@ def _absent_error(profile: Profile) -> float:
 
 def _self_keyed(profile: Profile, rename: Mapping[str, str]) -> dict[tuple[str, str],
                                                                       FunctionCost]:
+    from dataclasses import replace
+
+    from .filtering import fold_builtins
+
+    folded = replace(profile, stacks=fold_builtins(profile.stacks))
     out: dict[tuple[str, str], FunctionCost] = {}
-    for key, cost in profile.by_key().items():
+    for key, cost in folded.by_key().items():
         name, base = key
         out[(name, rename.get(base, base))] = cost
     return out
 
 
+def _files(profile: Profile) -> set[str]:
+    return {frame.key[1] for stack, _ in profile.stacks for frame in stack
+            if frame.file and not frame.file.startswith("<")}
+
+
+def guess_rename(a: Profile, b: Profile) -> dict[str, str]:
+    """When exactly one file appears only in A and one only in B (two versions of a program
+    saved under two names), they are taken as one file."""
+    only_a, only_b = _files(a) - _files(b), _files(b) - _files(a)
+    if len(only_a) == 1 and len(only_b) == 1:
+        return {next(iter(only_a)): next(iter(only_b))}
+    return {}
+
+
 def diff(a: Profile, b: Profile, rename: Mapping[str, str] | None = None) -> ProfileDiff:
     """B against A. ``rename`` maps file base names of A to those of B (``ab a.py b.py``:
-    ``{"a.py": "b.py"}``), so the same function in the two files is one row."""
+    ``{"a.py": "b.py"}``), so the same function in the two files is one row; without it,
+    :func:`guess_rename` decides. Built-ins count for the function that called them
+    (:func:`~.filtering.fold_builtins`)."""
     if a.unit != b.unit:
         raise ValueError(f"profiles in different units: {a.unit} and {b.unit}")
-    names = {k.rsplit("/", 1)[-1]: v.rsplit("/", 1)[-1] for k, v in (rename or {}).items()}
+    if rename is None:
+        rename = guess_rename(a, b)
+    names = {k.rsplit("/", 1)[-1]: v.rsplit("/", 1)[-1] for k, v in rename.items()}
     fa, fb = _self_keyed(a, names), _self_keyed(b, names)
     total = b.total_per_call - a.total_per_call
     rows = []

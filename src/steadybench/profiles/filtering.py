@@ -75,6 +75,22 @@ def fold_comprehensions(stacks: Iterable[tuple[tuple[Frame, ...], float]]
     return merge_stacks(out)
 
 
+#: the file pyinstrument gives functions written in C (builtins, methods of built-in types)
+BUILTIN = "<built-in>"
+
+
+def fold_builtins(stacks: Iterable[tuple[tuple[Frame, ...], float]]
+                  ) -> tuple[tuple[tuple[Frame, ...], float], ...]:
+    """A built-in's cost on the Python function that called it (a stack's first frame stays
+    whatever it is): a difference then names the user's function whose work changed, not
+    ``isinstance`` or ``str.join`` called from it."""
+    out = []
+    for stack, weight in stacks:
+        kept = stack[:1] + tuple(f for f in stack[1:] if f.file != BUILTIN)
+        out.append((kept, weight))
+    return merge_stacks(out)
+
+
 def hide_own_frames(stacks: Iterable[tuple[tuple[Frame, ...], float]]
                     ) -> tuple[tuple[tuple[tuple[Frame, ...], float], ...], int]:
     """Every stack with steadybench's frames removed (a command's profile has no marker)."""

@@ -46,10 +46,13 @@ class PairProfiles:
 
 def compare_profiles(profiles: Mapping[str, Profile], rename: Mapping[str, str] | None = None,
                      failures: Mapping[str, ProfileFailure] | None = None) -> PairProfiles:
+    from .diff import guess_rename
+
     a, b = profiles.get("A"), profiles.get("B")
     names = {k.rsplit("/", 1)[-1]: v.rsplit("/", 1)[-1] for k, v in (rename or {}).items()}
     difference = None
     if a is not None and b is not None and a.unit == b.unit:
+        names = names or guess_rename(a, b)
         difference = diff(a, b, names)
     return PairProfiles(dict(profiles), dict(failures or {}), difference, names)
 
