@@ -169,7 +169,7 @@ class ProfileBackend:
             return exc.failure
         stacks, hidden = hide_own_frames(got.stacks) if self.settings.hide_own else (
             got.stacks, 0)
-        stacks = fold_comprehensions(stacks)
+        stacks = fold_comprehensions(_one_process(stacks))
         notes = ["the whole run, start-up included, sampled in wall time; child processes "
                  "that are Python programs are included (py-spy --subprocesses), others are "
                  "not"]
@@ -203,6 +203,22 @@ class ProfileBackend:
         if status != 0:
             notes.append(f"the profiled run ended with exit status {status}")
         return profile_of(graph, notes)
+
+
+def _one_process(stacks: Any) -> Any:
+    """py-spy ``--subprocesses`` puts a ``process PID:"command"`` frame first; with a single
+    process it says nothing and is dropped (its own samples: no Python frame yet)."""
+    from .model import merge_stacks
+
+    roots = {stack[0] for stack, _ in stacks
+             if stack and stack[0].function.startswith("process ") and not stack[0].file}
+    if len(roots) != 1:
+        return stacks
+    out = []
+    for stack, weight in stacks:
+        inner = stack[1:] if stack and stack[0] in roots else stack
+        out.append((inner or (Frame("(no Python frame)"),), weight))
+    return merge_stacks(out)
 
 
 def take_profile(backend: ProfileBackend, time_left: float) -> Profile | ProfileFailure:
