@@ -11,7 +11,7 @@ can reach an estimate. :func:`take_profile` runs one such execution and gives th
 What is profiled:
 
 * a Python case (``task``: :func:`steadybench.counts.python.task_bytes`): the calls of
-  :mod:`.child` under pyinstrument, cut to the calls (:mod:`.filtering`); per call = the
+  :mod:`.child` under its CPU-time sampler, cut to the calls (:mod:`.filtering`); per call = the
   profiled stretch's time / its calls, unless the caller scales it to the unprofiled estimate;
 * a command (``argv``): one run under py-spy (a Python program; ``--subprocesses`` so that
   its children are covered) or, with ``mode="callgrind"``, under callgrind (any program:
@@ -144,12 +144,9 @@ class ProfileBackend:
         whole = sum(weight for _, weight in raw) or inside
         notes = []
         if int(data.get("threads", 1)) > 1:
-            notes.append(f"{data['threads']} threads were alive: only the calling thread is "
+            notes.append(f"{data['threads']} threads were alive: only the main thread is "
                          "sampled")
-        if not data.get("cpu_weighted"):
-            notes.append("samples weighted by wall time (this pyinstrument has no CPU clock "
-                         "hook): waiting for a core counts where it happened")
-        return Profile(kind=SAMPLES, unit="s", profiler=f"pyinstrument {self.settings.rate} Hz",
+        return Profile(kind=SAMPLES, unit="s", profiler="CPU-time sampler (ITIMER_PROF)",
                        stacks=stacks, calls=calls, total_per_call=float(data["seconds"]) / calls,
                        rate=float(self.settings.rate), wall_seconds=wall,
                        sample_count=max(1, round(int(data["samples"]) * inside / whole)),

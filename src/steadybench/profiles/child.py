@@ -5,8 +5,9 @@ INTERVAL``.
 (how to find the case). The process loads the case, runs its set-up and one warm-up call, then
 
 1. calls it for ``SECONDS`` inside :func:`profiled_calls` (the frame the profile keeps; see
-   :mod:`.filtering`) under pyinstrument (a sample every ``INTERVAL`` seconds of this thread's
-   CPU time, each weighted by the CPU time it stands for) with the garbage collector **on**,
+   :mod:`.filtering`) under :class:`~.cpu_sampler.CpuSampler` (a sample every ``INTERVAL``
+   seconds of CPU time, each weighted by the CPU time it stands for) with the garbage
+   collector **on**,
    each collection's pause timed through
    ``gc.callbacks`` (JMH's ``-prof gc``: collection is part of the cost, so it is measured
    rather than switched off as the measured executions do);
@@ -115,49 +116,6 @@ def _allocations(call: Callable[[], Any], hooks: tuple[Callable[[], Any], ...],
             "retained_bytes_per_call": retained / calls}
 
 
-def _weigh_by_cpu_time() -> bool:
-    """Samples weighted by this thread's CPU time rather than wall time, so that the time the
-    process waited for a core on a busy machine is not put on whatever frame it waited in.
-    pyinstrument's sampler takes its clock from ``timer_func`` (what its own tests set); when
-    a version lacks it the samples stay in wall time, and the profile says so."""
-    try:
-        from pyinstrument.stack_sampler import get_stack_sampler
-
-        sampler = get_stack_sampler()
-    except ImportError:
-        return False
-    if not hasattr(sampler, "timer_func"):
-        return False
-    sampler.timer_func = time.thread_time
-    return True
-
-
-def _stacks(session: Any) -> list[list[Any]]:
-    """pyinstrument's call tree as stacks: each frame's self time on its own stack."""
-    out: list[list[Any]] = []
-
-    def walk(frame: Any, path: list[list[Any]]) -> None:
-        if frame.is_synthetic:  # pyinstrument's "[self]"/"[await]" leaves: their parent's
-            own = frame.time
-            if own > 0 and path:
-                out.append([path, own])
-            return
-        name = frame.function
-        if getattr(frame, "class_name", None):
-            name = f"{frame.class_name}.{name}"
-        here = [*path, [name, frame.file_path or "", frame.line_no or 0]]
-        own = frame.time - sum(c.time for c in frame.children)
-        if own > 1e-12:
-            out.append([here, own])
-        for child in frame.children:
-            walk(child, here)
-
-    root = session.root_frame()
-    if root is not None:
-        walk(root, [])
-    return out
-
-
 def _fail(message: str) -> None:
     sys.stderr.write(f"{PREFIX} {message}\n")
     sys.stderr.flush()
@@ -167,11 +125,6 @@ def _fail(message: str) -> None:
 def main(argv: list[str]) -> None:
     task_file, seconds_text, interval_text = argv
     seconds, interval = float(seconds_text), float(interval_text)
-    try:
-        from pyinstrument import Profiler
-    except ImportError:
-        _fail("pyinstrument is not installed (pip install pyinstrument) in "
-              f"{sys.executable}")
     with open(task_file, "rb") as fh:
         task = pickle.load(fh)
     if task["cwd"]:
@@ -181,6 +134,7 @@ def main(argv: list[str]) -> None:
             sys.path.insert(0, entry)
     from ..counts.child import _load_implementation
     from ..model.implementation import Implementation
+    from .cpu_sampler import CpuSampler
 
     stage = "loading the benchmark"
     try:
@@ -201,13 +155,12 @@ def main(argv: list[str]) -> None:
         gc.enable()
         timer = _GcTimer()
         gc.callbacks.append(timer)
-        cpu_weighted = _weigh_by_cpu_time()
-        profiler = Profiler(interval=interval)
+        sampler = CpuSampler(interval)
         try:
-            profiler.start()
+            sampler.start()
             calls, elapsed = profiled_calls(call, hooks, seconds)
         finally:
-            session = profiler.stop()
+            sampler.stop()
             gc.callbacks.remove(timer)
         alloc = _allocations(call, hooks, max(0.05, seconds / 4))
         stage = "teardown"
@@ -220,9 +173,8 @@ def main(argv: list[str]) -> None:
 
     result = {"calls": calls, "seconds": elapsed, "gc_collections": timer.collections,
               "gc_pause_seconds": timer.pause, "alloc": alloc,
-              "threads": threading.active_count(), "samples": session.sample_count,
-              "cpu_weighted": cpu_weighted,
-              "stacks": _stacks(session)}
+              "threads": threading.active_count(), "samples": sampler.samples,
+              "stacks": sampler.stacks()}
     sys.stdout.write("\n" + PREFIX + " " + json.dumps(result) + "\n")
     sys.stdout.flush()
     os._exit(0)

@@ -75,7 +75,8 @@ def fold_comprehensions(stacks: Iterable[tuple[tuple[Frame, ...], float]]
     return merge_stacks(out)
 
 
-#: the file pyinstrument gives functions written in C (builtins, methods of built-in types)
+#: the file profilers that show C functions give them (pyinstrument does; profiles read from
+#: files may have them)
 BUILTIN = "<built-in>"
 
 

@@ -1,14 +1,9 @@
 """A command's time by sampling, with py-spy (PyPI ``py-spy``): it reads the Python stacks of
 any running Python program from outside, through ``ptrace``, ``rate`` times a second. It
-profiles ``ab --command`` and ``exec`` programs that are Python (a Python *case* is profiled in
-process by pyinstrument instead: :mod:`.child`).
-
-Measured on this project's machine (docs/profiles.md, "Choosing the sampler"): py-spy slows the
-profiled program least (about 1.1x at 1000 Hz, blocking), but it samples wall time and falls
-behind on a busy machine, so its shares of a benchmark calling ``slow()`` three times and
-``fast()`` once spread from 0.64 to 0.91 (0.75 expected) under a load of 9 on 2 cores, where
-pyinstrument weighted by CPU time stayed within 0.72-0.79. For a command nothing else can
-attach, so py-spy it is, and its profile says it samples wall time.
+profiles ``ab --command`` and ``exec`` programs that are Python; a Python *case* is profiled in
+its own process by :mod:`.cpu_sampler` instead, which samples CPU time (py-spy samples wall
+time and, on a busy machine, falls behind: docs/profiles.md, "Choosing the sampler"). For a
+command, nothing else can attach, and its profile says it samples wall time.
 
 Every failure is a :class:`~.model.ProfileFailure` with one line: py-spy missing, ptrace not
 permitted (``kernel.yama.ptrace_scope``, a container without ``CAP_SYS_PTRACE``), a program that
