@@ -82,6 +82,7 @@ _SCRIPT = r"""
   function fmt(v, unit) {
     if (unit !== "s") { return Math.round(v).toLocaleString("en") + " " + unit; }
     var a = Math.abs(v);
+    if (a === 0) { return "0"; }
     if (a >= 1) { return v.toPrecision(3) + " s"; }
     if (a >= 1e-3) { return (v * 1e3).toPrecision(3) + " ms"; }
     if (a >= 1e-6) { return (v * 1e6).toPrecision(3) + " \u00b5s"; }
