@@ -148,6 +148,7 @@ class ProfileBackend:
                          "sampled")
         return Profile(kind=SAMPLES, unit="s", profiler="CPU-time sampler (ITIMER_PROF)",
                        stacks=stacks, calls=calls, total_per_call=float(data["seconds"]) / calls,
+                       profiled_per_call=float(data["seconds"]) / calls,
                        rate=float(self.settings.rate), wall_seconds=wall,
                        sample_count=max(1, round(int(data["samples"]) * inside / whole)),
                        gc=GcStats(int(data["gc_collections"]), float(data["gc_pause_seconds"])),

@@ -112,6 +112,9 @@ class Profile:
     hidden_frames: int = 0
     #: samples the stacks rest on, when their weights are not sample counts (seconds)
     sample_count: int | None = None
+    #: wall time per call inside the profiled stretch (the profiler's cost included), kept
+    #: when ``total_per_call`` is taken from the unprofiled estimate
+    profiled_per_call: float | None = None
 
     @property
     def total_weight(self) -> float:
@@ -191,6 +194,7 @@ class Profile:
                 "calls": self.calls, "total_per_call": self.total_per_call, "rate": self.rate,
                 "wall_seconds": self.wall_seconds, "notes": list(self.notes),
                 "hidden_frames": self.hidden_frames, "sample_count": self.sample_count,
+                "profiled_per_call": self.profiled_per_call,
                 "gc": self.gc.to_dict() if self.gc else None,
                 "alloc": self.alloc.to_dict() if self.alloc else None,
                 "frames": [[f.function, f.file, f.line] for f in frames], "stacks": stacks}
@@ -215,6 +219,7 @@ class Profile:
                        hidden_frames=int(data.get("hidden_frames", 0)),
                        sample_count=(int(data["sample_count"])
                                      if data.get("sample_count") is not None else None),
+                       profiled_per_call=data.get("profiled_per_call"),
                        gc=GcStats(**gc) if gc else None,
                        alloc=AllocStats(**alloc) if alloc else None)
         except (KeyError, IndexError, TypeError) as exc:
