@@ -190,7 +190,9 @@ def _changes_table(difference: Mapping[str, Any], top: int = 10) -> str:
         rows.append("<tr><td>{}</td><td>{}</td><td class='num'>{}</td><td class='num'>{}</td>"
                     "<td class='num'>{}</td><td class='num'>{}</td></tr>".format(
                         html.escape(str(row.get("function"))), html.escape(where),
+                        "—" if row.get("only_in") == "B" else
                         html.escape(amount(row.get("before", 0.0), unit)),
+                        "—" if row.get("only_in") == "A" else
                         html.escape(amount(row.get("after", 0.0), unit)),
                         html.escape(amount(row.get("difference", 0.0), unit, True)),
                         f"{share:.0%}" if isinstance(share, int | float) else "—"))
