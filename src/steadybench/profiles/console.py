@@ -31,7 +31,7 @@ def profile_lines(profile: Profile, top: int = 8, label: str = "") -> list[str]:
     lines = [head]
     funcs = sorted(profile.functions(), key=lambda f: -f.self_weight)
     total = profile.total_weight or 1.0
-    width = min(max(8, *(len(f.frame.function) for f in funcs[:top])), 40)
+    width = min(max([8, *(len(f.frame.function) for f in funcs[:top])]), 40)
     lines.append(f"  {'self':>7}  {'total':>7}  {'self/call':>11}  "
                  f"{'function':<{width}}  file:line")
     for f in funcs[:top]:
@@ -72,7 +72,7 @@ def diff_lines(d: ProfileDiff, top: int = 8) -> list[str]:
     if not d.ranked:
         lines.append("  no function's change exceeds its sampling error")
     else:
-        width = min(max(8, *(len(c.frame.function) for c in d.ranked[:top])), 40)
+        width = min(max([8, *(len(c.frame.function) for c in d.ranked[:top])]), 40)
         lines.append(f"  {'function':<{width}}  {'file:line':<22} {'A':>11} {'B':>11} "
                      f"{'change':>11} {'share':>7}")
         for c in d.ranked[:top]:
