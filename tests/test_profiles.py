@@ -337,3 +337,35 @@ def test_comprehensions_count_for_their_function() -> None:
     stacks = [((render, Frame("<genexpr>", "/u/b.py", 9)), 5.0), ((render,), 1.0),
               ((render, Frame("render.<locals>.<listcomp>", "/u/b.py", 10)), 2.0)]
     assert fold_comprehensions(stacks) == (((render,), 8.0),)
+
+
+ASYNC = '''\
+import asyncio
+
+from steadybench import benchmark
+
+
+async def compute(i):
+    await asyncio.sleep(0)
+    return sum(range(20000))
+
+
+async def gather_all():
+    return await asyncio.gather(*(compute(i) for i in range(4)))
+
+
+@benchmark
+def case():
+    return gather_all
+'''
+
+
+@pytest.mark.slow
+def test_a_coroutine_function_is_awaited_and_said(tmp_path: Path) -> None:
+    path = tmp_path / "bench_async.py"
+    path.write_text(ASYNC)
+    profile = _sampled(path, seconds=0.5)
+    funcs = {f.frame.function: f for f in profile.functions()}
+    # the coroutine's own work is in the profile (not a coroutine object left unawaited)
+    assert funcs["compute"].share > 0.5
+    assert any("event loop" in note for note in profile.notes)

@@ -143,6 +143,9 @@ class ProfileBackend:
         inside = sum(weight for _, weight in stacks)
         whole = sum(weight for _, weight in raw) or inside
         notes = []
+        if data.get("asynchronous"):
+            notes.append("a coroutine function: each call is awaited in an event loop "
+                         "(run_until_complete), whose own frames are in the profile")
         if int(data.get("threads", 1)) > 1:
             notes.append(f"{data['threads']} threads were alive: only the main thread is "
                          "sampled")

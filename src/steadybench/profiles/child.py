@@ -25,6 +25,7 @@ exit status 3.
 from __future__ import annotations
 
 import gc
+import inspect
 import json
 import os
 import pickle
@@ -143,13 +144,25 @@ def main(argv: list[str]) -> None:
         implementation.setup(task["params"])
         stage = "a call"
         call = implementation.run
+        asynchronous = False
         hooks: tuple[Callable[[], Any], ...] = ()
         if any(getattr(type(implementation), name) is not getattr(Implementation, name)
                for name in ("init_run", "release_run")):
             hooks = (implementation.init_run, implementation.release_run)
         if hooks:
             hooks[0]()
-        call()  # warm-up: first-call costs (imports, caches) are not the benchmark's
+        first = call()  # warm-up: first-call costs (imports, caches) are not the benchmark's
+        if inspect.iscoroutine(first):  # a coroutine function: each call awaited in a loop
+            import asyncio
+
+            loop = asyncio.new_event_loop()
+            loop.run_until_complete(first)
+            coroutine_function = call
+
+            def call() -> Any:
+                return loop.run_until_complete(coroutine_function())
+
+            asynchronous = True
         if hooks:
             hooks[1]()
         gc.enable()
@@ -174,6 +187,7 @@ def main(argv: list[str]) -> None:
     result = {"calls": calls, "seconds": elapsed, "gc_collections": timer.collections,
               "gc_pause_seconds": timer.pause, "alloc": alloc,
               "threads": threading.active_count(), "samples": sampler.samples,
+              "asynchronous": asynchronous,
               "stacks": sampler.stacks()}
     sys.stdout.write("\n" + PREFIX + " " + json.dumps(result) + "\n")
     sys.stdout.flush()
