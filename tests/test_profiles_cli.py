@@ -135,3 +135,16 @@ def test_profile_out_writes_files_other_tools_open(fake_ab, tmp_path: Path) -> N
 def test_profile_is_refused_with_counts_and_fleets(capsys) -> None:
     assert main(["ab", "true", "false", "-c", "--measure", "instructions", "--profile"]) == 2
     assert "--profile" in capsys.readouterr().err
+
+
+def test_ctrl_c_while_profiling_keeps_the_comparison(fake_ab, monkeypatch, tmp_path: Path,
+                                                     capsys) -> None:
+    def interrupted(backend, time_left):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("steadybench.profiles.pair.take_profile", interrupted)
+    out = tmp_path / "ab.json"
+    assert main([*ARGS, "--json", str(out), "--profile"]) == 130
+    doc = json.loads(out.read_text())
+    assert doc["verdict"] == "slower" and len(doc["rounds"]) == 16
+    assert "profile interrupted: not taken" in capsys.readouterr().err

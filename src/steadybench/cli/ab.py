@@ -273,7 +273,7 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
                 echo(line)
         for w in res.warnings:
             click.echo(f"warning: {w}", err=True)
-    if res.interim:
+    if res.interim or opts.get("profile_interrupted"):
         from . import Interrupted
 
         raise Interrupted()
@@ -299,7 +299,12 @@ def _profile_pair(va: Any, vb: Any, res: Any, opts: dict[str, Any]) -> Any:
     if not opts["quiet"]:
         click.echo(f"profiling A and B once each ({settings.mode}), outside the measured "
                    "rounds", err=True)
-    pair = profile_variants(va, vb, settings, opts["time_limit"], medians(res))
+    try:
+        pair = profile_variants(va, vb, settings, opts["time_limit"], medians(res))
+    except KeyboardInterrupt:  # the rounds are complete: they are written, then exit 130
+        click.echo("profile interrupted: not taken; the comparison is written", err=True)
+        opts["profile_interrupted"] = True
+        return None
     res.profiles = pair.to_dict()
     return pair
 
