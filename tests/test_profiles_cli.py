@@ -148,3 +148,47 @@ def test_ctrl_c_while_profiling_keeps_the_comparison(fake_ab, monkeypatch, tmp_p
     doc = json.loads(out.read_text())
     assert doc["verdict"] == "slower" and len(doc["rounds"]) == 16
     assert "profile interrupted: not taken" in capsys.readouterr().err
+
+
+PYTEST_PROJECT = '''\
+def render(n):
+    return sum(i % 11 for i in range(n))
+
+
+def page():
+    render(20000)
+
+
+def test_page(benchmark):
+    benchmark(page)
+
+
+def test_lambda(benchmark):
+    benchmark(lambda: render(100))
+'''
+
+
+@pytest.mark.slow
+def test_pytest_plugin_profiles_each_benchmark(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "test_page.py").write_text(PYTEST_PROJECT)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS",
+                                                            "PYTEST_XDIST_WORKER")}
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-p", "no:benchmark", "--steadybench-processes", "2",
+                          "--steadybench-time", "0.02", "--steadybench-profile",
+                          "--steadybench-json", "r.json"], cwd=tmp_path, capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "profile of test_page.py::test_page" in out.stdout
+    doc = json.loads((tmp_path / "r.json").read_text())
+    profiles = doc["context"]["profiles"]
+    page = Profile.from_dict(profiles["test_page.py::test_page"])
+    funcs = {f.frame.function: f for f in page.functions()}
+    assert funcs["render"].share > 0.9 and funcs["render"].frame.where == "test_page.py:1"
+    # a lambda cannot be sent to a fresh interpreter: one line instead of a profile
+    assert "message" in profiles["test_page.py::test_lambda"]
+    assert "Traceback" not in out.stdout
