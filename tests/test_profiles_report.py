@@ -117,3 +117,23 @@ window.addEventListener("load", () => {
   document.body.appendChild(out);
 });
 </script>"""
+
+
+@pytest.mark.slow
+def test_two_profiled_results_files_get_the_difference(tmp_path: Path) -> None:
+    from steadybench.model.results import Results
+    from steadybench.output.report import write_report
+    from test_plots_support import make_case
+
+    pair = _profiles()["profiles"]
+    files = []
+    for side in ("A", "B"):
+        case = make_case("convert")
+        files.append(Results(suite=f"run {side}", cases=[case],
+                             context={"profiles": {case.label: pair[side]}}))
+    out = write_report(files, tmp_path / "r.html")
+    page = out.read_text(encoding="utf-8")
+    # the comparison section: the ranked change and the differential graph; each input its own
+    assert page.count("Differential flame graph") == 1
+    assert page.count('class="sb-flame"') == 5
+    assert f"<td>{USER[1]}</td>" in page

@@ -815,6 +815,24 @@ def _ab_view(doc: Mapping[str, Any], index: int, figs: _Figures) -> dict[str, An
     }
 
 
+def _compared_profiles(results_list: Sequence[Results]) -> Any:
+    """Two results files that both carry profiles: per case, what moved (markup) or None."""
+    if len(results_list) != 2:
+        return None
+    import html as _html
+
+    import markupsafe
+
+    from ..profiles.compare import profile_pairs
+    from ..profiles.flame import pair_section
+
+    pairs = profile_pairs(results_list[0], results_list[1])
+    parts = [f"<h4>{_html.escape(label)} (A = first file, B = second)</h4>"
+             + pair_section(pair.to_dict(), f"cmp-{i}-profile")
+             for i, (label, pair) in enumerate(pairs.items(), start=1)]
+    return markupsafe.Markup("".join(parts)) if parts else None
+
+
 def _ab_profiles(doc: Mapping[str, Any], index: int) -> Any:
     """``ab --profile``'s section (markup), or None (:mod:`steadybench.profiles.flame`)."""
     if not isinstance(doc.get("profiles"), Mapping):
@@ -978,6 +996,7 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
             raise ConfigurationError("comparison must be a dict (the compare JSON)")
         comparison_view = _comparison_view(comparison, results_list, figs,
                                            with_pair_plots=not compact)
+        comparison_view["profiles"] = _compared_profiles(results_list)
     ab_views = [_ab_view(doc, i, figs) for i, doc in enumerate(ab_docs, start=1)]
     inputs = [_input_view(results, name, i, len(results_list) > 1, figs, compact=compact,
                           window=window, confidence=confidence)
