@@ -192,3 +192,25 @@ def test_pytest_plugin_profiles_each_benchmark(tmp_path: Path) -> None:
     # a lambda cannot be sent to a fresh interpreter: one line instead of a profile
     assert "message" in profiles["test_page.py::test_lambda"]
     assert "Traceback" not in out.stdout
+
+
+def test_history_compare_ranks_what_moved_between_profiled_records(tmp_path: Path,
+                                                                  capsys) -> None:
+    from steadybench.model.results import Results
+    from steadybench.output.results_io import results_to_json
+    from steadybench.profiles.pair import compare_profiles
+    from test_plots_support import make_case
+
+    pair = compare_profiles({"A": _profile(0.0), "B": _profile(600.0)}).to_dict()["profiles"]
+    url = str(tmp_path / "h.sqlite")
+    for side, name in (("A", "base.json"), ("B", "new.json")):
+        case = make_case("convert")
+        doc = Results(suite="s", cases=[case], context={"profiles": {case.label: pair[side]}})
+        (tmp_path / name).write_text(results_to_json(doc))
+        assert main(["history", "import", str(tmp_path / name), "--history-url", url]) == 0
+    capsys.readouterr()
+    assert main(["history", "compare", "#1", "#2", "--history-url", url]) in (0, 1)
+    out = capsys.readouterr().out
+    after = out.split("(A = BASE, B = NEW):", 1)[1].splitlines()
+    rows = [line.split() for line in after if line.startswith("  ")]
+    assert rows[0][0] == "function" and rows[1][0] == "render"
