@@ -369,3 +369,18 @@ def test_a_coroutine_function_is_awaited_and_said(tmp_path: Path) -> None:
     # the coroutine's own work is in the profile (not a coroutine object left unawaited)
     assert funcs["compute"].share > 0.5
     assert any("event loop" in note for note in profile.notes)
+
+
+def test_the_profiling_runner_is_the_measuring_runner_plus_a_profile() -> None:
+    from steadybench.profiles.runner import ProfilingRunner
+
+    class Inner:
+        confidence = 0.95
+        time_limit = 5.0
+        last_case = None
+
+    inner = Inner()
+    wrapped = ProfilingRunner(inner, ProfileSettings())
+    wrapped.confidence = 0.99  # what the manager does: it reaches the measuring runner
+    assert inner.confidence == 0.99 and wrapped.time_limit == 5.0
+    assert wrapped.settings == ProfileSettings() and not hasattr(inner, "settings")

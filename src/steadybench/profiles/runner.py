@@ -20,12 +20,21 @@ from .model import Profile, ProfileFailure
 class ProfilingRunner:
     """A runner whose cases are also profiled, once each, after they were measured."""
 
+    _OWN = ("inner", "settings")
+
     def __init__(self, inner: Any, settings: ProfileSettings) -> None:
-        self.inner = inner
-        self.settings = settings
+        object.__setattr__(self, "inner", inner)
+        object.__setattr__(self, "settings", settings)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # the manager sets the runner's confidence (and others): they are the inner runner's
+        if name in self._OWN:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.inner, name, value)
 
     def execute(self, implementation: Any, params: Any, meters: Any = (),
                 benchmark: str | None = None, progress: Any = None) -> Any:
