@@ -214,3 +214,25 @@ def test_history_compare_ranks_what_moved_between_profiled_records(tmp_path: Pat
     after = out.split("(A = BASE, B = NEW):", 1)[1].splitlines()
     rows = [line.split() for line in after if line.startswith("  ")]
     assert rows[0][0] == "function" and rows[1][0] == "render"
+
+
+@pytest.mark.slow
+def test_run_profile_is_an_extra_execution_never_merged(tmp_path: Path, capsys) -> None:
+    bench = tmp_path / "bench_run.py"
+    bench.write_text("from steadybench import benchmark\n\n\ndef render(n):\n"
+                     "    return sum(i % 11 for i in range(n))\n\n\n@benchmark\n"
+                     "def page():\n    return lambda: render(3000)\n")
+    out = tmp_path / "r.json"
+    assert main(["run", str(bench), "-p", "3", "--max-time", "0.02", "--profile",
+                 "--profile-time", "0.3", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    (case,) = doc["benchmarks"]
+    # three measured executions, as asked: the profiled one is not among them
+    assert len(case["processes"]) == 3 and case["estimate"]["n_executions"] == 3
+    profile = Profile.from_dict(doc["context"]["profiles"]["page"])
+    assert profile.total_per_call == case["estimate"]["value"]  # scaled to the estimate
+    assert profile.profiled_per_call is not None and profile.calls >= 1
+    top = max(profile.functions(), key=lambda f: f.self_weight)
+    assert top.frame.function == "render" and top.frame.where == "bench_run.py:4"
+    said = capsys.readouterr()
+    assert "profile of page:" in said.out + said.err
