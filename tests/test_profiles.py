@@ -384,3 +384,9 @@ def test_the_profiling_runner_is_the_measuring_runner_plus_a_profile() -> None:
     wrapped.confidence = 0.99  # what the manager does: it reaches the measuring runner
     assert inner.confidence == 0.99 and wrapped.time_limit == 5.0
     assert wrapped.settings == ProfileSettings() and not hasattr(inner, "settings")
+
+
+def test_callgrind_on_a_python_case_is_one_line(tmp_path: Path) -> None:
+    got = take_profile(ProfileBackend("A", ProfileSettings(mode="callgrind"), task=b"x"), 30)
+    assert isinstance(got, ProfileFailure) and got.reason == "unsupported"
+    assert "measurement is not affected" in got.message and "\n" not in got.message

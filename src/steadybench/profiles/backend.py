@@ -187,9 +187,10 @@ class ProfileBackend:
         from .callgrind import CallgrindError, profile_of, run
 
         if self.argv is None:
-            return ProfileFailure("profile not taken: --profile callgrind profiles a command "
+            return ProfileFailure("profile not taken: --profiler callgrind profiles a command "
                                   "(a compiled program); a Python case is profiled by "
-                                  "sampling (--profile)", "unsupported")
+                                  "sampling (--profiler sample or auto); the measurement is "
+                                  "not affected", "unsupported")
         valgrind = shutil.which(os.environ.get("STEADYBENCH_VALGRIND") or "valgrind")
         if valgrind is None:
             return ProfileFailure("profile not taken: valgrind not found (apt-get install "
