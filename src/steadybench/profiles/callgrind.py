@@ -95,9 +95,9 @@ def parse(text: str) -> CallGraph:
             if fn is None:
                 continue
             if pending_call is not None and cfn is not None:
-                key = (fn, cfn)
-                graph.edges[key] = graph.edges.get(key, 0) + cost
-                graph.calls[key] = graph.calls.get(key, 0) + pending_call
+                edge = (fn, cfn)
+                graph.edges[edge] = graph.edges.get(edge, 0) + cost
+                graph.calls[edge] = graph.calls.get(edge, 0) + pending_call
                 pending_call = None
                 cfn = None
             else:
