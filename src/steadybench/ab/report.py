@@ -191,6 +191,7 @@ def to_document(res: ABResult) -> dict[str, Any]:
         "failures": res.failures,
         "warnings": res.warnings,
         **({"machine": res.machine} if res.machine is not None else {}),
+        **({"profiles": res.profiles} if res.profiles is not None else {}),
     }
 
 

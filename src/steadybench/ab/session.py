@@ -112,6 +112,8 @@ class ABResult:
     looks: list[Any] = field(default_factory=list)
     #: the machine-control preset's record (``--preset``), None without one
     machine: dict[str, Any] | None = None
+    #: ``--profile``: both sides' profiles and their difference (:mod:`steadybench.profiles`)
+    profiles: dict[str, Any] | None = None
 
     @property
     def paired(self) -> list[Round]:

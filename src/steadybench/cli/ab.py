@@ -15,6 +15,7 @@ from ..fleet.options import check_cluster_options, cluster_options
 from ..history.options import history_options, record_from_opts, wants_history
 from .common import TIME_LIMIT_HELP, pass_root, writable_path
 from .measure import counting, measure_option, refuse_with_counts
+from .profile import profile_options, profiling
 
 
 def _split_target(text: str) -> tuple[str, str | None]:
@@ -162,6 +163,7 @@ def _check_b(b: str | None, opts: dict[str, Any]) -> None:
               help="Machine countermeasures around the whole comparison: baseline, managed, or "
                    "a preset file (docs/machine-control.md); restored on every exit path.")
 @measure_option
+@profile_options
 @click.option("--verbose", "-v", is_flag=True,
               help="Also say how the verdict was reached (the sequential method, its looks, "
                    "the order of rounds).")
@@ -215,7 +217,9 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
         click.echo(progress_line(res), err=True)
 
     if counting(opts):
-        refuse_with_counts(opts, ("duet", "cluster", "equivalence", "preset"))
+        refuse_with_counts(opts, ("duet", "cluster", "equivalence", "preset", "profile"))
+    if profiling(opts) and opts.get("cluster"):
+        raise ConfigurationError("--profile profiles on this machine; leave out --cluster")
     with _variants(a, b, opts) as (va, vb):
         va.check()
         vb.check()
@@ -248,6 +252,7 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
             session.use_machine(machine)
             res = session.run()
         res.warnings.extend(warnings)
+        pair = _profile_pair(va, vb, res, opts) if profiling(opts) else None
     if opts["json_path"]:
         text = to_json(res)
         if opts["json_path"] == "-":
@@ -263,9 +268,12 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
         for line in lines:
             # 80 columns: long lines (the method) wrap with an indent
             echo(line)
+        if pair is not None:  # after the verdict, the reason
+            for line in [*pair.lines(), *_profile_files(opts, pair)]:
+                echo(line)
         for w in res.warnings:
             click.echo(f"warning: {w}", err=True)
-    if res.interim:
+    if res.interim or opts.get("profile_interrupted"):
         from . import Interrupted
 
         raise Interrupted()
@@ -276,6 +284,35 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
     if opts["fail_on"] == "change" and res.verdict in ("faster", "slower"):
         return 1
     return 0
+
+
+def _profile_pair(va: Any, vb: Any, res: Any, opts: dict[str, Any]) -> Any:
+    """``ab --profile``: after the rounds (never during them), one profiled execution of A and
+    of B, each scaled to its median unprofiled time; stored in the result's ``profiles``."""
+    from ..ab.report import medians
+    from ..profiles.pair import profile_variants
+    from .profile import settings_for
+
+    if res.interim:
+        return None
+    settings = settings_for(opts, getattr(va, "argv", None))
+    if not opts["quiet"]:
+        click.echo(f"profiling A and B once each ({settings.mode}), outside the measured "
+                   "rounds", err=True)
+    try:
+        pair = profile_variants(va, vb, settings, opts["time_limit"], medians(res))
+    except KeyboardInterrupt:  # the rounds are complete: they are written, then exit 130
+        click.echo("profile interrupted: not taken; the comparison is written", err=True)
+        opts["profile_interrupted"] = True
+        return None
+    res.profiles = pair.to_dict()
+    return pair
+
+
+def _profile_files(opts: dict[str, Any], pair: Any) -> list[str]:
+    from .profile import write_out
+
+    return write_out(opts, dict(pair.profiles))
 
 
 def _ab_counts(va: Any, vb: Any, opts: dict[str, Any]) -> int:

@@ -166,6 +166,11 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         doc = compare_sets(base_set, new_set, opts, weights, r)
         if note:
             doc["warnings"].append(note)
+        from ..profiles.compare import profile_pairs  # both files profiled: what moved
+
+        profiled = profile_pairs(base_set.results, new_set.results)
+        if profiled:
+            doc["profiles"] = {label: pair.to_dict() for label, pair in profiled.items()}
     elif suite_path:
         if base or new:
             raise ConfigurationError("give either BASE and NEW, or --suite, not both")
@@ -198,6 +203,11 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         doc = compare_sets(base_set, new_set, opts, weights, r)
         if note:
             doc["warnings"].append(note)
+        from ..profiles.compare import profile_pairs  # both files profiled: what moved
+
+        profiled = profile_pairs(base_set.results, new_set.results)
+        if profiled:
+            doc["profiles"] = {label: pair.to_dict() for label, pair in profiled.items()}
     for path, render in ((json_path, to_json), (markdown_path, to_markdown),
                          (csv_path, to_csv)):
         if path:
@@ -209,6 +219,11 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
     stdout_used = "-" in (json_path, markdown_path, csv_path)
     if not quiet and not stdout_used:
         print_table(doc, style=style)
+        if doc.get("profiles"):
+            from ..profiles.compare import profile_lines, profile_pairs
+
+            for line in profile_lines(profile_pairs(base_set.results, new_set.results)):
+                click.echo(line)
     return gate_status((row["verdict"] for row in doc["benchmarks"]), fail_on)
 
 

@@ -246,6 +246,12 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
             _emit(render(doc), path)
     if "-" not in (json_path, markdown_path):
         print_table(doc)
+        from ..profiles.compare import profile_lines, profile_pairs
+
+        # two records that were both profiled (--profile): which functions moved
+        for line in profile_lines(profile_pairs(getattr(base, "results", None),
+                                                getattr(new, "results", None))):
+            click.echo(line)
     return gate_status((row["verdict"] for row in doc["benchmarks"]), fail_on)
 
 

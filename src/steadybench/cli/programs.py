@@ -53,6 +53,7 @@ from .common import (
 )
 from .hyperfine_options import exec_stop_options, hyperfine_options
 from .measure import count_settings, counting, measure_option, refuse_with_counts
+from .profile import profile_options, profiling
 from .validate import (
     NON_NEGATIVE_SECONDS,
     POSITIVE,
@@ -479,6 +480,7 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
 @hyperfine_options
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @measure_option
+@profile_options
 @cluster_options
 @style_option
 @output_options
@@ -511,7 +513,8 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
     param_sets = _param_sets(opts, commands)
     if counting(opts):
         refuse_with_counts(opts, ("shell", "cluster", "preset", "best_of", "prepare", "setup",
-                                  "cleanup", "conclude", "runs", "warmup", "max_runs"))
+                                  "cleanup", "conclude", "runs", "warmup", "max_runs",
+                                  "profile"))
         _count_programs(commands, param_sets, opts, "exec")
         return
     if opts["processes"] and opts["best_of"] and opts["processes"] != opts["best_of"]:
@@ -599,8 +602,43 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
         results.context["programs_summary"] = {
             "reference": reference.name if reference is not None else None,
             "sort": opts["sort_order"]}
+        if profiling(opts) and not interrupted:
+            _profile_programs(results, commands, param_sets, runner, opts)
         _export_hyperfine(results, opts)
         _finish(results, opts, console, interrupted)
+
+
+def _profile_programs(results: Results, commands: Sequence[Command],
+                      param_sets: Sequence[dict[str, Any]], runner: Any,
+                      opts: dict[str, Any]) -> None:
+    """``exec --profile``: after all measured runs, one more run of each command under a
+    profiler (py-spy for a Python program, callgrind for any other: ``--profiler``), into the
+    results' ``context["profiles"]`` and on the console."""
+    from ..profiles.backend import ProfileBackend, take_profile
+    from ..profiles.runner import collect
+    from .profile import settings_for, write_out
+
+    for case in results.cases:
+        if case.errors or case.n == 0:
+            continue
+        match = [(c, ps) for c in commands for ps in param_sets
+                 if c.name == case.benchmark and dict(ps) == dict(case.params)]
+        if not match:
+            continue
+        command, ps = match[0]
+        argv = runner.resolve(command.render(ps))
+        backend = ProfileBackend(case.label, settings_for(opts, argv), argv=argv)
+        got = take_profile(backend, opts.get("time_limit") or 600.0)
+        key = "profile" if not hasattr(got, "reason") else "profile_failure"
+        case.extra[key] = got if key == "profile" else got.message  # type: ignore[union-attr]
+    lines = collect(results)
+    from ..profiles.model import Profile
+
+    lines += write_out(opts, {n: Profile.from_dict(raw) for n, raw in
+                              results.context.get("profiles", {}).items() if "frames" in raw})
+    if not opts["quiet"]:
+        for line in lines:
+            click.echo(line, err=True)
 
 
 def _count_programs(commands: Sequence[Command], param_sets: Sequence[dict[str, Any]],

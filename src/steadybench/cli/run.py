@@ -21,6 +21,7 @@ from .common import (
     write_outputs,
 )
 from .measure import count_settings, counting, measure_option, refuse_with_counts
+from .profile import profile_options, profiling
 from .validate import count, harden, not_empty
 
 #: most independent executions per benchmark (-p)
@@ -204,6 +205,29 @@ def expected_duration(benchmarks: list[Any], opts: dict[str, Any]) -> float | No
     return total
 
 
+def _profiling(runner_for: Any, opts: dict[str, Any]) -> Any:
+    from ..profiles.runner import ProfilingRunner
+    from .profile import settings_for
+
+    settings = settings_for(opts)
+    return lambda spec: ProfilingRunner(runner_for(spec), settings)
+
+
+def _show_profiles(results: Results, opts: dict[str, Any]) -> None:
+    """The profiles into the results' context (written with them), and on the console."""
+    from ..profiles.runner import collect
+    from .profile import write_out
+
+    lines = collect(results)
+    from ..profiles.model import Profile
+
+    written = write_out(opts, {name: Profile.from_dict(raw) for name, raw in
+                               results.context.get("profiles", {}).items() if "frames" in raw})
+    if not opts.get("quiet"):
+        for line in [*lines, *written]:
+            click.echo(line, err=stdout_taken(opts))
+
+
 def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -> Results:
     """Load ``file``, run its benchmarks with the options, write the outputs, return Results."""
     from ..definitions import build_benchmarks, load_file, mark_origin, matches
@@ -217,6 +241,8 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     definitions = load_file(file)
     pattern = opts.get("select")
     runner_for = make_runner_factory(opts)
+    if profiling(opts):  # one extra, profiled execution after each case's measured ones
+        runner_for = _profiling(runner_for, opts)
     benchmarks = build_benchmarks(definitions.specs, runner_for, pattern)
     benchmarks += [b for b in definitions.benchmarks if matches(pattern, b.title)]
     mark_origin(benchmarks, file)
@@ -273,6 +299,8 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         finally:
             if lock is not None:  # every tuned file was restored (or journaled) by now
                 lock.release()
+        if profiling(opts):
+            _show_profiles(results, opts)
         write_outputs(results, opts)
     if "no_baseline" in opts:  # the options of run (not of commands reusing this function)
         from ..history.last_run import report_and_keep
@@ -392,6 +420,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
 )
 @click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
 @measure_option
+@profile_options
 @cluster_options
 @style_option
 @output_options
@@ -401,7 +430,9 @@ def run_cmd(file: str, **opts: Any) -> None:
         raise ConfigurationError("--in-process and --processes exclude each other")
     refuse_with_counts(opts, ("in_process", "preset", "cluster", "method", "method_option",
                               "layout", "stream", "runs", "max_time", "target_cov",
-                              "target_ci"))
+                              "target_ci", "profile"))
+    if profiling(opts) and opts.get("cluster"):
+        raise ConfigurationError("--profile profiles on this machine; leave out --cluster")
     check_cluster_options(opts)
     ctx = click.get_current_context()
     opts["command_line"] = ctx.command_path + " " + file

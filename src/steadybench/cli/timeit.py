@@ -21,6 +21,7 @@ import click
 from ..errors import ConfigurationError
 from .common import TIME_LIMIT_HELP, pass_root
 from .measure import measure_option, refuse_with_counts
+from .profile import profile_options
 from .validate import PROBABILITY, count, harden
 
 
@@ -29,7 +30,8 @@ def _measure_one(path: str, opts: dict[str, Any]) -> None:
 
     run_opts = {"time_limit": opts["time_limit"], "confidence": opts["confidence"],
                 "quiet": opts["quiet"], "style": opts["style"], "json_path": opts["json_path"],
-                "window": 20, "preset": opts["preset"], "root": opts["root"]}
+                "window": 20, "preset": opts["preset"], "root": opts["root"],
+                **{k: opts[k] for k in ("profile", "profiler", "profile_time", "profile_out")}}
     run_definitions(path, run_opts, title="timeit")
 
 
@@ -211,6 +213,7 @@ def _print_statement_table(names: list[str], values: dict[str, list[float]],
               help="Machine countermeasures around the measurement: baseline, managed, or a "
                    "preset file (docs/machine-control.md); restored on every exit path.")
 @measure_option
+@profile_options
 @pass_root
 def timeit_cmd(statements: tuple[str, ...], root: str, **opts: Any) -> int:
     """Time Python statements: steadybench timeit [-s SETUP] STMT [STMT ...] [--vs STMT]
@@ -243,6 +246,9 @@ def timeit_cmd(statements: tuple[str, ...], root: str, **opts: Any) -> int:
         raise ConfigurationError("two statements have the same --name")
     with tempfile.TemporaryDirectory(prefix="steadybench-timeit-") as tmp:
         path = str(write_statements_file(tmp, setup, statements, names))
+        if opts["profile"] and (opts["measure"] != "time" or len(statements) > 1):
+            raise ConfigurationError("timeit --profile profiles one statement measured in "
+                                     "time (for two, use 'steadybench ab --profile')")
         if opts["measure"] != "time":
             refuse_with_counts(opts, ("preset",))
             return _count(path, opts)

@@ -87,7 +87,8 @@ MAX_VALUE_CHARS = 600
 #: "html"}`` (markup)
 CONTEXT_SECTIONS = {"evaluate": "steadybench.evaluate.figures:report_section",
                     "fleet": "steadybench.fleet.report:report_section",
-                    "counts_and_time": "steadybench.counts.report:report_section"}
+                    "counts_and_time": "steadybench.counts.report:report_section",
+                    "profiles": "steadybench.profiles.flame:report_section"}
 #: figures are drawn in worker processes when there are at least this many
 PARALLEL_FIGURES = 12
 #: at most this many worker processes draw figures
@@ -847,7 +848,37 @@ def _ab_view(doc: Mapping[str, Any], index: int, figs: _Figures) -> dict[str, An
                          else {}),
         "settings": rows(settings),
         "image": figs.add(f"ab-{index}", lambda: ab_figure(doc)),
+        "profiles": _ab_profiles(doc, index),
     }
+
+
+def _compared_profiles(results_list: Sequence[Results]) -> Any:
+    """Two results files that both carry profiles: per case, what moved (markup) or None."""
+    if len(results_list) != 2:
+        return None
+    import html as _html
+
+    import markupsafe
+
+    from ..profiles.compare import profile_pairs
+    from ..profiles.flame import pair_section
+
+    pairs = profile_pairs(results_list[0], results_list[1])
+    parts = [f"<h4>{_html.escape(label)} (A = first file, B = second)</h4>"
+             + pair_section(pair.to_dict(), f"cmp-{i}-profile")
+             for i, (label, pair) in enumerate(pairs.items(), start=1)]
+    return markupsafe.Markup("".join(parts)) if parts else None
+
+
+def _ab_profiles(doc: Mapping[str, Any], index: int) -> Any:
+    """``ab --profile``'s section (markup), or None (:mod:`steadybench.profiles.flame`)."""
+    if not isinstance(doc.get("profiles"), Mapping):
+        return None
+    import markupsafe
+
+    from ..profiles.flame import pair_section
+
+    return markupsafe.Markup(pair_section(doc["profiles"], f"ab-{index}-profile"))
 
 
 # ============================================================================ inputs
@@ -1002,6 +1033,7 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
             raise ConfigurationError("comparison must be a dict (the compare JSON)")
         comparison_view = _comparison_view(comparison, results_list, figs,
                                            with_pair_plots=not compact)
+        comparison_view["profiles"] = _compared_profiles(results_list)
     ab_views = [_ab_view(doc, i, figs) for i, doc in enumerate(ab_docs, start=1)]
     inputs = [_input_view(results, name, i, len(results_list) > 1, figs, compact=compact,
                           window=window, confidence=confidence)
@@ -1026,5 +1058,13 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
         compact=compact,
         total_cases=total_cases,
         primary=PRIMARY_METRIC,
+        script_src=_flame_script_source(),
     )
     return atomic_write_text(path, html)
+
+
+def _flame_script_source() -> str:
+    """The one script a report may run (the flame graphs'), by its hash."""
+    from ..profiles.flame import CSP_SOURCE
+
+    return CSP_SOURCE

@@ -47,6 +47,10 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     add("--steadybench-measure", default="time", choices=("time", "instructions", "cycles"),
         help="What to measure: time (default), or instructions / estimated cycles counted "
              "under valgrind (exact and repeatable; not time; docs/methods.md, \"Counts\").")
+    add("--steadybench-profile", action="store_true", default=False,
+        help="Also profile each benchmark in one extra, separate execution (never a measured "
+             "one): where its time goes, in the summary, the results' JSON and the report "
+             "(docs/profiles.md).")
     add("--steadybench-confidence", default=None, metavar="LEVEL",
         help="Confidence level of intervals and verdicts (default 0.95).")
     add("--steadybench-group-by", default="group", choices=("group", "module", "func", "param"),

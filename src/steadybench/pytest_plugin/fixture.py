@@ -134,7 +134,23 @@ class BenchmarkFixture:
                 time_limit=s.time_limit, measure=s.measure)
         except SteadybenchError as exc:  # valgrind missing, code a counted process cannot import
             pytest.fail(f"benchmark {self.fullname}: {exc}", pytrace=False)
+        if s.profile and s.measure == "time" and not measured.case.errors:
+            self._profile(impl, measured.case)
         self._record(measured.case, measured)
+
+    def _profile(self, impl: Any, case: Any) -> None:
+        """``--steadybench-profile``: one more execution, profiled, after the measured ones;
+        a benchmark a fresh interpreter cannot import is profiled nowhere (said in one line)."""
+        from ..model.parameters import Parameters
+        from ..profiles.backend import ProfileSettings
+        from ..profiles.runner import profile_case
+
+        got = profile_case(impl, Parameters(), self.fullname, ProfileSettings(),
+                           self._session.time_limit or 600.0)
+        if hasattr(got, "reason"):
+            case.extra["profile_failure"] = got.message
+        else:
+            case.extra["profile"] = got
 
     def _record(self, case: Any, measured: Any) -> None:
         from ..model.estimate import Estimate

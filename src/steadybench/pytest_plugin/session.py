@@ -113,6 +113,7 @@ class BenchmarkSession:
             config)
         self.notes = peer_options.ignored_notes(config)
         self.measure = opt("steadybench_measure", None) or "time"
+        self.profile = bool(opt("steadybench_profile", False))
         self.group_by = opt("steadybench_group_by", None) or "group"
         self.cases: list[CaseResult] = []
         self.measured: list[Measured] = []
@@ -155,6 +156,10 @@ class BenchmarkSession:
             return out
         results = self.results()
         results.interrupted = interrupted
+        if self.profile:  # each profiled case's profile into the results, and the summary
+            from ..profiles.runner import collect
+
+            out.lines.extend(collect(results))
         opt = self.config.getoption
         for option, fmt in (("steadybench_json", "steadybench"), ("steadybench_bmf", "bmf"),
                             ("steadybench_gab", "github-action-benchmark"),

@@ -1,0 +1,198 @@
+"""The profiled process of a Python case: ``python -m steadybench.profiles.child TASK SECONDS
+INTERVAL``.
+
+``TASK`` is a file holding the pickled task of :func:`steadybench.counts.python.task_bytes`
+(how to find the case). The process loads the case, runs its set-up and one warm-up call, then
+
+1. calls it for ``SECONDS`` inside :func:`profiled_calls` (the frame the profile keeps; see
+   :mod:`.filtering`) under :class:`~.cpu_sampler.CpuSampler` (a sample every ``INTERVAL``
+   seconds of CPU time, each weighted by the CPU time it stands for) with the garbage
+   collector **on**,
+   each collection's pause timed through
+   ``gc.callbacks`` (JMH's ``-prof gc``: collection is part of the cost, so it is measured
+   rather than switched off as the measured executions do);
+2. calls it again with ``tracemalloc`` tracing, up to :data:`ALLOC_CALLS` calls or a quarter
+   of ``SECONDS``: each call's peak of traced memory above the level before it, and what it
+   left allocated. This stretch lies outside the marker, so tracemalloc's own cost never
+   reaches the sampled time;
+3. runs the teardown and prints one line, :data:`PREFIX` followed by JSON (calls, seconds,
+   collections, pauses, allocations, the sampled stacks with their seconds, samples).
+
+What the user's code raises is one line on standard error (``steadybench-profile: ...``) and
+exit status 3.
+"""
+
+from __future__ import annotations
+
+import gc
+import inspect
+import json
+import os
+import pickle
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+PREFIX = "steadybench-profile:"
+USER_ERROR_STATUS = 3
+ALLOC_CALLS = 200
+
+
+class _GcTimer:
+    """Collections and their pauses, through ``gc.callbacks`` (start/stop of each)."""
+
+    def __init__(self) -> None:
+        self.collections = 0
+        self.pause = 0.0
+        self._started: float | None = None
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif self._started is not None:
+            self.pause += time.perf_counter() - self._started
+            self.collections += 1
+            self._started = None
+
+
+def profiled_calls(call: Callable[[], Any], hooks: tuple[Callable[[], Any], ...],
+                   seconds: float) -> tuple[int, float]:
+    """The benchmark's calls until this thread has run ``seconds`` of CPU time (at least one
+    call; at most 20 times ``seconds`` of wall time): how many, and their wall time. Every
+    sample taken inside this frame is the benchmark's. CPU time, not wall time, ends it, so
+    that a profile on a busy machine rests on as many samples as on an idle one. The clocks
+    are read between batches of calls that double until a batch lasts 1 ms, so that reading
+    them is a negligible part of the profile."""
+    clock, cpu = time.perf_counter, time.thread_time
+    calls = 0
+    batch = 1
+    start = clock()
+    end_wall = start + 20 * seconds
+    end_cpu = cpu() + seconds
+    while True:
+        before = cpu()
+        if hooks:
+            init, release = hooks
+            for _ in range(batch):
+                init()
+                call()
+                release()
+        else:
+            for _ in range(batch):
+                call()
+        calls += batch
+        now = cpu()
+        if now >= end_cpu or clock() >= end_wall:
+            break
+        if now - before < 1e-3:
+            batch *= 2
+    return calls, clock() - start
+
+
+def _allocations(call: Callable[[], Any], hooks: tuple[Callable[[], Any], ...],
+                 seconds: float) -> dict[str, float]:
+    import tracemalloc
+
+    tracemalloc.start()
+    peaks = retained = 0
+    calls = 0
+    end = time.perf_counter() + seconds
+    try:
+        while calls < ALLOC_CALLS and (calls == 0 or time.perf_counter() < end):
+            if hooks:
+                hooks[0]()
+            tracemalloc.reset_peak()
+            before = tracemalloc.get_traced_memory()[0]
+            call()
+            current, peak = tracemalloc.get_traced_memory()
+            if hooks:
+                hooks[1]()
+            peaks += peak - before
+            retained += current - before
+            calls += 1
+    finally:
+        tracemalloc.stop()
+    return {"calls": calls, "peak_bytes_per_call": peaks / calls,
+            "retained_bytes_per_call": retained / calls}
+
+
+def _fail(message: str) -> None:
+    sys.stderr.write(f"{PREFIX} {message}\n")
+    sys.stderr.flush()
+    os._exit(USER_ERROR_STATUS)
+
+
+def main(argv: list[str]) -> None:
+    task_file, seconds_text, interval_text = argv
+    seconds, interval = float(seconds_text), float(interval_text)
+    with open(task_file, "rb") as fh:
+        task = pickle.load(fh)
+    if task["cwd"]:
+        os.chdir(task["cwd"])
+    for entry in reversed(task["sys_path"]):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    from ..counts.child import _load_implementation
+    from ..model.implementation import Implementation
+    from .cpu_sampler import CpuSampler
+
+    stage = "loading the benchmark"
+    try:
+        implementation = _load_implementation(task)
+        stage = "set-up"
+        implementation.setup(task["params"])
+        stage = "a call"
+        call = implementation.run
+        asynchronous = False
+        hooks: tuple[Callable[[], Any], ...] = ()
+        if any(getattr(type(implementation), name) is not getattr(Implementation, name)
+               for name in ("init_run", "release_run")):
+            hooks = (implementation.init_run, implementation.release_run)
+        if hooks:
+            hooks[0]()
+        first = call()  # warm-up: first-call costs (imports, caches) are not the benchmark's
+        if inspect.iscoroutine(first):  # a coroutine function: each call awaited in a loop
+            import asyncio
+
+            loop = asyncio.new_event_loop()
+            loop.run_until_complete(first)
+            coroutine_function = call
+
+            def call() -> Any:
+                return loop.run_until_complete(coroutine_function())
+
+            asynchronous = True
+        if hooks:
+            hooks[1]()
+        gc.enable()
+        timer = _GcTimer()
+        gc.callbacks.append(timer)
+        sampler = CpuSampler(interval)
+        try:
+            sampler.start()
+            calls, elapsed = profiled_calls(call, hooks, seconds)
+        finally:
+            sampler.stop()
+            gc.callbacks.remove(timer)
+        alloc = _allocations(call, hooks, max(0.05, seconds / 4))
+        stage = "teardown"
+        implementation.teardown()
+    except BaseException as exc:  # noqa: BLE001 - contained: one line for the parent
+        what = ("called sys.exit(" + repr(exc.code) + ")" if isinstance(exc, SystemExit)
+                else f"{type(exc).__name__}: {exc}")
+        _fail(f"{stage} failed: {what}")
+    import threading
+
+    result = {"calls": calls, "seconds": elapsed, "gc_collections": timer.collections,
+              "gc_pause_seconds": timer.pause, "alloc": alloc,
+              "threads": threading.active_count(), "samples": sampler.samples,
+              "asynchronous": asynchronous,
+              "stacks": sampler.stacks()}
+    sys.stdout.write("\n" + PREFIX + " " + json.dumps(result) + "\n")
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

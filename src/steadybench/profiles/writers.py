@@ -1,0 +1,49 @@
+"""Profiles as files other tools open: speedscope JSON (https://www.speedscope.app, its
+``file-format-schema.json``: a "sampled" profile of shared frames) and collapsed stacks
+(flamegraph.pl, inferno, speedscope). Written atomically."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import collapsed
+from .model import Frame, Profile
+
+SCHEMA = "https://www.speedscope.app/file-format-schema.json"
+
+
+def speedscope(profile: Profile, name: str) -> dict[str, object]:
+    frames: list[Frame] = []
+    index: dict[Frame, int] = {}
+    samples, weights = [], []
+    for stack, weight in profile.stacks:
+        ids = []
+        for frame in stack:
+            if frame not in index:
+                index[frame] = len(frames)
+                frames.append(frame)
+            ids.append(index[frame])
+        samples.append(ids)
+        weights.append(weight)
+    unit = "none" if profile.exact else "none"
+    total = float(sum(weights))
+    return {"$schema": SCHEMA, "name": name, "exporter": "steadybench",
+            "activeProfileIndex": 0,
+            "shared": {"frames": [{"name": f.function, "file": f.file, "line": f.line}
+                                  for f in frames]},
+            "profiles": [{"type": "sampled", "name": name, "unit": unit, "startValue": 0,
+                          "endValue": total, "samples": samples, "weights": weights}]}
+
+
+def write_profile(profile: Profile, path: str | Path, name: str) -> Path:
+    """``.json`` → speedscope; anything else → collapsed stacks. Returns the path."""
+    from ..fileio import atomic_write_text
+
+    path = Path(path)
+    if path.suffix == ".json":
+        text = json.dumps(speedscope(profile, name)) + "\n"
+    else:
+        text = collapsed.write(profile.stacks)
+    atomic_write_text(str(path), text)
+    return path
