@@ -72,8 +72,8 @@ MIN_LOG_N = 2.0
 WINDOW = 10
 #: the longer lag of the variogram
 VARIOGRAM_LAG = 10
-#: full-window places (in windows) needed to check the noise model on the series itself
-CALIBRATION_WINDOWS = 3
+#: full-window places needed to check the noise model on the series itself
+CALIBRATION_PLACES = 10
 #: passes of the joint estimate of the trend and the cuts
 TREND_PASSES = 4
 #: most pairs of records the Theil–Sen slope uses
@@ -325,38 +325,36 @@ def record_noise(y: Sequence[float], floor: float, breaks: Sequence[int] = (),
 
 
 def _calibrated(ya: Sequence[float], model: RecordNoise,
-                breaks: Sequence[int] = ()) -> RecordNoise:
-    """The model checked against the series itself: at every place that is not a cut, the
-    detrended window difference (:func:`_window_test`, windows of up to :data:`WINDOW` records
-    bounded by the cuts ``breaks``, so no window spans a candidate step) divided by its standard
-    deviation under the model; when the robust spread (1.4826·MAD) of those standardized
-    differences is above 1 (a wander the variogram missed), every standard deviation is widened
-    by that ratio. Needs :data:`CALIBRATION_WINDOWS` windows' worth of places, else the model
+                leave_out: Sequence[int] = ()) -> RecordNoise:
+    """The model checked against the series itself: the robust spread (1.4826·MAD) of the
+    full-window differences at every place whose windows do not span a step in ``leave_out``
+    (the candidate being tested: places less than :data:`WINDOW` records from it are left
+    out); when it is larger than the model's (a wander the variogram missed), every standard
+    deviation is widened by that ratio. Needs :data:`WINDOW` such places, else the model
     stands.
 
-    A window that spans a real step counts the step as noise: in a 50-record series with a step
-    in the middle, 19 of the 31 full-window places did, the model was widened 5–18 times and
-    the step was found in 5 of 15 series (issue 25). Bounding the windows by the cuts leaves the
-    step out of its own noise estimate."""
+    A window that spans the step under test counts the step as its own noise: in a 50-record
+    series with a step in the middle, 19 of the 31 full-window places did, the model was
+    widened 5–18 times and the step was found in 5 of 15 series (issue 25). Leaving out only
+    the candidate under test (not every candidate) keeps a random walk's wander, which PELT
+    cuts into many candidates, in the places that remain."""
     import dataclasses
 
     import numpy as np
 
     n = len(ya)
-    cuts = sorted(set(int(b) for b in breaks if 0 < b < n))
-    edges = [0, *cuts, n]
-    z = []
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        for k in range(lo + 1, hi):  # a place inside the segment: windows stay inside it
-            _, zk, _, _ = _window_test(ya, k, lo, hi, model)
-            if math.isfinite(zk):
-                z.append(zk)
-    if len(z) < CALIBRATION_WINDOWS * WINDOW:
+    places = [k for k in range(WINDOW, n - WINDOW + 1)
+              if all(abs(k - b) >= WINDOW for b in leave_out)]
+    if len(places) < CALIBRATION_PLACES:
         return model
-    ratio = robust_sd(np.asarray(z))
+    arr = np.asarray(ya, dtype=float) - model.slope * np.arange(n)
+    c = np.concatenate([[0.0], np.cumsum(arr)])
+    k = np.asarray(places)
+    diffs = (c[k + WINDOW] - c[k]) / WINDOW - (c[k] - c[k - WINDOW]) / WINDOW
+    ratio = robust_sd(diffs) / model.sd_of_difference(WINDOW, WINDOW)
     if ratio <= 1.0:
         return model
-    return dataclasses.replace(model, inflation=ratio * model.inflation,
+    return dataclasses.replace(model, inflation=ratio,
                                source=f"{model.source}; widened ×{ratio:.2f} to the spread of "
                                       "the series' own window differences")
 
@@ -379,7 +377,8 @@ def _accept(ya: Sequence[float], candidates: Sequence[int], model: RecordNoise, 
             confidence: float, min_change: float) -> list[int]:
     """The candidate cuts that stand, strongest first: each tested (:func:`_window_test`, at
     PELT's place or a neighbour) with windows bounded only by the cuts already accepted (a
-    spurious candidate nearby does not shrink them), Bonferroni over ``places``."""
+    spurious candidate nearby does not shrink them), Bonferroni over ``places``; the noise
+    model checked on the places whose windows do not span that candidate (:func:`_calibrated`)."""
     from ..stats.rank import _ndtr
 
     accepted: list[int] = []
@@ -390,8 +389,9 @@ def _accept(ya: Sequence[float], candidates: Sequence[int], model: RecordNoise, 
         for c in remaining:
             lo = max([b for b in accepted if b < c], default=0)
             hi = min([b for b in accepted if b > c], default=n)
+            own = _calibrated(ya, model, [c])
             for k in range(max(lo + 1, c - 1), min(hi - 1, c + 1) + 1):
-                d, z, _, _ = _window_test(ya, k, lo, hi, model)
+                d, z, _, _ = _window_test(ya, k, lo, hi, own)
                 if best is None or abs(z) > best[0]:
                     best = (abs(z), c, k, d)
         if best is None:
@@ -478,18 +478,18 @@ def find_changes(points: Sequence[Point], label: str = "", machine: str = "",
     floor = sigma if source.startswith("run-to-run") else DEFAULT_SIGMA
     if len(ya) < MIN_POINTS_FOR_DRIFT:
         floor = max(floor, sigma)
-    model = _calibrated(ya, record_noise(ya, floor, breaks, slope), breaks)
+    model = record_noise(ya, floor, breaks, slope)
     places = max(1, len(ya) - 1)
     accepted = _accept(ya, breaks, model, places, confidence, min_change)
     # the trend and the noise again, with only the changes that stood as cuts; then each is
     # tested once more with them
     slope = theil_sen(np.asarray(ya), accepted) if len(ya) >= MIN_POINTS_FOR_DRIFT else slope
-    model = _calibrated(ya, record_noise(ya, floor, accepted, slope), accepted)
+    model = record_noise(ya, floor, accepted, slope)
     changes = []
     for cut in accepted:
         lo = max([b for b in accepted if b < cut], default=0)
         hi = min([b for b in accepted if b > cut], default=len(ya))
-        d, z, nb, na = _window_test(ya, cut, lo, hi, model)
+        d, z, nb, na = _window_test(ya, cut, lo, hi, _calibrated(ya, model, [cut]))
         p = min(1.0, places * 2.0 * _ndtr(-abs(z)))
         conf = 1.0 - p
         magnitude = math.expm1(d)
