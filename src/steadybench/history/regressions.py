@@ -27,11 +27,14 @@ the figures, as measured, in ``docs/history.md`` and ``docs/comparison.md``).
 * each candidate is **tested on record-level values against the between-record noise**: the
   detrended mean of up to :data:`WINDOW` records after it minus the same before it
   (:func:`_window_test`), whose standard deviation under "no change" comes from a model of the
-  records, white noise σ_w plus a random walk s per record, fitted to the robust variogram of
-  the series (:func:`record_noise`) and widened when the series' own window differences spread
-  more (:func:`_calibrated`); two-sided normal p-value, Bonferroni-corrected over the n − 1
-  places a change could be (PELT chose the place from the same data); candidates are accepted
-  strongest first, each one's windows bounded by those already accepted (:func:`_accept`);
+  records, white noise σ_w plus a random walk s per record, estimated by REML with the trend
+  and the candidate steps among the regressors (:func:`record_noise`,
+  :mod:`steadybench.history.local_level`), the walk never below a stated least
+  (:data:`WALK_RATIO_FLOOR`), and widened when the series' own window differences away from
+  the candidate spread more (:func:`_calibrated`); two-sided normal p-value,
+  Bonferroni-corrected over the n − 1 places a change could be (PELT chose the place from the
+  same data); candidates are accepted strongest first, each one's windows bounded by those
+  already accepted (:func:`_accept`);
 * a **default minimum change** of :data:`DEFAULT_MIN_CHANGE` (2 %).
 
 Each change reported has its commit range, its magnitude exp(d) − 1 (trend removed) and its
@@ -70,8 +73,13 @@ PENALTY_FACTOR = 3.0
 MIN_LOG_N = 2.0
 #: records each side of a candidate change in its test
 WINDOW = 10
-#: the longer lag of the variogram
-VARIOGRAM_LAG = 10
+#: the least walk assumed, as a variance ratio q = s²/σ_w² to the white noise: a walk this small
+#: cannot be told from white noise in a few hundred records (it raises the variance of a
+#: 10-record difference by 14 %; REML estimates q = 0 in about half of 100-record series with
+#: q = 0.032, the issue's 0.3 %/record walk under 1.7 % record noise), yet it doubles the
+#: variance of the window test's difference, and without it 9–11 % of such series showed a
+#: change (benchmarks/over_time.py). A stated assumption, like the between-run floor.
+WALK_RATIO_FLOOR = 0.03
 #: full-window places needed to check the noise model on the series itself
 CALIBRATION_PLACES = 10
 #: passes of the joint estimate of the trend and the cuts
@@ -232,10 +240,9 @@ def one_off_records(breaks: list[int], y: Sequence[float]) -> list[int]:
 class RecordNoise:
     """The record-level noise model of a series after its trend is removed:
     y_t = level_t + e_t with e_t ~ (0, σ_w²) and the level a random walk with increments of
-    variance s² (s = 0: a steady level). Estimated from the variogram of the detrended series,
-    Var(y_{t+h} − y_t) = 2σ_w² + h·s², at lags 1 and :data:`VARIOGRAM_LAG` with the robust
-    1.4826·MAD (steps spoil a few differences only); σ_w never below the spread the executions
-    inside records show (or the between-run floor when nothing else is known)."""
+    variance s² (s = 0: a steady level). Estimated by :func:`record_noise`; σ_w never below the
+    spread the executions inside records show (or the between-run floor when nothing else is
+    known)."""
 
     white: float
     walk: float
@@ -282,46 +289,29 @@ def theil_sen(y: Any, breaks: Sequence[int] = ()) -> float:
     return float(np.median(every))
 
 
-def _within(arr: Any, lag: int, breaks: Sequence[int]) -> Any:
-    """Differences y[t + lag] − y[t] that do not cross a break."""
-    import numpy as np
-
-    edges = [0, *breaks, arr.size]
-    parts = [arr[lo + lag:hi] - arr[lo:hi - lag] for lo, hi in zip(edges[:-1], edges[1:])
-             if hi - lo > lag]
-    return np.concatenate(parts) if parts else np.zeros(0)
-
-
 def record_noise(y: Sequence[float], floor: float, breaks: Sequence[int] = (),
                  slope: float = 0.0) -> RecordNoise:
-    """The :class:`RecordNoise` of a series of record-level log values (oldest first), with
-    ``slope`` removed and differences taken inside the segments ``breaks`` leave."""
-    import numpy as np
+    """The :class:`RecordNoise` of a series of record-level log values (oldest first): white
+    noise and a random walk by REML with a trend and a step at each of ``breaks``
+    (:func:`~steadybench.history.local_level.reml_noise`); the white noise never below
+    ``floor``, the walk never below √:data:`WALK_RATIO_FLOOR` times the white noise (why: the
+    constant's comment) unless the records rule that out (REML's 90 % upper bound on the walk
+    is below it: then that bound). ``slope`` is the trend the window tests remove."""
+    from .local_level import reml_noise
 
-    arr = np.asarray(y, dtype=float)
-    n = arr.size
-    detrended = arr - slope * np.arange(n)
-    d1 = _within(detrended, 1, breaks)
-    if n < MIN_POINTS_FOR_DRIFT or d1.size < MIN_POINTS_FOR_DRIFT - 1:
+    n = len(y)
+    found = reml_noise(y, breaks) if n >= MIN_POINTS_FOR_DRIFT else None
+    if found is None:
         return RecordNoise(floor, 0.0, slope, "within-record spread (too few records for a "
-                                              "variogram)")
-    # least squares of the robust variogram V(h) = 2σ_w² + h·s² over lags 1..L
-    lag = min(VARIOGRAM_LAG, max(2, n // 4))
-    lags, values = [], []
-    for h in range(1, lag + 1):
-        dh = _within(detrended, h, breaks)
-        if dh.size >= MIN_POINTS_FOR_DRIFT - 1:
-            lags.append(h)
-            values.append(robust_sd(dh) ** 2)
-    v1 = values[0]
-    walk2 = 0.0
-    if len(lags) >= 3:
-        slope_v = float(np.polyfit(np.asarray(lags, float), np.asarray(values), 1)[0])
-        walk2 = max(0.0, slope_v)
-        v1 = max(0.0, float(np.mean(values) - walk2 * np.mean(lags))) + walk2
-    white2 = max(0.0, (v1 - walk2) / 2.0)
-    return RecordNoise(max(math.sqrt(white2), floor), math.sqrt(walk2), slope,
-                       f"variogram of {n} records (lags 1 to {lag}), trend removed")
+                                              "model of the wander)")
+    white, walk = max(found[0], floor), found[1]
+    # the stated least, unless the records rule it out (q's 90 % upper bound is below it)
+    least = min(math.sqrt(WALK_RATIO_FLOOR) * found[0], found[2])  # of the records' noise
+    source = f"white noise and random walk by REML over {n} records, trend and candidate steps out"
+    if walk < least:
+        walk = least
+        source += "; the walk at its stated least or at its 90 % upper bound, the smaller"
+    return RecordNoise(white, walk, slope, source)
 
 
 def _calibrated(ya: Sequence[float], model: RecordNoise,
@@ -329,7 +319,7 @@ def _calibrated(ya: Sequence[float], model: RecordNoise,
     """The model checked against the series itself: the robust spread (1.4826·MAD) of the
     full-window differences at every place whose windows do not span a step in ``leave_out``
     (the candidate being tested: places less than :data:`WINDOW` records from it are left
-    out); when it is larger than the model's (a wander the variogram missed), every standard
+    out); when it is larger than the model's (a wander the model missed), every standard
     deviation is widened by that ratio. Needs :data:`WINDOW` such places, else the model
     stands.
 
