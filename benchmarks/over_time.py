@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -65,16 +66,44 @@ def verdict_of_change(line: str) -> str:
     return "no difference" if line else "missing"
 
 
-def real_pairs(pairs: int, slowdown: float) -> None:
+@dataclass(frozen=True)
+class Pair:
+    """One pair of runs as compare and the change line judged it."""
+
+    kind: str
+    compare: str
+    change: str
+    ratio: float
+    #: the half-width of compare's 95 % interval of the ratio, as a fraction
+    half_width: float
+    se_base: float
+    se_new: float
+    noise_sigma: float
+    noise_source: str
+    noise_runs: int
+
+
+def _pair(kind: str, row: dict, line: str) -> Pair:
+    ci = row.get("speedup_ci") or {}
+    between = (((row.get("median_protocol") or {}).get("assumptions") or {})
+               .get("between_runs") or {})
+    noise = row.get("run_noise") or {}
+    low, high = ci.get("low", math.nan), ci.get("high", math.nan)
+    return Pair(kind, row["verdict"].replace("no significant difference", "no difference"),
+                verdict_of_change(line), row["speedup"], (high - low) / 2.0,
+                between.get("se_base", math.nan), between.get("se_new", math.nan),
+                noise.get("sigma", math.nan), noise.get("source", "?"), noise.get("runs", 0))
+
+
+def real_pairs(pairs: int, slowdown: float) -> list[Pair]:
     work = Path(tempfile.mkdtemp(prefix="over-time-"))
     bench = work / "bench.py"
     bench.write_text(WORKLOAD)
     env = {**os.environ, "STEADYBENCH_BASELINE_DIR": str(work / "baselines"),
            "XDG_STATE_HOME": str(work / "state")}
-    tallies: dict[str, dict[str, dict[str, int]]] = {
-        kind: {how: {} for how in ("compare", "change line")} for kind in ("identical", "slower")}
-    noise_texts = []
+    done: list[Pair] = []
     started = time.monotonic()
+    load_before = os.getloadavg()[0]
     for i in range(2 * pairs):
         kind = "identical" if i % 2 == 0 else "slower"
         a, b = work / f"a{i}.json", work / f"b{i}.json"
@@ -88,22 +117,45 @@ def real_pairs(pairs: int, slowdown: float) -> None:
             continue
         line = change_line(rb.stdout + rb.stderr)
         cmp = steadybench("compare", str(a), str(b), "--json", "-", env=env)
-        row = json.loads(cmp.stdout)["benchmarks"][0]
-        got = {"compare": row["verdict"].replace("no significant difference", "no difference"),
-               "change line": verdict_of_change(line)}
-        for how, verdict in got.items():
-            tallies[kind][how][verdict] = tallies[kind][how].get(verdict, 0) + 1
-        noise_texts.append(row.get("run_noise", {}).get("text", ""))
-        print(f"pair {i // 2 + 1:2d} {kind:9s} compare: {got['compare']:14s} "
-              f"ratio {row['speedup']:.4f}  change line: {line}", flush=True)
+        if cmp.returncode not in (0, 1):
+            print(f"compare failed: {cmp.stderr[-300:]}")
+            continue
+        pair = _pair(kind, json.loads(cmp.stdout)["benchmarks"][0], line)
+        done.append(pair)
+        print(f"pair {i // 2 + 1:2d} {kind:9s} compare: {pair.compare:14s} "
+              f"ratio {pair.ratio:.4f} ±{pair.half_width:.1%} (se A {pair.se_base:.2%}, "
+              f"B {pair.se_new:.2%}, between-run σ {pair.noise_sigma:.2%} from "
+              f"{pair.noise_source}, {pair.noise_runs} runs)  change line: {line}", flush=True)
     minutes = (time.monotonic() - started) / 60
-    print(f"\nreal runs ({minutes:.1f} min; last noise used by compare: {noise_texts[-1]})")
-    for kind in ("identical", "slower"):
-        for how in ("compare", "change line"):
-            t = tallies[kind][how]
-            total = sum(t.values())
-            print(f"  {kind:9s} {how:11s}: " + ", ".join(f"{v} {k}" for k, v in sorted(
-                t.items())) + f"  (of {total})")
+    kinds = [p.kind for p in done]
+    print(f"\nreal runs: {kinds.count('identical')} identical and {kinds.count('slower')} "
+          f"slower pairs in {minutes:.1f} min, load average "
+          f"{load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at the end")
+    summarize(done, pairs)
+    return done
+
+
+def summarize(done: list[Pair], pairs: int) -> None:
+    """The figures issue 25's Done-when asks for, per way of comparing."""
+    same = [p for p in done if p.kind == "identical"]
+    slow = [p for p in done if p.kind == "slower"]
+    for how in ("compare", "change"):
+        name = "compare" if how == "compare" else "change line"
+        differ = sum(getattr(p, how) in ("slower", "faster") for p in same)
+        found = sum(getattr(p, how) == "slower" for p in slow)
+        wrong = sum(getattr(p, how) == "faster" for p in slow)
+        missing = sum(getattr(p, how) == "missing" for p in done)
+        print(f"  {name:11s}: identical called different {differ} of {len(same)} (target ≤ 1 "
+              f"of 20); 5% slower called slower {found} of {len(slow)} (target ≥ 16 of 20); "
+              f"wrong direction {wrong} (target 0)" + (f"; no line {missing}" if missing else ""))
+    if done:
+        widths = sorted(p.half_width for p in done)
+        ses = sorted(math.hypot(p.se_base, p.se_new) for p in done)
+        print(f"  half-width of compare's 95 % interval: median ±{widths[len(widths) // 2]:.1%} "
+              f"(±{widths[0]:.1%} to ±{widths[-1]:.1%}); within-run part √(se_A² + se_B²): "
+              f"median {ses[len(ses) // 2]:.2%}; noise sources: " + ", ".join(
+                  f"{src} {sum(p.noise_source == src for p in done)}"
+                  for src in sorted({p.noise_source for p in done})))
 
 
 def simulated(series: int, seed: int = 25) -> None:
@@ -130,7 +182,8 @@ def simulated(series: int, seed: int = 25) -> None:
         return pts
 
     print(f"\nsimulated histories ({series} series per cell; 5 executions of 2.5 %, run "
-          "effect 1 %)")
+          "effect 1 %; targets: a change reported in ≤ 5 % of series without a step, the step "
+          "found at its record ±1 in ≥ 90 %)")
     for n in (30, 100, 200):
         for kind in ("flat", "drift", "walk"):
             false = sum(bool(find_changes(make(n, kind, None)).changes) for _ in range(series))
