@@ -12,8 +12,12 @@ executions (2.5 % spread), each record shifted by a run effect (1 %); drift-only
 +3 % over the series; random walk 0.3 % per record) and series with a 5 % step. Targets: a
 reported change in ≤ 5 % of drift-only series; the step found at the right record ±1 in ≥ 90 %.
 
+Part 3, the oracle bound (:func:`oracle`): how often a level-5 % test that knows the true noise
+model finds the same steps; a method that must estimate the model cannot do better.
+
     python benchmarks/over_time.py                   # 20 + 20 pairs, 200 simulated series
     python benchmarks/over_time.py --pairs 3 --series 20   # a quick look
+    python benchmarks/over_time.py --skip-real             # parts 2 and 3 only
 """
 
 from __future__ import annotations
@@ -198,6 +202,67 @@ def simulated(series: int, seed: int = 25) -> None:
                   f"{found / series:6.1%}", flush=True)
 
 
+def _gls_scan(y: np.ndarray, winv: np.ndarray, m: np.ndarray, ms: np.ndarray,
+              den: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """δ and t of a step added at every place (rows) for every series (columns of ``y``):
+    ``winv`` whitens, ``m`` is the whitened residual maker of the trend, ``ms`` the residuals
+    of the whitened step regressors, ``den`` their squared norms."""
+    n = y.shape[0]
+    yw = winv @ y
+    num = ms.T @ yw
+    ry = m @ yw
+    rss = np.einsum("ib,ib->b", ry, ry)
+    s2 = (rss[None, :] - num * num / den[:, None]) / (n - 3)
+    return num / den[:, None], num / np.sqrt(den[:, None] * s2)
+
+
+def oracle(series: int, seed: int = 26) -> None:
+    """The best a level-5 % test can do on the same simulated histories, as a bound for part
+    2: generalized least squares for one step at every place, with a trend term and the
+    *true* noise model (the walk's variance ratio q known: 0, or 0.003²/σ_w² for the walk), σ
+    estimated from the series, and the exact 95 % point of the largest |t| over the places
+    under that model (simulated). A method that must also estimate q cannot do better."""
+    rng = np.random.default_rng(seed)
+    # the record-level noise of the simulation: median of 5 executions (2.5 %) plus 1 %
+    med = np.median(rng.normal(0.0, 0.025, (200_000, 5)), axis=1)
+    white = math.sqrt(float(np.var(med)) + 0.01 ** 2)
+    print(f"\noracle bound (record noise {white:.2%}; {series} series per cell): a 5% step "
+          "found at its record ±1")
+    for n in (30, 100, 200):
+        t = np.arange(n)
+        steps = (t[:, None] >= np.arange(1, n)[None, :]).astype(float)
+        x = np.column_stack([np.ones(n), t.astype(float)])
+        row = []
+        for kind in ("flat", "drift", "walk"):
+            q = (0.003 / white) ** 2 if kind == "walk" else 0.0
+            v = np.eye(n) + q * np.minimum.outer(t, t)
+            winv = np.linalg.inv(np.linalg.cholesky(v))
+            xw, sw = winv @ x, winv @ steps
+            m = np.eye(n) - xw @ np.linalg.pinv(xw)
+            ms = m @ sw
+            den = np.einsum("ik,ik->k", sw, ms)
+
+            null = np.linalg.cholesky(v) @ rng.standard_normal((n, 4000))
+            _, tn = _gls_scan(null, winv, m, ms, den)
+            crit = float(np.quantile(np.max(np.abs(tn), axis=0), 0.95))
+            level = np.zeros((n, series))
+            at = rng.integers(n // 4, 3 * n // 4, series)
+            if kind == "drift":
+                level += np.linspace(0.0, math.log(1.03), n)[:, None]
+            elif kind == "walk":
+                level += np.cumsum(rng.normal(0.0, 0.003, (n, series)), axis=0)
+            level += np.where(t[:, None] >= at[None, :], math.log(1.05), 0.0)
+            y = level + rng.normal(0.0, 0.01, (n, series)) + np.median(
+                rng.normal(0.0, 0.025, (n, series, 5)), axis=2)
+            d, tt = _gls_scan(y, winv, m, ms, den)
+            best = np.argmax(np.abs(tt), axis=0)
+            cols = np.arange(series)
+            ok = ((np.abs(tt[best, cols]) > crit) & (np.abs(best + 1 - at) <= 1)
+                  & (np.expm1(d[best, cols]) >= 0.02))
+            row.append(f"{kind} {ok.mean():6.1%}")
+        print(f"  {n:3d} records: " + ", ".join(row), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=20)
@@ -205,11 +270,14 @@ def main() -> None:
     parser.add_argument("--series", type=int, default=200)
     parser.add_argument("--skip-real", action="store_true")
     parser.add_argument("--skip-simulated", action="store_true")
+    parser.add_argument("--skip-oracle", action="store_true")
     args = parser.parse_args()
     if not args.skip_real:
         real_pairs(args.pairs, args.slowdown)
     if not args.skip_simulated:
         simulated(args.series)
+    if not args.skip_oracle:
+        oracle(args.series)
 
 
 if __name__ == "__main__":
