@@ -43,11 +43,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 PAYLOAD = '<img src=x onerror="window.PWNED=1">'
 MACHINES, BENCHMARKS, COMMITS = 3, 30, 50
 SLOW = {0, 7, 14, 21, 28}  # benchmarks 20 % slower from commit STEP on
-# 10 records after the step: history regressions checks its noise model on the window
-# differences of the series (3 windows of places away from the cuts, else every place); in 50
-# records a step at 30 is straddled by 19 of the 31 places, which then pass for noise, and the
-# step is found half the time; at 40, by 10 of them, and it is found with p < 1e-60
-STEP = 40
+STEP = COMMITS // 2  # the middle: history regressions' noise model leaves the step out (#25)
 
 
 def _git(repo: Path, *args: str) -> str:

@@ -14,9 +14,10 @@ executions inside one run cannot estimate τ, so τ comes, in this order, from:
 
 1. **the data**: several invocations on each side — their run-level values (:func:`from_runs`,
    Welch's test on them);
-2. **this machine's earlier runs** of the benchmark (the last-run store or the history): the
-   spread of consecutive run-level log-medians, 1.4826·MAD/√2 (robust to a real change among
-   them), which already holds a run's own se; the comparison then uses
+2. **this machine's earlier runs** of the benchmark (the last-run store or the history), once
+   :data:`MIN_RUNS` are known: the spread σ_L of one run-level log-median, from the biweight
+   midvariance of consecutive levels' differences (robust to a real change among them;
+   :func:`robust_spread`), which already holds a run's own se; the comparison then uses
    max(2σ_L², se_B² + se_N²) (:func:`from_levels`);
 3. **a stated default floor**, :data:`DEFAULT_SIGMA` (1 % per run: the issue's measurements on
    the development VM found 0.5–1 % per run, and a 95 % band of ±3.2–3.7 % between runs of
@@ -26,13 +27,16 @@ A drift probe measured during the run (``ab/probe.py``) was not used: it is not 
 predict a run's shift (``docs/comparison.md``).
 
 The test is Student's t on d/SE with Welch–Satterthwaite degrees of freedom over the three
-components (each se with n − 1, τ² with its own: ∞ for the floor, 0.37·(m − 1) for a MAD of m
-differences — the MAD's asymptotic efficiency at the normal, Huber 1981 §5.1); the interval
+components (each se with n − 1, τ² with its own: ∞ for the floor; for m earlier runs, the
+effective degrees of freedom of the biweight estimate, 2·E²/Var by a seeded simulation — 5.1
+for 10 runs, 11.7 for 20, 31 for 50; the MAD of the differences used before had 2.6, 5.6 and
+15, and was stated as 3.3, 7.0 and 18); the interval
 exp(d ± t·SE) is the interval of median(BASE)/median(NEW), the figure printed beside it.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -42,13 +46,17 @@ import numpy as np
 
 #: the stated default run-to-run spread (σ of ln time of a run's shift) when nothing is known
 DEFAULT_SIGMA = 0.01
-#: earlier run-level values needed before this machine's own spread replaces the floor
-MIN_RUNS = 5
+#: earlier run-level values needed before this machine's own spread replaces the floor: with
+#: fewer, its estimate has under 5 degrees of freedom (10 runs: 5.1; 5 runs: 2.1, a t quantile
+#: of 4.2 that made every interval twice as wide as the floor's)
+MIN_RUNS = 10
 #: bootstrap resamples of a run's log-median (seeded: the result is reproducible)
 BOOTSTRAP = 1000
 BOOTSTRAP_SEED = 20251125
-#: the MAD's asymptotic efficiency at the normal (Huber 1981): its degrees of freedom per value
-MAD_EFFICIENCY = 0.37
+#: the biweight's tuning constant (in MADs) and its calibration simulation's size and seed
+BIWEIGHT_C = 9.0
+CALIBRATION_DRAWS = 20000
+CALIBRATION_SEED = 20251126
 
 SOURCES = ("data", "history", "default")
 
@@ -90,23 +98,56 @@ class RunNoise:
 DEFAULT = RunNoise(sigma=DEFAULT_SIGMA, df=math.inf, source="default", runs=0)
 
 
+def _biweight_midvariance(x: np.ndarray) -> np.ndarray:
+    """The biweight midvariance of each row (Mosteller & Tukey, *Data Analysis and Regression*,
+    1977; Lax, "Robust estimators of scale", JASA 1985, found it the most efficient of the
+    robust scales he compared): values more than 9 MADs from the median get no weight, the rest
+    a smoothly decreasing one."""
+    med = np.median(x, axis=-1, keepdims=True)
+    mad = np.median(np.abs(x - med), axis=-1, keepdims=True)
+    u = (x - med) / (BIWEIGHT_C * np.where(mad > 0, mad, np.inf))
+    w = np.abs(u) < 1.0
+    num = np.sum(w * (x - med) ** 2 * (1.0 - u * u) ** 4, axis=-1)
+    den = np.sum(w * (1.0 - u * u) * (1.0 - 5.0 * u * u), axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = x.shape[-1] * num / (den * den)
+    return np.where(den != 0, out, 0.0)
+
+
+@functools.lru_cache(maxsize=64)
+def _spread_calibration(m: int) -> tuple[float, float]:
+    """For ``m`` run levels of independent normal values: the mean of the half biweight
+    midvariance of their consecutive differences (its small-sample bias, divided out) and its
+    effective degrees of freedom 2·E²/Var (the Satterthwaite match of a scaled χ²), by a seeded
+    simulation (so exactly reproducible; Monte Carlo error under 1 %)."""
+    rng = np.random.default_rng(CALIBRATION_SEED + m)
+    v = _biweight_midvariance(np.diff(rng.standard_normal((CALIBRATION_DRAWS, m)), axis=1)) / 2
+    mean = float(np.mean(v))
+    return mean, 2.0 * mean * mean / float(np.var(v))
+
+
 def robust_spread(levels: Sequence[float]) -> float:
-    """1.4826·MAD of consecutive differences / √2: the spread of one value of a series whose
-    level may step now and then (each step spoils one difference, not the MAD)."""
-    diffs = np.diff(np.asarray(levels, dtype=float))
-    mad = float(np.median(np.abs(diffs - np.median(diffs))))
-    return 1.4826 * mad / math.sqrt(2.0)
+    """The spread of one value of a series whose level may step now and then: the biweight
+    midvariance of consecutive differences, halved, its small-sample bias divided out
+    (:func:`_spread_calibration`); a step spoils one difference, which gets little or no
+    weight."""
+    vals = np.asarray(levels, dtype=float)
+    if vals.size < 3:
+        return 0.0
+    v = float(_biweight_midvariance(np.diff(vals)[None, :])[0]) / 2.0
+    return math.sqrt(v / _spread_calibration(int(vals.size))[0])
 
 
 def from_levels(levels: Sequence[float], where: str = "this machine") -> RunNoise | None:
-    """The run-to-run spread from earlier runs' log-medians, oldest first; None with fewer than
-    :data:`MIN_RUNS` values."""
+    """The run-to-run spread from earlier runs' log-medians, oldest first (:func:`robust_spread`,
+    with the degrees of freedom its simulation gives); None with fewer than :data:`MIN_RUNS`
+    values."""
     vals = [v for v in levels if math.isfinite(v)]
     if len(vals) < MIN_RUNS:
         return None
     sigma = robust_spread(vals)
-    return RunNoise(sigma=sigma, df=max(1.0, MAD_EFFICIENCY * (len(vals) - 1)),
-                    source="history", runs=len(vals), where=where)
+    return RunNoise(sigma=sigma, df=_spread_calibration(len(vals))[1], source="history",
+                    runs=len(vals), where=where)
 
 
 def log_median_se(values: np.ndarray, seed: int = BOOTSTRAP_SEED) -> float:

@@ -27,11 +27,14 @@ the figures, as measured, in ``docs/history.md`` and ``docs/comparison.md``).
 * each candidate is **tested on record-level values against the between-record noise**: the
   detrended mean of up to :data:`WINDOW` records after it minus the same before it
   (:func:`_window_test`), whose standard deviation under "no change" comes from a model of the
-  records, white noise σ_w plus a random walk s per record, fitted to the robust variogram of
-  the series (:func:`record_noise`) and widened when the series' own window differences spread
-  more (:func:`_calibrated`); two-sided normal p-value, Bonferroni-corrected over the n − 1
-  places a change could be (PELT chose the place from the same data); candidates are accepted
-  strongest first, each one's windows bounded by those already accepted (:func:`_accept`);
+  records, white noise σ_w plus a random walk s per record, estimated by REML with the trend
+  and the candidate steps among the regressors (:func:`record_noise`,
+  :mod:`steadybench.history.local_level`), the walk never below a stated least
+  (:data:`WALK_RATIO_FLOOR`), and widened when the series' own window differences away from
+  the candidate spread more (:func:`_calibrated`); two-sided normal p-value,
+  Bonferroni-corrected over the n − 1 places a change could be (PELT chose the place from the
+  same data); candidates are accepted strongest first, each one's windows bounded by those
+  already accepted (:func:`_accept`);
 * a **default minimum change** of :data:`DEFAULT_MIN_CHANGE` (2 %).
 
 Each change reported has its commit range, its magnitude exp(d) − 1 (trend removed) and its
@@ -70,10 +73,15 @@ PENALTY_FACTOR = 3.0
 MIN_LOG_N = 2.0
 #: records each side of a candidate change in its test
 WINDOW = 10
-#: the longer lag of the variogram
-VARIOGRAM_LAG = 10
-#: full-window places (in windows) needed to check the noise model on the series itself
-CALIBRATION_WINDOWS = 3
+#: the least walk assumed, as a variance ratio q = s²/σ_w² to the white noise: a walk this small
+#: cannot be told from white noise in a few hundred records (it raises the variance of a
+#: 10-record difference by 14 %; REML estimates q = 0 in about half of 100-record series with
+#: q = 0.032, the issue's 0.3 %/record walk under 1.7 % record noise), yet it doubles the
+#: variance of the window test's difference, and without it 9–11 % of such series showed a
+#: change (benchmarks/over_time.py). A stated assumption, like the between-run floor.
+WALK_RATIO_FLOOR = 0.03
+#: full-window places needed to check the noise model on the series itself
+CALIBRATION_PLACES = 10
 #: passes of the joint estimate of the trend and the cuts
 TREND_PASSES = 4
 #: most pairs of records the Theil–Sen slope uses
@@ -232,10 +240,9 @@ def one_off_records(breaks: list[int], y: Sequence[float]) -> list[int]:
 class RecordNoise:
     """The record-level noise model of a series after its trend is removed:
     y_t = level_t + e_t with e_t ~ (0, σ_w²) and the level a random walk with increments of
-    variance s² (s = 0: a steady level). Estimated from the variogram of the detrended series,
-    Var(y_{t+h} − y_t) = 2σ_w² + h·s², at lags 1 and :data:`VARIOGRAM_LAG` with the robust
-    1.4826·MAD (steps spoil a few differences only); σ_w never below the spread the executions
-    inside records show (or the between-run floor when nothing else is known)."""
+    variance s² (s = 0: a steady level). Estimated by :func:`record_noise`; σ_w never below the
+    spread the executions inside records show (or the between-run floor when nothing else is
+    known)."""
 
     white: float
     walk: float
@@ -278,66 +285,54 @@ def theil_sen(y: Any, breaks: Sequence[int] = ()) -> float:
     return float(np.median(every)) if every.size else 0.0
 
 
-def _within(arr: Any, lag: int, breaks: Sequence[int]) -> Any:
-    """Differences y[t + lag] − y[t] that do not cross a break."""
-    import numpy as np
-
-    edges = [0, *breaks, arr.size]
-    parts = [arr[lo + lag:hi] - arr[lo:hi - lag] for lo, hi in zip(edges[:-1], edges[1:])
-             if hi - lo > lag]
-    return np.concatenate(parts) if parts else np.zeros(0)
-
-
 def record_noise(y: Sequence[float], floor: float, breaks: Sequence[int] = (),
                  slope: float = 0.0) -> RecordNoise:
-    """The :class:`RecordNoise` of a series of record-level log values (oldest first), with
-    ``slope`` removed and differences taken inside the segments ``breaks`` leave."""
-    import numpy as np
+    """The :class:`RecordNoise` of a series of record-level log values (oldest first): white
+    noise and a random walk by REML with a trend and a step at each of ``breaks``
+    (:func:`~steadybench.history.local_level.reml_noise`); the white noise never below
+    ``floor``, the walk never below √:data:`WALK_RATIO_FLOOR` times the white noise (why: the
+    constant's comment) unless the records rule that out (REML's 90 % upper bound on the walk
+    is below it: then that bound). ``slope`` is the trend the window tests remove."""
+    from .local_level import reml_noise
 
-    arr = np.asarray(y, dtype=float)
-    n = arr.size
-    detrended = arr - slope * np.arange(n)
-    d1 = _within(detrended, 1, breaks)
-    if n < MIN_POINTS_FOR_DRIFT or d1.size < MIN_POINTS_FOR_DRIFT - 1:
+    n = len(y)
+    found = reml_noise(y, breaks) if n >= MIN_POINTS_FOR_DRIFT else None
+    if found is None:
         return RecordNoise(floor, 0.0, slope, "within-record spread (too few records for a "
-                                              "variogram)")
-    # least squares of the robust variogram V(h) = 2σ_w² + h·s² over lags 1..L
-    lag = min(VARIOGRAM_LAG, max(2, n // 4))
-    lags, values = [], []
-    for h in range(1, lag + 1):
-        dh = _within(detrended, h, breaks)
-        if dh.size >= MIN_POINTS_FOR_DRIFT - 1:
-            lags.append(h)
-            values.append(robust_sd(dh) ** 2)
-    v1 = values[0]
-    walk2 = 0.0
-    if len(lags) >= 3:
-        slope_v = float(np.polyfit(np.asarray(lags, float), np.asarray(values), 1)[0])
-        walk2 = max(0.0, slope_v)
-        v1 = max(0.0, float(np.mean(values) - walk2 * np.mean(lags))) + walk2
-    white2 = max(0.0, (v1 - walk2) / 2.0)
-    return RecordNoise(max(math.sqrt(white2), floor), math.sqrt(walk2), slope,
-                       f"variogram of {n} records (lags 1 to {lag}), trend removed")
+                                              "model of the wander)")
+    white, walk = max(found[0], floor), found[1]
+    # the stated least, unless the records rule it out (q's 90 % upper bound is below it)
+    least = min(math.sqrt(WALK_RATIO_FLOOR) * found[0], found[2])  # of the records' noise
+    source = f"white noise and random walk by REML over {n} records, trend and candidate steps out"
+    if walk < least:
+        walk = least
+        source += "; the walk at its stated least or at its 90 % upper bound, the smaller"
+    return RecordNoise(white, walk, slope, source)
 
 
 def _calibrated(ya: Sequence[float], model: RecordNoise,
-                breaks: Sequence[int] = ()) -> RecordNoise:
+                leave_out: Sequence[int] = ()) -> RecordNoise:
     """The model checked against the series itself: the robust spread (1.4826·MAD) of the
-    full-window differences at every place; when it is larger than the model's (a wander the
-    variogram missed), every standard deviation is widened by that ratio. Needs
-    :data:`CALIBRATION_WINDOWS` windows' worth of places, else the model stands."""
+    full-window differences at every place whose windows do not span a step in ``leave_out``
+    (the candidate being tested: places less than :data:`WINDOW` records from it are left
+    out); when it is larger than the model's (a wander the model missed), every standard
+    deviation is widened by that ratio. Needs :data:`WINDOW` such places, else the model
+    stands.
+
+    A window that spans the step under test counts the step as its own noise: in a 50-record
+    series with a step in the middle, 19 of the 31 full-window places did, the model was
+    widened 5–18 times and the step was found in 5 of 15 series (issue 25). Leaving out only
+    the candidate under test (not every candidate) keeps a random walk's wander, which PELT
+    cuts into many candidates, in the places that remain."""
     import dataclasses
 
     import numpy as np
 
     n = len(ya)
-    places = list(range(WINDOW, n - WINDOW + 1))
-    if len(places) < CALIBRATION_WINDOWS * WINDOW:
+    places = [k for k in range(WINDOW, n - WINDOW + 1)
+              if all(abs(k - b) >= WINDOW for b in leave_out)]
+    if len(places) < CALIBRATION_PLACES:
         return model
-    # away from the candidate cuts (a real step would widen the spread), when enough are left
-    away = [k for k in places if all(abs(k - b) >= WINDOW for b in breaks)]
-    if len(away) >= CALIBRATION_WINDOWS * WINDOW:
-        places = away
     arr = np.asarray(ya, dtype=float) - model.slope * np.arange(n)
     c = np.concatenate([[0.0], np.cumsum(arr)])
     k = np.asarray(places)
@@ -368,7 +363,8 @@ def _accept(ya: Sequence[float], candidates: Sequence[int], model: RecordNoise, 
             confidence: float, min_change: float) -> list[int]:
     """The candidate cuts that stand, strongest first: each tested (:func:`_window_test`, at
     PELT's place or a neighbour) with windows bounded only by the cuts already accepted (a
-    spurious candidate nearby does not shrink them), Bonferroni over ``places``."""
+    spurious candidate nearby does not shrink them), Bonferroni over ``places``; the noise
+    model checked on the places whose windows do not span that candidate (:func:`_calibrated`)."""
     from ..stats.rank import _ndtr
 
     accepted: list[int] = []
@@ -379,8 +375,9 @@ def _accept(ya: Sequence[float], candidates: Sequence[int], model: RecordNoise, 
         for c in remaining:
             lo = max([b for b in accepted if b < c], default=0)
             hi = min([b for b in accepted if b > c], default=n)
+            own = _calibrated(ya, model, [c])
             for k in range(max(lo + 1, c - 1), min(hi - 1, c + 1) + 1):
-                d, z, _, _ = _window_test(ya, k, lo, hi, model)
+                d, z, _, _ = _window_test(ya, k, lo, hi, own)
                 if best is None or abs(z) > best[0]:
                     best = (abs(z), c, k, d)
         if best is None:
@@ -467,18 +464,18 @@ def find_changes(points: Sequence[Point], label: str = "", machine: str = "",
     floor = sigma if source.startswith("run-to-run") else DEFAULT_SIGMA
     if len(ya) < MIN_POINTS_FOR_DRIFT:
         floor = max(floor, sigma)
-    model = _calibrated(ya, record_noise(ya, floor, breaks, slope), breaks)
+    model = record_noise(ya, floor, breaks, slope)
     places = max(1, len(ya) - 1)
     accepted = _accept(ya, breaks, model, places, confidence, min_change)
     # the trend and the noise again, with only the changes that stood as cuts; then each is
     # tested once more with them
     slope = theil_sen(np.asarray(ya), accepted) if len(ya) >= MIN_POINTS_FOR_DRIFT else slope
-    model = _calibrated(ya, record_noise(ya, floor, accepted, slope), accepted)
+    model = record_noise(ya, floor, accepted, slope)
     changes = []
     for cut in accepted:
         lo = max([b for b in accepted if b < cut], default=0)
         hi = min([b for b in accepted if b > cut], default=len(ya))
-        d, z, nb, na = _window_test(ya, cut, lo, hi, model)
+        d, z, nb, na = _window_test(ya, cut, lo, hi, _calibrated(ya, model, [cut]))
         p = min(1.0, places * 2.0 * _ndtr(-abs(z)))
         conf = 1.0 - p
         magnitude = math.expm1(d)
