@@ -11,7 +11,7 @@ import click
 
 from ..errors import ConfigurationError
 from ..fileio import writable_path
-from .validate import PROBABILITY
+from .options import confidence_option
 
 if TYPE_CHECKING:
     from ..model.results import Results
@@ -76,13 +76,7 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             callback=positive,
             help="Stop when the CI of the mean is within ± this fraction of the mean.",
         ),
-        click.option(
-            "--confidence",
-            type=PROBABILITY,
-            default=0.95,
-            show_default=True,
-            help="Confidence level of intervals and of --target-ci (0.95 or 95%).",
-        ),
+        confidence_option(of="the intervals and of --target-ci"),
         click.option(
             "--stop-condition",
             "stop_condition",
