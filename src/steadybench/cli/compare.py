@@ -138,6 +138,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None,
     from ..compare.core import compare_suite
     from ..compare.output import print_table, to_csv, to_json, to_markdown
     from ..compare.protocol import CompareOptions, gate_status
+    from ..compare.result import Comparison
 
     verdict = VerdictOptions.from_params(
         {"confidence": confidence, "threshold": threshold, "equivalence": equivalence,
@@ -200,18 +201,20 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None,
         doc = compare_sets(base_set, new_set, opts, weights, r)
         if note:
             doc["warnings"].append(note)
+    comparison = Comparison.from_dict(doc)
     for path, render in ((json_path, to_json), (markdown_path, to_markdown),
                          (csv_path, to_csv)):
         if path:
-            _emit(render(doc), path)
+            _emit(render(comparison), path)
     if report_path:
         from ..output.report import write_report
 
-        write_report(_results_for_report(base_set, new_set), report_path, comparison=doc)
+        write_report(_results_for_report(base_set, new_set), report_path,
+                     comparison=comparison.to_dict())
     stdout_used = "-" in (json_path, markdown_path, csv_path)
     if not quiet and not stdout_used:
-        print_table(doc, style=style)
-    return gate_status((row["verdict"] for row in doc["benchmarks"]), fail_on)
+        print_table(comparison, style=style)
+    return gate_status(comparison.verdicts, fail_on)
 
 
 def compare_counts(base_set: SampleSet, new_set: SampleSet, threshold: float,

@@ -218,6 +218,7 @@ def finish_comparison(base: Any, new: Any, url: str | None, verdict: VerdictOpti
     from ..compare.core import compare_sets
     from ..compare.output import print_table, to_json, to_markdown
     from ..compare.protocol import CompareOptions, gate_status
+    from ..compare.result import Comparison
     from ..counts.verdict import is_count_comparison
     from ..history.noise import history_noise_lookup, run_noise_lookup
     from .compare import compare_counts
@@ -234,13 +235,13 @@ def finish_comparison(base: Any, new: Any, url: str | None, verdict: VerdictOpti
     opts = CompareOptions(confidence=verdict.confidence, threshold=verdict.threshold,
                           noise=lookup,
                           run_noise=run_noise_lookup(url, new.environment or base.environment))
-    doc = compare_sets(base, new, opts)
+    comparison = Comparison.from_dict(compare_sets(base, new, opts))
     for path, render in ((json_path, to_json), (markdown_path, to_markdown)):
         if path:
-            _emit(render(doc), path)
+            _emit(render(comparison), path)
     if "-" not in (json_path, markdown_path):
-        print_table(doc)
-    return gate_status((row["verdict"] for row in doc["benchmarks"]), fail_on)
+        print_table(comparison)
+    return gate_status(comparison.verdicts, fail_on)
 
 
 @history_group.command("regressions")
