@@ -37,3 +37,19 @@ def _own_baselines(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Tem
 def _own_state_directory(monkeypatch: pytest.MonkeyPatch,
                          tmp_path_factory: pytest.TempPathFactory) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+#: what pytest-xdist puts in a worker's environment (make test runs two workers): a test
+#: sees the environment of a serial run, so the commands and the pytest sessions it starts
+#: neither take a fixed 80-column terminal nor believe they are xdist workers themselves
+_XDIST_ENVIRONMENT = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT",
+                      "PYTEST_XDIST_TESTRUNUID", "COLUMNS", "LINES")
+
+
+@pytest.fixture(autouse=True)
+def _serial_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        for name in _XDIST_ENVIRONMENT:
+            monkeypatch.delenv(name, raising=False)
