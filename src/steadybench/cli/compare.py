@@ -190,12 +190,9 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None,
         from ..counts.verdict import is_count_comparison
 
         if is_count_comparison(base_set.samples, new_set.samples):
-            for given, flag in ((markdown_path, "--markdown"), (csv_path, "--csv"),
-                                (report_path, "--report")):
-                if given:
-                    raise ConfigurationError(f"{flag} is not written for counts yet; use --json "
-                                             "(or 'steadybench report' on the two files)")
-            return compare_counts(base_set, new_set, opts.threshold, json_path, fail_on, quiet)
+            return compare_counts(base_set, new_set, opts.threshold, json_path, fail_on, quiet,
+                                  markdown_path=markdown_path, csv_path=csv_path,
+                                  report_path=report_path)
         opts.noise, note = history_noise_lookup(history_url, new_set.environment)
         opts.run_noise = run_noise_lookup(history_url, new_set.environment)
         doc = compare_sets(base_set, new_set, opts, weights, r)
@@ -218,19 +215,31 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None,
 
 
 def compare_counts(base_set: SampleSet, new_set: SampleSet, threshold: float,
-                    json_path: str | None, fail_on: str, quiet: bool) -> int:
+                   json_path: str | None, fail_on: str, quiet: bool, *,
+                   markdown_path: str | None = None, csv_path: str | None = None,
+                   report_path: str | None = None) -> int:
     """``compare`` of two results files measured with --measure instructions|cycles: exact
-    differences, the layout and fit parts, one sentence per case (steadybench.counts.verdict)."""
+    differences, the layout and fit parts, one sentence per case (steadybench.counts.verdict);
+    the JSON, Markdown, CSV and report files as for time (steadybench.counts.output)."""
     import json
 
     from ..compare.protocol import gate_status
+    from ..counts.output import report_comparison, to_csv, to_markdown
     from ..counts.verdict import compare_count_samples, render
 
     comparison = compare_count_samples(base_set.samples, new_set.samples, base_set.results,
                                        new_set.results, threshold)
-    if json_path:
-        _emit(json.dumps(comparison.to_dict(), indent=1) + "\n", json_path)
-    if not quiet and json_path != "-":
+    for path, text in ((json_path, lambda: json.dumps(comparison.to_dict(), indent=1) + "\n"),
+                       (markdown_path, lambda: to_markdown(comparison)),
+                       (csv_path, lambda: to_csv(comparison))):
+        if path:
+            _emit(text(), path)
+    if report_path:
+        from ..output.report import write_report
+
+        write_report(_results_for_report(base_set, new_set), report_path,
+                     comparison=report_comparison(comparison))
+    if not quiet and "-" not in (json_path, markdown_path, csv_path):
         for line in render(comparison):
             click.echo(line)
     return gate_status((row.verdict for row in comparison.rows), fail_on)

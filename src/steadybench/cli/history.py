@@ -224,11 +224,8 @@ def finish_comparison(base: Any, new: Any, url: str | None, verdict: VerdictOpti
     from .compare import compare_counts
 
     if is_count_comparison(base.samples, new.samples):  # exact counts: no noise to look up
-        if markdown_path:
-            from ..errors import ConfigurationError
-
-            raise ConfigurationError("--markdown is not written for counts; use --json")
-        return compare_counts(base, new, verdict.threshold, json_path, fail_on, False)
+        return compare_counts(base, new, verdict.threshold, json_path, fail_on, False,
+                              markdown_path=markdown_path)
     lookup, note = history_noise_lookup(url, new.environment or base.environment)
     if note:
         click.echo(f"note: {note}", err=True)
@@ -419,22 +416,23 @@ def import_cmd(files: tuple[str, ...], url: str | None, name: str | None) -> Non
 @history_group.command("export")
 @click.argument("ref")
 @url_option
-@click.option("--format", "fmt", type=click.Choice(["steadybench", "bmf",
-                                                    "github-action-benchmark",
-                                                    "pytest-benchmark"]),
-              default="steadybench", show_default=True, help="Output format.")
+@click.option("--format", "fmt", default="steadybench", show_default=True, metavar="NAME",
+              help="Output format, any of the output-format registry (steadybench.writers "
+                   "entry points included): steadybench, xml, csv, markdown, bmf, "
+                   "github-action-benchmark, pytest-benchmark.")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False),
               callback=writable_path, default="-", show_default=True,
               help="File to write ('-' for stdout).")
 def export_cmd(ref: str, url: str | None, fmt: str, output: str) -> None:
     """Write a record's results in a format CI dashboards read."""
-    from ..formats import render
-    from ..output.results_io import results_from_data, results_to_json
+    from ..output.results_io import results_from_data
+    from ..output.writers import writer
 
+    chosen = writer(fmt)  # an unknown name is one line listing the formats, before the store
     with _open(url) as store:
         rec = store.resolve(ref)
     results = results_from_data(rec.results, f"record #{rec.id}")
-    _emit(results_to_json(results) if fmt == "steadybench" else render(fmt, results), output)
+    _emit(chosen.render(results), output)
 
 
 @history_group.command("noise")

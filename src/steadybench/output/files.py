@@ -21,7 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..fileio import atomic_write_text
 from ..model.results import Results
 from ..stats.summary import STAT_KEYS
 from .format import (
@@ -37,7 +36,7 @@ from .format import (
     markdown_text,
 )
 from .rates import rate_fields, rates_text
-from .results_io import _finite, write_results
+from .results_io import _finite
 from .sanitize import csv_text, xml_text
 
 Writer = Callable[[Results, "str | os.PathLike[str]"], Path]
@@ -262,18 +261,3 @@ def results_to_markdown(results: Results) -> str:
     if notes:
         lines += ["", "## Warnings", ""] + [f"- {_md(label)}: {_md(w)}" for label, w in notes]
     return "\n".join(lines) + "\n"
-
-
-def _text_writer(render: Callable[[Results], str]) -> Writer:
-    def write(results: Results, path: str | os.PathLike[str]) -> Path:
-        return atomic_write_text(path, render(results))
-
-    return write
-
-
-WRITERS: dict[str, Writer] = {
-    "json": write_results,
-    "xml": _text_writer(results_to_xml),
-    "csv": _text_writer(results_to_csv),
-    "markdown": _text_writer(results_to_markdown),
-}

@@ -157,14 +157,16 @@ class BenchmarkSession:
         results = self.results()
         results.interrupted = interrupted
         opt = self.config.getoption
-        for option, fmt in (("steadybench_json", "steadybench"), ("steadybench_bmf", "bmf"),
-                            ("steadybench_gab", "github-action-benchmark"),
-                            ("steadybench_pb_json", "pytest-benchmark")):
+        from .formats import result_formats
+
+        for flag, cls in result_formats():  # --steadybench-json, -csv, -bmf... (every format)
+            option = flag[2:].replace("-", "_")
+            fmt = cls.name
             path = opt(option, None)
             if not path:
                 continue
             try:
-                _write(results, fmt, path)
+                cls().write(results, path)
                 out.lines.append(f"wrote {fmt} results to {path}")
             except (SteadybenchError, OSError) as exc:
                 out.errors.append(f"--{option.replace('_', '-')} {path}: {exc}")
@@ -289,16 +291,3 @@ class BenchmarkSession:
             lines.extend(out.lines)
         lines.extend(self.notes)
         return lines
-
-
-def _write(results: Results, fmt: str, path: str) -> None:
-    from ..fileio import atomic_write_text
-
-    if fmt == "steadybench":
-        from ..output.results_io import write_results
-
-        write_results(results, path)
-        return
-    from ..formats import render
-
-    atomic_write_text(path, render(fmt, results))
