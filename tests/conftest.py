@@ -53,3 +53,15 @@ def _serial_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         for name in _XDIST_ENVIRONMENT:
             monkeypatch.delenv(name, raising=False)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files with the most tests marked ``slow`` first, each file's tests in their order: the
+    two xdist workers of ``make test`` (``--dist loadfile``) start on the long files, so no
+    long file is left for one worker at the end while the other waits. The order of the
+    tests inside a file, and of files without slow tests, is kept."""
+    from collections import Counter
+
+    slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    order = {path: i for i, path in enumerate(dict.fromkeys(item.path for item in items))}
+    items.sort(key=lambda item: (-slow[item.path], order[item.path]))
