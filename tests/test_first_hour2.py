@@ -743,3 +743,15 @@ def test_exec_says_why_a_command_is_not_compared(capsys):
         assert " faster than " not in out
     else:  # both above zero: then the interval decides, and says so
         assert any(w in out for w in ("no clear difference", "apart", " faster than "))
+
+
+def test_a_time_that_rounds_up_to_the_next_unit_is_said_in_that_unit():
+    """Seen in an ab line under load: "A 1e+03 ns, B 975 ns". 999.6 ns printed with three
+    significant digits is 1000 ns, which is 1 µs."""
+    from steadybench.output.format import format_seconds
+
+    assert format_seconds(999.6e-9) == "1 µs"
+    assert format_seconds(999.4e-9) == "999 ns"
+    assert format_seconds(999.7e-6) == "1 ms" and format_seconds(0.9996) == "1 s"
+    assert format_seconds(-999.6e-9) == "-1 µs" and format_seconds(2.345e-6) == "2.35 µs"
+    assert "e+" not in format_seconds(9.9996e-6)
