@@ -37,3 +37,31 @@ def _own_baselines(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Tem
 def _own_state_directory(monkeypatch: pytest.MonkeyPatch,
                          tmp_path_factory: pytest.TempPathFactory) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+#: what pytest-xdist puts in a worker's environment (make test runs two workers): a test
+#: sees the environment of a serial run, so the commands and the pytest sessions it starts
+#: neither take a fixed 80-column terminal nor believe they are xdist workers themselves
+_XDIST_ENVIRONMENT = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT",
+                      "PYTEST_XDIST_TESTRUNUID", "COLUMNS", "LINES")
+
+
+@pytest.fixture(autouse=True)
+def _serial_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        for name in _XDIST_ENVIRONMENT:
+            monkeypatch.delenv(name, raising=False)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files with the most tests marked ``slow`` first, each file's tests in their order: the
+    two xdist workers of ``make test`` (``--dist loadfile``) start on the long files, so no
+    long file is left for one worker at the end while the other waits. The order of the
+    tests inside a file, and of files without slow tests, is kept."""
+    from collections import Counter
+
+    slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    order = {path: i for i, path in enumerate(dict.fromkeys(item.path for item in items))}
+    items.sort(key=lambda item: (-slow[item.path], order[item.path]))

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("git") is None,
-                                reason="needs valgrind (apt-get install valgrind) and git")
+pytestmark = [pytest.mark.slow,  # every test counts under valgrind: seconds each
+              pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("git") is None,
+                                 reason="needs valgrind (apt-get install valgrind) and git")]
 
 TESTS = textwrap.dedent("""\
     DATA = list(range({size}))[::-1]

@@ -350,12 +350,36 @@ def test_report_draws_counts_and_time_side_by_side(tmp_path, capsys):
     assert "slower than" not in text and "faster than" not in text
 
 
-def test_compare_on_counts_refuses_outputs_it_does_not_write(tmp_path, capsys):
-    a = _count_results(tmp_path / "a.json", 16_500.0)
-    assert main(["compare", a, a, "--markdown", str(tmp_path / "c.md")]) == 2
-    assert "not written for counts" in capsys.readouterr().err
-    out = tmp_path / "c.json"
-    assert main(["compare", a, a, "--json", str(out)]) == 0
+def test_compare_on_counts_writes_markdown_csv_json_and_the_report(tmp_path, capsys):
+    import csv
     import json
+    import re
 
-    assert json.loads(out.read_text())["kind"] == "counts"
+    a = _count_results(tmp_path / "a.json", 16_500.0)
+    b = _count_results(tmp_path / "b.json", 17_012.0)
+    md, table, doc, html = (tmp_path / n for n in ("c.md", "c.csv", "c.json", "c.html"))
+    code = main(["compare", a, b, "--markdown", str(md), "--csv", str(table), "--json",
+                 str(doc), "--report", str(html), "--fail-on", "slower"])
+    out = capsys.readouterr().out
+    assert code == 1 and "B executes 3.1% more instructions than A" in out
+    lines = md.read_text().splitlines()
+    assert lines[0] == ("| Benchmark | A (BASE) | B (NEW) | B against A | Difference | Allowed "
+                        "| Verdict |")
+    assert lines[1] == "|---|---:|---:|---|---:|---:|---|"
+    assert lines[2] == ("| work | 16,500.0 | 17,012.0 | 3.10% more instructions | +512.0 | "
+                        "0.000% | **slower** |")
+    assert any("counts are not time" in line for line in lines)
+    (row,) = list(csv.DictReader(table.open()))
+    assert (row["Name"], row["Unit"], row["Verdict"]) == ("work", "instructions", "slower")
+    assert float(row["Base"]) == 16_500.0 and float(row["Difference"]) == 512.0
+    assert float(row["Change"]) == pytest.approx(512 / 16_500)
+    assert json.loads(doc.read_text())["kind"] == "counts"
+    text = " ".join(re.sub(r"<[^>]+>", " ", re.sub(r"<style.*?</style>", "", html.read_text(),
+                                                   flags=re.S)).split())
+    assert "B executes 3.1% more instructions than A" in text and "slower" in text
+    assert "counts are not time" in text
+    # the same counts: "the same", no change; Markdown to standard output stays parseable
+    assert main(["compare", a, a, "--markdown", "-"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("| Benchmark |") and "| the same instructions |" in out
+    assert "no change beyond the threshold" in out and "B executes" not in out.split("\n")[0]

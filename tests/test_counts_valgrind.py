@@ -24,8 +24,9 @@ from steadybench.definitions import build_benchmarks, load_file, mark_origin
 from steadybench.manager import Manager
 from steadybench.output.results_io import load_results
 
-pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None,
-                                reason="valgrind is not installed (apt-get install valgrind)")
+pytestmark = [pytest.mark.slow,  # every test counts under valgrind: seconds each
+              pytest.mark.skipif(shutil.which("valgrind") is None,
+                                 reason="valgrind is not installed (apt-get install valgrind)")]
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRIB = ROOT / "contrib" / "c"

@@ -631,9 +631,10 @@ def test_run_table_cov_is_the_spread_of_the_interval(tmp_path, capsys):
 
 def test_compare_p_says_it_is_adjusted():
     from steadybench.compare.output import p_header
+    from steadybench.compare.result import Comparison
 
-    assert p_header({"options": {"correction": "holm"}}) == "p (holm)"
-    assert p_header({"options": {"correction": "none"}}) == "p"
+    assert p_header(Comparison.from_dict({"options": {"correction": "holm"}})) == "p (holm)"
+    assert p_header(Comparison.from_dict({"options": {"correction": "none"}})) == "p"
 
 
 def test_ab_prints_both_times_and_keeps_jargon_behind_v(capsys):
@@ -720,12 +721,13 @@ def test_ctrl_c_to_the_group_during_run_is_clean(tmp_path):
 # ------------------------------------------- item 8: hyperfine's file against exec results
 def test_compare_says_when_start_up_corrections_differ(tmp_path, capsys):
     from steadybench.compare.output import correction_warning
+    from steadybench.compare.result import Comparison
 
     doc = {"inputs": {"base_kind": "hyperfine", "new_kind": "steadybench"},
            "benchmarks": [{"test_unit": "runs (one process each)"}]}
-    assert "corrected for start-up differently" in correction_warning(doc)
+    assert "corrected for start-up differently" in correction_warning(Comparison.from_dict(doc))
     doc["inputs"]["base_kind"] = "steadybench"
-    assert correction_warning(doc) is None
+    assert correction_warning(Comparison.from_dict(doc)) is None
     e1, h1 = tmp_path / "e1.json", tmp_path / "h1.json"
     assert cli(["exec", "--runs", "5", "--json", str(e1), "-q", "--", "sleep", "0.01"],
                capsys)[0] == 0
@@ -1092,3 +1094,15 @@ sys.exit(entry.main())
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.stderr.strip() == "interrupted"
     assert done.returncode == 130  # not -2: killed by SIGINT
+
+
+def test_a_time_that_rounds_up_to_the_next_unit_is_said_in_that_unit():
+    """Seen in an ab line under load: "A 1e+03 ns, B 975 ns". 999.6 ns printed with three
+    significant digits is 1000 ns, which is 1 µs."""
+    from steadybench.output.format import format_seconds
+
+    assert format_seconds(999.6e-9) == "1 µs"
+    assert format_seconds(999.4e-9) == "999 ns"
+    assert format_seconds(999.7e-6) == "1 ms" and format_seconds(0.9996) == "1 s"
+    assert format_seconds(-999.6e-9) == "-1 µs" and format_seconds(2.345e-6) == "2.35 µs"
+    assert "e+" not in format_seconds(9.9996e-6)

@@ -27,10 +27,10 @@ from steadybench.errors import ResultsFormatError
 from steadybench.methods import METHOD_NAMES, make_method
 from steadybench.model import CaseResult, Parameters, Results
 from steadybench.model.estimate import LEVEL_EXECUTIONS, LEVEL_RUNS, Estimate
-from steadybench.output.files import WRITERS
 from steadybench.output.loggers import ConsoleLogger
 from steadybench.output.report import write_report
 from steadybench.output.results_io import load_results, results_to_json
+from steadybench.output.writers import WRITERS
 from steadybench.processors import finalize_case
 from steadybench.testing import SimulatedClock, time_function
 

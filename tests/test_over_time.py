@@ -422,12 +422,15 @@ def test_the_table_and_markdown_say_where_the_run_noise_came_from(tmp_path):
     doc = compare_sets(SampleSet("a", "steadybench", [base]), SampleSet("b", "steadybench", [new]),
                        CompareOptions())
     assert doc["benchmarks"][0]["verdict"] == "slower"
-    assert noise_lines(doc) == [f"Runs as a random effect: {DEFAULT.describe()}"]
-    assert DEFAULT.describe() in to_markdown(doc)
+    from steadybench.compare.result import Comparison
+
+    comparison = Comparison.from_dict(doc)
+    assert noise_lines(comparison) == [f"Runs as a random effect: {DEFAULT.describe()}"]
+    assert DEFAULT.describe() in to_markdown(comparison)
     from rich.console import Console
 
     console = Console(record=True, width=200)
-    print_table(doc, console=console)
+    print_table(comparison, console=console)
     assert "default floor" in console.export_text()
 
 

@@ -9,8 +9,9 @@ import pytest
 from steadybench.errors import ResultsFormatError
 from steadybench.model import Parameters, Results
 from steadybench.model.implementation import CallableImplementation
-from steadybench.output.files import WRITERS, results_to_markdown
+from steadybench.output.files import results_to_markdown
 from steadybench.output.results_io import load_results, results_to_json, write_results
+from steadybench.output.writers import WRITERS
 from steadybench.processors import TukeyOutlierFilter, finalize_case
 from steadybench.runner import Runner, Runs
 from steadybench.testing import SimulatedClock

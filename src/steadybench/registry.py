@@ -10,8 +10,8 @@ package extends with **one class and an entry point**, the way pytest finds its 
 
 After ``pip install`` of that package, ``measure(fn, method="mine")``, ``steadybench run --method
 mine`` and ``make_method("mine")`` find it, like the built-in methods. The groups are
-``steadybench.methods``, ``steadybench.meters``, ``steadybench.stop_conditions`` and
-``steadybench.countermeasures`` (see ``docs/extending.md``).
+``steadybench.methods``, ``steadybench.meters``, ``steadybench.stop_conditions``,
+``steadybench.countermeasures`` and ``steadybench.writers`` (see ``docs/extending.md``).
 
 How a lookup works:
 
@@ -430,7 +430,19 @@ countermeasures: Registry[Any] = Registry(
     base="steadybench.system.presets:Countermeasure",
 )
 
-REGISTRIES = (methods, meters, stop_conditions, countermeasures)
+#: output formats of results (:class:`steadybench.output.writers.ResultsWriter`), built-ins in
+#: the order their files are written
+writers: Registry[Any] = Registry(
+    "output format", "steadybench.writers",
+    {name: f"steadybench.output.writers:{cls}"
+     for name, cls in (("steadybench", "SteadybenchJson"), ("xml", "Xml"), ("csv", "Csv"),
+                       ("markdown", "Markdown"), ("bmf", "Bmf"),
+                       ("github-action-benchmark", "GithubActionBenchmark"),
+                       ("pytest-benchmark", "PytestBenchmark"))},
+    base="steadybench.output.writers:ResultsWriter",
+)
+
+REGISTRIES = (methods, meters, stop_conditions, countermeasures, writers)
 
 __all__ = ["REGISTRIES", "NameView", "Registry", "convert_option", "countermeasures", "meters",
-           "methods", "stop_conditions"]
+           "methods", "stop_conditions", "writers"]

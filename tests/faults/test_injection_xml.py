@@ -13,8 +13,9 @@ import pytest
 from hostile_text import ALL, XML, hostile_results
 
 from steadybench.cli import main
-from steadybench.output.files import WRITERS, results_to_xml
+from steadybench.output.files import results_to_xml
 from steadybench.output.sanitize import xml_text
+from steadybench.output.writers import WRITERS
 
 
 @pytest.mark.parametrize("name", XML)

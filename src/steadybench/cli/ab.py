@@ -13,8 +13,17 @@ from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, AB_MAX_ROUNDS, AB_MAX_TIME,
 from ..errors import ConfigurationError
 from ..fleet.options import check_cluster_options, cluster_options
 from ..history.options import history_options, record_from_opts, wants_history
-from .common import TIME_LIMIT_HELP, pass_root, writable_path
+from .common import TIME_LIMIT_HELP, pass_root
 from .measure import counting, measure_option, refuse_with_counts
+from .options import (
+    VerdictOptions,
+    confidence_option,
+    equivalence_option,
+    json_option,
+    quiet_option,
+    seed_option,
+    threshold_option,
+)
 from .profile import profile_options, profiling
 
 
@@ -22,16 +31,6 @@ def _split_target(text: str) -> tuple[str, str | None]:
     """``FILE`` or ``FILE::NAME``."""
     path, sep, name = text.partition("::")
     return path, (name or None) if sep else None
-
-
-def _fraction(text: str | None, what: str) -> float:
-    if text is None:
-        return 0.0
-    from .compare import parse_fraction
-
-    value = parse_fraction(text, what)
-    assert value is not None
-    return value
 
 
 @contextlib.contextmanager
@@ -118,14 +117,9 @@ def _check_b(b: str | None, opts: dict[str, Any]) -> None:
 @click.option("--build", default=None,
               help="Shell command run in each worktree before measuring (with --rev-a/-b), "
                    "e.g. 'python -m venv .venv && .venv/bin/pip install -q -e .'.")
-@click.option("--confidence", default="0.95", show_default=True,
-              help="Confidence level of the verdict (0.95 or 95%).")
-@click.option("--threshold", default=None,
-              help="Practical threshold X (e.g. 2%): faster/slower needs the interval of the "
-                   "ratio to lie outside 1 ± X. Default: 0.")
-@click.option("--equivalence", is_flag=True,
-              help="Conclude 'unchanged within ±X' (X = --threshold) when the interval lies "
-                   "inside the band, and stop then.")
+@confidence_option()
+@threshold_option()
+@equivalence_option("ab stops then.")
 @click.option("--max-rounds", type=click.IntRange(min=2), default=AB_MAX_ROUNDS,
               show_default=True,
               help="Budget: rounds (each executes A once and B once).")
@@ -153,12 +147,11 @@ def _check_b(b: str | None, opts: dict[str, Any]) -> None:
               help="Run A and B at the same time, pinned to different cores (paired ratios).")
 @click.option("--check-output", is_flag=True,
               help="First check that A and B give the same result (return value or output).")
-@click.option("--seed", type=int, default=None, help="Seed of the random order of rounds.")
+@seed_option("the random order of rounds")
 @click.option("--fail-on", type=click.Choice(["slower", "change", "never"]), default="never",
               show_default=True, help="Exit with status 1 when B is slower (or changed).")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
-              help="Write every round and the verdict as JSON ('-' for stdout).")
-@click.option("--quiet", "-q", is_flag=True, help="Print the verdict line only.")
+@json_option("every round and the verdict")
+@quiet_option("the verdict line only")
 @click.option("--preset", metavar="NAME|FILE", default=None,
               help="Machine countermeasures around the whole comparison: baseline, managed, or "
                    "a preset file (docs/machine-control.md); restored on every exit path.")
@@ -184,14 +177,12 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
     from ..ab.session import FAILED, ABSession, ABSettings
     from ..fileio import atomic_write_text
     from ..output.console import echo
-    from .compare import parse_fraction
     from .programs import machine_control
 
     check_cluster_options(opts)
     _check_b(b, opts)
-    confidence = parse_fraction(opts["confidence"], "--confidence")
-    assert confidence is not None
-    opts["confidence"] = confidence
+    verdict_options = VerdictOptions.from_params(opts)
+    confidence = verdict_options.level
     if opts["max_time"] == 0:
         opts["max_time"] = None
     for name in ("max_time", "execution_time", "time_limit"):
@@ -199,10 +190,11 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
             raise ConfigurationError(f"--{name.replace('_', '-')} must be positive, got "
                                      f"{opts[name]}")
     settings = ABSettings(confidence=confidence,
-                          threshold=_fraction(opts["threshold"], "--threshold"),
-                          equivalence=opts["equivalence"], max_rounds=opts["max_rounds"],
-                          min_rounds=opts["min_rounds"], max_time=opts["max_time"],
-                          duet=opts["duet"], seed=opts["seed"])
+                          threshold=verdict_options.threshold,
+                          equivalence=verdict_options.equivalence,
+                          max_rounds=opts["max_rounds"], min_rounds=opts["min_rounds"],
+                          max_time=opts["max_time"], duet=opts["duet"],
+                          seed=verdict_options.seed)
     settings.check()
     quiet = opts["quiet"]
 
@@ -339,7 +331,7 @@ def _ab_counts(va: Any, vb: Any, opts: dict[str, Any]) -> int:
     a_case, b_case = cases
     verdict = judge(f"{va.description} vs {vb.description}" if opts["quiet"] else "B vs A",
                     settings.measure, side_of(a_case.estimate), side_of(b_case.estimate),
-                    _fraction(opts["threshold"], "--threshold"))
+                    VerdictOptions.from_params(opts).threshold)
     warnings = check_identities(a_case.extra.get("counts", {}).get("identity"),
                                 b_case.extra.get("counts", {}).get("identity"), "A and B")
     if opts["json_path"]:

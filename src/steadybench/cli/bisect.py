@@ -10,8 +10,8 @@ import click
 
 from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, LAYOUTS
 from ..errors import ConfigurationError
-from .common import writable_path
 from .measure import counting, measure_option
+from .options import VerdictOptions, confidence_option, json_option, seed_option, threshold_option
 
 #: a step's budget: more time than ab's 8.5 s, since each step decides at 1 − α/k; ab's 60
 #: rounds, whose planned looks (13, 22, 36, 60 rounds at 99.3 %) come early enough that a clear
@@ -51,10 +51,13 @@ def _settings(opts: dict[str, Any], confidence: float, threshold: float) -> Any:
 def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
     """--threshold, else the project's percentage for this benchmark (steadybench.toml)."""
     from ..history.thresholds import PERCENT, load_thresholds
-    from .compare import parse_fraction
 
-    if opts["threshold"] is not None:
-        return float(parse_fraction(opts["threshold"], "--threshold") or 0.0)
+    verdict = VerdictOptions.from_params(opts)
+    if verdict.count_threshold is not None:
+        raise ConfigurationError("--threshold in counts needs --measure instructions|cycles; "
+                                 "on time give a percentage, e.g. 2%")
+    if verdict.threshold_given:
+        return verdict.threshold
     rule = load_thresholds(cwd=root).for_label(label)
     if rule.kind != PERCENT:
         click.echo(f"note: the threshold of {label} is in counts ({rule.text()}); bisect "
@@ -74,7 +77,7 @@ def _count_decision(opts: dict[str, Any], label: str, root: str) -> Any:
     steadybench.toml, else that file's default (:data:`~steadybench.history.thresholds.
     DEFAULT_THRESHOLD` without one)."""
     from ..ab.bisect_run import CountDecision
-    from ..history.thresholds import load_thresholds, parse_threshold
+    from ..history.thresholds import load_thresholds
     from .measure import count_settings
 
     source = click.get_current_context().get_parameter_source
@@ -88,16 +91,12 @@ def _count_decision(opts: dict[str, Any], label: str, root: str) -> Any:
         from dataclasses import replace
 
         settings = replace(settings, calls=opts["calls"])
-    if opts["threshold"] is not None:
-        text = opts["threshold"].strip()
-        if text.endswith("counts"):  # counts per call, as in steadybench.toml
-            rule = parse_threshold(text, "--threshold")
-        else:  # a fraction or a percentage, as for time
-            from ..history.thresholds import PERCENT, Threshold
-            from .compare import parse_fraction
+    verdict = VerdictOptions.from_params(opts)
+    if verdict.threshold_given:
+        from ..history.thresholds import PERCENT, Threshold
 
-            rule = Threshold(PERCENT, float(parse_fraction(text, "--threshold") or 0.0),
-                             "--threshold")
+        # counts per call ("5000 counts", as in steadybench.toml), or a fraction as for time
+        rule = verdict.count_threshold or Threshold(PERCENT, verdict.threshold, "--threshold")
         return CountDecision(settings, rule, "--threshold")
     thresholds = load_thresholds(cwd=root)
     rule = thresholds.for_label(label)
@@ -126,12 +125,10 @@ def _count_decision(opts: dict[str, Any], label: str, root: str) -> Any:
 @click.option("--steps", type=click.IntRange(min=1), default=None,
               help="With --step: the number of steps the confidence is shared over (default: "
                    "⌈log₂ n⌉ + 1 for the n commits of git bisect's range).")
-@click.option("--confidence", default="0.95", show_default=True,
-              help="Overall confidence: each step runs at 1 − (1 − confidence)/steps.")
-@click.option("--threshold", default=None,
-              help="A candidate is bad when slower beyond this (e.g. 2%; on counts also "
-                   "'5000 counts' per call); default: the benchmark's threshold in "
-                   "steadybench.toml, else 2%.")
+@confidence_option("Each step runs at 1 − (1 − confidence)/steps.", of="the whole search")
+@threshold_option("A candidate is bad when slower beyond this (0.02 or 2%; on counts also "
+                  "'5000 counts' per call); default: the benchmark's threshold in "
+                  "steadybench.toml, else 2%.", counts=True)
 @click.option("--max-rounds", type=click.IntRange(min=2), default=BISECT_MAX_ROUNDS,
               show_default=True, help="Budget of each step: rounds.")
 @click.option("--max-time", type=float, default=BISECT_MAX_TIME, show_default=True,
@@ -153,13 +150,12 @@ def _count_decision(opts: dict[str, Any], label: str, root: str) -> Any:
               help="Clock of the samples: thread_time counts only the benchmark's own CPU "
                    "time, so other processes on a busy machine add no noise (for CPU-bound "
                    "code; it leaves out waiting for I/O).")
-@click.option("--seed", type=int, default=None, help="Seed of the random order of rounds.")
+@seed_option("the random order of rounds")
 @click.option("--history-url", "history_url", metavar="URL", envvar="STEADYBENCH_HISTORY_URL",
               default=None, help="History store the steps are recorded in (default: "
                                  ".steadybench/history.sqlite of the repository).")
 @click.option("--no-history", is_flag=True, help="Do not record the steps.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
-              help="Write the path and the answer as JSON ('-' for stdout).")
+@json_option("the path and the answer")
 @measure_option
 @click.option("--calls", type=click.IntRange(min=1), default=None,
               help="With --measure instructions|cycles: calls of the smallest counted point "
@@ -179,15 +175,13 @@ def bisect_cmd(target: str, **opts: Any) -> int:
     from ..ab.bisect_run import BisectTarget, parse_range, resolve
     from ..ab.worktrees import repository_relative, repository_root
     from .ab import _split_target
-    from .compare import parse_fraction
 
     for name in ("execution_time", "time_limit"):
         if not 0 < opts[name] < float("inf"):
             raise ConfigurationError(f"--{name.replace('_', '-')} must be positive")
     if opts["max_time"] < 0:
         raise ConfigurationError("--max-time must be positive (0: rounds only)")
-    overall = parse_fraction(opts["confidence"], "--confidence")
-    assert overall is not None
+    overall = VerdictOptions.from_params(opts).level
     if opts["range_"]:
         if opts["good"] or opts["bad"]:
             raise ConfigurationError("give --range or --good/--bad, not both")

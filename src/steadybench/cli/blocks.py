@@ -17,7 +17,7 @@ import click
 
 from ..errors import ConfigurationError
 from ..fileio import atomic_write_text, content_lines, read_user_text
-from .validate import PROBABILITY
+from .options import confidence_option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -92,8 +92,7 @@ def render(solution: BlockSolution, unit: str, console: Console) -> None:
               help="Name of the column holding each round's measured total time.")
 @click.option("--unit", default="ns", show_default=True,
               help="Unit of the totals (used for display; results are in the same unit).")
-@click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
-              help="Confidence level of the intervals.")
+@confidence_option(of="the intervals")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the solution as JSON to this file ('-': standard output, "
                    "instead of the table).")

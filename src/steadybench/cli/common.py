@@ -11,7 +11,7 @@ import click
 
 from ..errors import ConfigurationError
 from ..fileio import writable_path
-from .validate import PROBABILITY
+from .options import confidence_option
 
 if TYPE_CHECKING:
     from ..model.results import Results
@@ -76,13 +76,7 @@ def stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             callback=positive,
             help="Stop when the CI of the mean is within ± this fraction of the mean.",
         ),
-        click.option(
-            "--confidence",
-            type=PROBABILITY,
-            default=0.95,
-            show_default=True,
-            help="Confidence level of intervals and of --target-ci (0.95 or 95%).",
-        ),
+        confidence_option(of="the intervals and of --target-ci"),
         click.option(
             "--stop-condition",
             "stop_condition",
@@ -126,9 +120,12 @@ def stop_condition_from(opts: dict[str, Any]) -> StopCondition:
 
 
 def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--json, --xml, --csv, --markdown, --report: files the results are written to; --history,
-    --history-url, --history-name: the history record (steadybench.history.options)."""
+    """One ``--OPTION FILE`` per output format of the registry (--json, --xml, --csv,
+    --markdown, --bmf, --gab, --pb-json: steadybench.output.writers) and --report: files the
+    results are written to; --history, --history-url, --history-name: the history record
+    (steadybench.history.options)."""
     from ..history.options import history_options
+    from ..output.writers import builtin_writers
 
     fn = history_options(fn)
     fn = click.option(
@@ -138,22 +135,28 @@ def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         callback=writable_path,
         help="Write a self-contained HTML report to this file.",
     )(fn)
-    for fmt in ("markdown", "csv", "xml", "json"):
+    for cls in reversed(builtin_writers()):
         fn = click.option(
-            f"--{fmt}",
-            f"{fmt}_path",
+            f"--{cls.option}",
+            _dest(cls.option),
             type=click.Path(dir_okay=False),
             callback=writable_path,
-            help=f"Write the results as {fmt.upper() if fmt != 'markdown' else 'Markdown'}"
-            " to this file ('-': standard output).",
+            help=f"Write the results as {cls.label} to this file ('-': standard output).",
         )(fn)
     return fn
+
+
+def _dest(option: str) -> str:
+    """The keyword argument of a format's option: ``json_path``, ``pb_json_path``."""
+    return option.replace("-", "_") + "_path"
 
 
 def stdout_taken(opts: dict[str, Any]) -> bool:
     """True when a results file goes to standard output (``--json -``): the table then goes
     to standard error, so the file stays parseable."""
-    return any(opts.get(f"{fmt}_path") == "-" for fmt in ("json", "xml", "csv", "markdown"))
+    from ..output.writers import builtin_writers
+
+    return any(opts.get(_dest(cls.option)) == "-" for cls in builtin_writers())
 
 
 def _to_stdout(writer: Callable[..., Any], results: Results) -> Path:
@@ -172,17 +175,19 @@ def _to_stdout(writer: Callable[..., Any], results: Results) -> Path:
 
 def output_list(results: Results, opts: dict[str, Any]) -> list[Output]:
     """The files asked for with :func:`output_options`, in the order they are written."""
-    from ..output.files import WRITERS
+    from ..output.writers import builtin_writers
     from ..output.writing import Output
 
     outputs = []
-    for fmt, writer in WRITERS.items():
-        path = opts.get(f"{fmt}_path")
+    for cls in builtin_writers():
+        path = opts.get(_dest(cls.option))
+        writer = cls().write
         if path == "-":
-            outputs.append(Output(f"--{fmt}", "standard output",
+            outputs.append(Output(f"--{cls.option}", "standard output",
                                   functools.partial(_to_stdout, writer, results)))
         elif path:
-            outputs.append(Output(f"--{fmt}", path, functools.partial(writer, results, path)))
+            outputs.append(Output(f"--{cls.option}", path,
+                                  functools.partial(writer, results, path)))
     if opts.get("report_path"):
         from ..output.report import write_report
 

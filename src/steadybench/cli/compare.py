@@ -14,6 +14,15 @@ from ..fileio import atomic_write_text
 from ..output.tables import style_option
 from ..stats.multiple import CORRECTIONS
 from .common import writable_path
+from .options import (
+    VerdictOptions,
+    confidence_option,
+    equivalence_option,
+    json_option,
+    quiet_option,
+    seed_option,
+    threshold_option,
+)
 
 if TYPE_CHECKING:
     from ..compare.readers import SampleSet
@@ -53,19 +62,14 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
 @click.option("--suite", "suite_path", type=click.Path(dir_okay=False),
               help="Suite CSV with columns Name, Sample1, Sample2, ConfLevel, Coef (the reference "
                    "tool's format) instead of BASE and NEW.")
-@click.option("--confidence", default="0.95", show_default=True,
-              help="Declared confidence level (0.95 or 95%), or 'auto' for the highest level in "
-                   "50%..99% at which a difference is found.")
+@confidence_option("'auto': the highest level in 50%..99% at which a difference is found.",
+                   allow_auto=True)
 @click.option("--small-sample", type=click.Choice(SMALL_SAMPLE_MODES), default="inconclusive",
               show_default=True,
               help="Mean protocol, < 30 executions on a side and normality rejected: call it "
                    "inconclusive, or use a permutation test.")
-@click.option("--threshold", default=None,
-              help="Practical threshold X (e.g. 2%): faster/slower needs the interval of the "
-                   "ratio outside 1 ± X. Default: 0.")
-@click.option("--equivalence", is_flag=True,
-              help="Conclude 'unchanged within ±X' (X = --threshold) when the interval of the "
-                   "ratio lies inside the band.")
+@threshold_option()
+@equivalence_option()
 @click.option("--between-runs", type=click.Choice(["auto", "on", "off"]), default="auto",
               show_default=True,
               help="Count the variation between separate invocations (a run as a random "
@@ -88,10 +92,8 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
                    "energy or cpu_time) instead of the time.")
 @click.option("--resamples", type=click.IntRange(min=100), default=9999, show_default=True,
               help="Permutations of the small-sample permutation test.")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of the permutation test.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
-              help="Write the comparison as JSON to this file ('-' for stdout).")
+@seed_option("the permutation test", default=0)
+@json_option("the comparison")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False),
               callback=writable_path,
               help="Write a Markdown table (for a pull-request comment) ('-' for stdout).")
@@ -110,13 +112,14 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
               envvar="STEADYBENCH_HISTORY_URL", show_envvar=True,
               help="History store for --baseline and for run-to-run noise (default: "
                    ".steadybench/history.sqlite in the project, when it exists).")
-@click.option("--quiet", "-q", is_flag=True, help="Do not print the table.")
+@quiet_option("no table")
 @click.option("--by-host", is_flag=True,
               help="Pair each case with the same case on the same host (results of a fleet: "
                    "run --cluster --every-host; docs/fleet.md).")
 @style_option
-def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confidence: str,
-                small_sample: str, threshold: str | None, equivalence: bool, verdict_by: str,
+def compare_cmd(base: str | None, new: str | None, suite_path: str | None,
+                confidence: float | None, small_sample: str, threshold: float | None,
+                equivalence: bool, verdict_by: str,
                 show_min: bool,
                 weights: str, precision: str, correction: str, column: str | None,
                 metric: str | None, resamples: int, seed: int, json_path: str | None,
@@ -135,15 +138,15 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
     from ..compare.core import compare_suite
     from ..compare.output import print_table, to_csv, to_json, to_markdown
     from ..compare.protocol import CompareOptions, gate_status
+    from ..compare.result import Comparison
 
+    verdict = VerdictOptions.from_params(
+        {"confidence": confidence, "threshold": threshold, "equivalence": equivalence,
+         "seed": seed})
     opts = CompareOptions(
-        confidence=parse_fraction(confidence, "--confidence", allow_auto=True),
-        small_sample=small_sample,
-        threshold=0.0 if threshold is None else float(parse_fraction(threshold, "--threshold")
-                                                      or 0.0),
-        equivalence=equivalence,
-        verdict_by=verdict_by, show_min=show_min, correction=correction, resamples=resamples,
-        seed=seed, between_runs=between_runs)
+        confidence=verdict.confidence, small_sample=small_sample, threshold=verdict.threshold,
+        equivalence=verdict.equivalence, verdict_by=verdict_by, show_min=show_min,
+        correction=correction, resamples=resamples, seed=seed, between_runs=between_runs)
     r = parse_fraction(precision, "--precision")
     assert r is not None
     from ..history.noise import history_noise_lookup, run_noise_lookup
@@ -192,12 +195,9 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         from ..counts.verdict import is_count_comparison
 
         if is_count_comparison(base_set.samples, new_set.samples):
-            for given, flag in ((markdown_path, "--markdown"), (csv_path, "--csv"),
-                                (report_path, "--report")):
-                if given:
-                    raise ConfigurationError(f"{flag} is not written for counts yet; use --json "
-                                             "(or 'steadybench report' on the two files)")
-            return compare_counts(base_set, new_set, opts.threshold, json_path, fail_on, quiet)
+            return compare_counts(base_set, new_set, opts.threshold, json_path, fail_on, quiet,
+                                  markdown_path=markdown_path, csv_path=csv_path,
+                                  report_path=report_path)
         opts.noise, note = history_noise_lookup(history_url, new_set.environment)
         opts.run_noise = run_noise_lookup(history_url, new_set.environment)
         doc = compare_sets(base_set, new_set, opts, weights, r)
@@ -208,39 +208,53 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None, confi
         profiled = profile_pairs(base_set.results, new_set.results)
         if profiled:
             doc["profiles"] = {label: pair.to_dict() for label, pair in profiled.items()}
+    comparison = Comparison.from_dict(doc)
     for path, render in ((json_path, to_json), (markdown_path, to_markdown),
                          (csv_path, to_csv)):
         if path:
-            _emit(render(doc), path)
+            _emit(render(comparison), path)
     if report_path:
         from ..output.report import write_report
 
-        write_report(_results_for_report(base_set, new_set), report_path, comparison=doc)
+        write_report(_results_for_report(base_set, new_set), report_path,
+                     comparison=comparison.to_dict())
     stdout_used = "-" in (json_path, markdown_path, csv_path)
     if not quiet and not stdout_used:
-        print_table(doc, style=style)
+        print_table(comparison, style=style)
         if doc.get("profiles"):
             from ..profiles.compare import profile_lines, profile_pairs
 
             for line in profile_lines(profile_pairs(base_set.results, new_set.results)):
                 click.echo(line)
-    return gate_status((row["verdict"] for row in doc["benchmarks"]), fail_on)
+    return gate_status(comparison.verdicts, fail_on)
 
 
 def compare_counts(base_set: SampleSet, new_set: SampleSet, threshold: float,
-                    json_path: str | None, fail_on: str, quiet: bool) -> int:
+                   json_path: str | None, fail_on: str, quiet: bool, *,
+                   markdown_path: str | None = None, csv_path: str | None = None,
+                   report_path: str | None = None) -> int:
     """``compare`` of two results files measured with --measure instructions|cycles: exact
-    differences, the layout and fit parts, one sentence per case (steadybench.counts.verdict)."""
+    differences, the layout and fit parts, one sentence per case (steadybench.counts.verdict);
+    the JSON, Markdown, CSV and report files as for time (steadybench.counts.output)."""
     import json
 
     from ..compare.protocol import gate_status
+    from ..counts.output import report_comparison, to_csv, to_markdown
     from ..counts.verdict import compare_count_samples, render
 
     comparison = compare_count_samples(base_set.samples, new_set.samples, base_set.results,
                                        new_set.results, threshold)
-    if json_path:
-        _emit(json.dumps(comparison.to_dict(), indent=1) + "\n", json_path)
-    if not quiet and json_path != "-":
+    for path, text in ((json_path, lambda: json.dumps(comparison.to_dict(), indent=1) + "\n"),
+                       (markdown_path, lambda: to_markdown(comparison)),
+                       (csv_path, lambda: to_csv(comparison))):
+        if path:
+            _emit(text(), path)
+    if report_path:
+        from ..output.report import write_report
+
+        write_report(_results_for_report(base_set, new_set), report_path,
+                     comparison=report_comparison(comparison))
+    if not quiet and "-" not in (json_path, markdown_path, csv_path):
         for line in render(comparison):
             click.echo(line)
     return gate_status((row.verdict for row in comparison.rows), fail_on)
@@ -251,12 +265,11 @@ def compare_counts(base_set: SampleSet, new_set: SampleSet, threshold: float,
 @click.option("--ci-width", default=None, help="Target CI half-width, e.g. 1% of the mean/median.")
 @click.option("--detect", default=None, help="Change to detect, e.g. 5%.")
 @click.option("--power", default="0.9", show_default=True, help="Power for --detect.")
-@click.option("--confidence", default="0.95", show_default=True, help="Confidence level.")
+@confidence_option(of="the planned interval and test")
 @click.option("--column", default=None, help="CSV column (name or 1-based number).")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
-              help="Write the plan as JSON ('-' for stdout).")
+@json_option("the plan")
 def plan_cmd(samples: str, ci_width: str | None, detect: str | None, power: str,
-             confidence: str, column: str | None, json_path: str | None) -> int:
+             confidence: float, column: str | None, json_path: str | None) -> int:
     """From pilot SAMPLES, the runs needed for a CI width or to detect a change with power P."""
     import json
 
@@ -264,7 +277,7 @@ def plan_cmd(samples: str, ci_width: str | None, detect: str | None, power: str,
     from ..compare.readers import read_samples
     from ..output.results_io import _finite
 
-    conf = parse_fraction(confidence, "--confidence")
+    conf = confidence
     pw = parse_fraction(power, "--power")
     width = None if ci_width is None else parse_fraction(ci_width, "--ci-width")
     change = None if detect is None else parse_fraction(detect, "--detect")

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .common import output_options, write_outputs
-from .validate import PROBABILITY, FiniteFloat, count
+from .options import confidence_option, quiet_option
+from .validate import FiniteFloat, count
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -112,10 +113,9 @@ def _print(console: Console, capture: Capture, edges: Edges, pulses: Pulses,
               help="Times at the start to leave out (a preamble).")
 @click.option("--trim", type=FiniteFloat(min=0.0, max=0.49), default=0.1, show_default=True,
               help="differential: share cut from each end for the trimmed mean.")
-@click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
-              help="Confidence level of the interval (0.95 or 95%).")
+@confidence_option(of="the interval")
 @click.option("--name", help="Name of the result (default: the capture's file name).")
-@click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@quiet_option()
 @output_options
 def edges_cmd(capture: Path, fmt: str | None, channel: int, time_column: str,
               value_column: str, time_unit: str, rate: float | None, start: str, centre: float,

@@ -13,7 +13,8 @@ from ..fleet.options import check_cluster_options, cluster_options
 from ..targets.cli import machine_root, target_options
 from . import Interrupted
 from .common import TIME_LIMIT_HELP, output_options, positive, write_outputs
-from .validate import PROBABILITY, count, not_empty
+from .options import confidence_option, quiet_option, seed_option
+from .validate import count, not_empty
 
 if TYPE_CHECKING:
     from ..evaluate.session import EvaluationSession, Target
@@ -136,13 +137,12 @@ def _finish(session: EvaluationSession, title: str, opts: dict[str, Any],
               show_default=True,
               help="Order inside each block of one execution per preset: random (randomised "
               "blocks) or alternate (baseline, managed, baseline...).")
-@click.option("--seed", type=int, default=None, help="Seed of the random order.")
+@seed_option("the random order")
 @click.option("--time-limit", type=float, default=600.0, show_default=True,
               callback=positive,
               help=TIME_LIMIT_HELP + " A case is a benchmark case under one preset (its "
                    "launches together; the long runs on their own).")
-@click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
-              help="Confidence level of the intervals (0.95 or 95%).")
+@confidence_option(of="the intervals")
 @click.option("--highlight-abs", type=float, default=1e-3, show_default=True,
               help="Absolute change (seconds) over which, together with --highlight-rel, "
               "a table cell is highlighted (the paper's 1 ms).")
@@ -156,7 +156,7 @@ def _finish(session: EvaluationSession, title: str, opts: dict[str, Any],
               help="Option of the measurement method (repeatable).")
 @click.option("--wait-lock", is_flag=True,
               help="When another tuned run holds the machine's tuning lock, wait for it.")
-@click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@quiet_option()
 @target_options
 @cluster_options
 @output_options

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from .common import writable_path
+from .options import VerdictOptions, confidence_option, json_option, threshold_option
 
 URL_HELP = ("History store: a SQLite file or postgresql://… (default: .steadybench/"
             "history.sqlite at the top of the git repository).")
@@ -52,8 +53,7 @@ def history_group() -> None:
               show_default=True, help="Newest records shown.")
 @click.option("--benchmark", "-b", default=None, help="Only records holding this benchmark.")
 @click.option("--machine", default=None, help="Only records from this machine.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
-              help="Write the list as JSON ('-' for stdout).")
+@json_option("the list")
 def list_cmd(url: str | None, limit: int, benchmark: str | None, machine: str | None,
              json_path: str | None) -> None:
     """The newest records, newest first."""
@@ -94,8 +94,7 @@ def list_cmd(url: str | None, limit: int, benchmark: str | None, machine: str | 
 @history_group.command("show")
 @click.argument("ref")
 @url_option
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
-              help="Write the record (with its full results) as JSON ('-' for stdout).")
+@json_option("the record (with its full results)")
 def show_cmd(ref: str, url: str | None, json_path: str | None) -> None:
     """One record: REF is #ID, a saved name, or a git reference (latest record of it)."""
     from ..history.record import measurements_of
@@ -178,13 +177,9 @@ def trend_cmd(benchmark: str, url: str | None, machine: str | None, last: int,
 
 def _compare_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed([
-        click.option("--confidence", default="0.95", show_default=True,
-                     help="Declared confidence level of the verdict."),
-        click.option("--threshold", default=None,
-                     help="Practical threshold X (e.g. 5%): slower/faster needs the interval of "
-                          "the ratio beyond 1 ± X."),
-        click.option("--json", "json_path", type=click.Path(dir_okay=False),
-                     callback=writable_path, help="Write the comparison as JSON ('-': stdout)."),
+        confidence_option(),
+        threshold_option(),
+        json_option("the comparison"),
         click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False),
                      callback=writable_path, help="Write a Markdown table ('-': stdout)."),
         click.option("--fail-on", type=click.Choice(["slower", "change", "never"]),
@@ -201,58 +196,55 @@ def _compare_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.argument("new_ref")
 @url_option
 @_compare_options
-def compare_cmd(base_ref: str, new_ref: str, url: str | None, confidence: str,
-                threshold: str | None, json_path: str | None, markdown_path: str | None,
+def compare_cmd(base_ref: str, new_ref: str, url: str | None, confidence: float,
+                threshold: float | None, json_path: str | None, markdown_path: str | None,
                 fail_on: str) -> int:
     """Compare two records (each #ID, a saved name or a git reference), as compare does."""
     from ..history.baseline import record_samples
 
     base = record_samples(base_ref, url)
     new = record_samples(new_ref, url)
-    return finish_comparison(base, new, url, confidence, threshold, json_path, markdown_path,
-                             fail_on)
+    return finish_comparison(base, new, url,
+                             VerdictOptions.from_params({"confidence": confidence,
+                                                         "threshold": threshold}),
+                             json_path, markdown_path, fail_on)
 
 
-def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
-                      threshold: str | None, json_path: str | None, markdown_path: str | None,
+def finish_comparison(base: Any, new: Any, url: str | None, verdict: VerdictOptions,
+                      json_path: str | None, markdown_path: str | None,
                       fail_on: str) -> int:
     """Compare two sample sets with the history's run-to-run noise available, write and print
     the result; the exit status of ``--fail-on``."""
     from ..compare.core import compare_sets
     from ..compare.output import print_table, to_json, to_markdown
     from ..compare.protocol import CompareOptions, gate_status
+    from ..compare.result import Comparison
     from ..counts.verdict import is_count_comparison
     from ..history.noise import history_noise_lookup, run_noise_lookup
-    from .compare import compare_counts, parse_fraction
+    from .compare import compare_counts
 
     if is_count_comparison(base.samples, new.samples):  # exact counts: no noise to look up
-        if markdown_path:
-            from ..errors import ConfigurationError
-
-            raise ConfigurationError("--markdown is not written for counts; use --json")
-        return compare_counts(base, new, 0.0 if threshold is None else float(
-            parse_fraction(threshold, "--threshold") or 0.0), json_path, fail_on, False)
+        return compare_counts(base, new, verdict.threshold, json_path, fail_on, False,
+                              markdown_path=markdown_path)
     lookup, note = history_noise_lookup(url, new.environment or base.environment)
     if note:
         click.echo(f"note: {note}", err=True)
-    opts = CompareOptions(confidence=parse_fraction(confidence, "--confidence",
-                                                    allow_auto=True),
-                          threshold=0.0 if threshold is None else
-                          float(parse_fraction(threshold, "--threshold") or 0.0), noise=lookup,
+    opts = CompareOptions(confidence=verdict.confidence, threshold=verdict.threshold,
+                          noise=lookup,
                           run_noise=run_noise_lookup(url, new.environment or base.environment))
-    doc = compare_sets(base, new, opts)
+    comparison = Comparison.from_dict(compare_sets(base, new, opts))
     for path, render in ((json_path, to_json), (markdown_path, to_markdown)):
         if path:
-            _emit(render(doc), path)
+            _emit(render(comparison), path)
     if "-" not in (json_path, markdown_path):
-        print_table(doc)
+        print_table(comparison)
         from ..profiles.compare import profile_lines, profile_pairs
 
         # two records that were both profiled (--profile): which functions moved
         for line in profile_lines(profile_pairs(getattr(base, "results", None),
                                                 getattr(new, "results", None))):
             click.echo(line)
-    return gate_status((row["verdict"] for row in doc["benchmarks"]), fail_on)
+    return gate_status(comparison.verdicts, fail_on)
 
 
 @history_group.command("regressions")
@@ -261,9 +253,8 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
               help="Only this benchmark (repeatable; default: all).")
 @click.option("--machine", default=None, help="Only this machine (default: each on its own).")
 @click.option("--branch", default=None, help="Only records made on this branch.")
-@click.option("--confidence", default="0.95", show_default=True,
-              help="Report a change only at this confidence (record-level test against the "
-                   "between-record noise, trend removed).")
+@confidence_option("(A record-level test against the between-record noise, trend removed.)",
+                   of="a reported change")
 @click.option("--min-change", default=None,
               help="Report a change only when it is at least this large (e.g. 5%). Default: "
                    "the thresholds of steadybench.toml (2% without one: about half the band "
@@ -275,10 +266,9 @@ def finish_comparison(base: Any, new: Any, url: str | None, confidence: str,
                    "record).")
 @click.option("--fail-on", type=click.Choice(["slower", "change", "never"]), default="slower",
               show_default=True, help="Exit with status 1 when a change of this kind is found.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=writable_path,
-              help="Write the changes as JSON ('-' for stdout).")
+@json_option("the changes")
 def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str | None,
-                    branch: str | None, confidence: str, min_change: str | None,
+                    branch: str | None, confidence: float, min_change: str | None,
                     thresholds_path: str | None, recent: int | None, fail_on: str,
                     json_path: str | None) -> int:
     """Change points in every benchmark's history (PELT via ruptures; docs/history.md): the
@@ -288,8 +278,7 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
     from ..output.sanitize import terminal_text
     from .compare import parse_fraction
 
-    level = parse_fraction(confidence, "--confidence")
-    assert level is not None
+    level = confidence
     from ..history.thresholds import PERCENT, Threshold, Thresholds, load_thresholds
 
     if min_change is not None:
@@ -354,15 +343,14 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
 @click.option("--baseline", default=None,
               help="Saved record name the index compares with (default: each series' first "
                    "record).")
-@click.option("--confidence", default="0.95", show_default=True,
-              help="Show change points at this confidence (rank test between the segments).")
+@confidence_option("(A rank test between the segments.)", of="the change points shown")
 @click.option("--thresholds", "thresholds_path", type=click.Path(dir_okay=False), default=None,
               help="Thresholds file (default: steadybench.toml at the top of the repository).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1, max=256), default=None,
               help="Processes finding change points and writing pages (default: the CPUs "
                    "available).")
 def publish_cmd(directory: str, url: str | None, repo_url: str | None, baseline: str | None,
-                confidence: str, thresholds_path: str | None, jobs: int | None) -> None:
+                confidence: float, thresholds_path: str | None, jobs: int | None) -> None:
     """Write the history as a static site in DIRECTORY: an index of every benchmark, a page
     per benchmark with its chart, and the open regressions. Works from file:// and from any
     static host (GitHub Pages); nothing is fetched at view time (docs/dashboard.md)."""
@@ -373,10 +361,7 @@ def publish_cmd(directory: str, url: str | None, repo_url: str | None, baseline:
     from ..history.publish.collect import collect
     from ..history.publish.site import link_template, write_site
     from ..history.thresholds import load_thresholds, repository_url
-    from .compare import parse_fraction
-
-    level = parse_fraction(confidence, "--confidence")
-    assert level is not None
+    level = confidence
     rules = load_thresholds(thresholds_path)
     link = repo_url or repository_url()
     link_template(link)  # a bad URL is one line now, not after reading the store
@@ -439,22 +424,23 @@ def import_cmd(files: tuple[str, ...], url: str | None, name: str | None) -> Non
 @history_group.command("export")
 @click.argument("ref")
 @url_option
-@click.option("--format", "fmt", type=click.Choice(["steadybench", "bmf",
-                                                    "github-action-benchmark",
-                                                    "pytest-benchmark"]),
-              default="steadybench", show_default=True, help="Output format.")
+@click.option("--format", "fmt", default="steadybench", show_default=True, metavar="NAME",
+              help="Output format, any of the output-format registry (steadybench.writers "
+                   "entry points included): steadybench, xml, csv, markdown, bmf, "
+                   "github-action-benchmark, pytest-benchmark.")
 @click.option("-o", "--output", "output", type=click.Path(dir_okay=False),
               callback=writable_path, default="-", show_default=True,
               help="File to write ('-' for stdout).")
 def export_cmd(ref: str, url: str | None, fmt: str, output: str) -> None:
     """Write a record's results in a format CI dashboards read."""
-    from ..formats import render
-    from ..output.results_io import results_from_data, results_to_json
+    from ..output.results_io import results_from_data
+    from ..output.writers import writer
 
+    chosen = writer(fmt)  # an unknown name is one line listing the formats, before the store
     with _open(url) as store:
         rec = store.resolve(ref)
     results = results_from_data(rec.results, f"record #{rec.id}")
-    _emit(results_to_json(results) if fmt == "steadybench" else render(fmt, results), output)
+    _emit(chosen.render(results), output)
 
 
 @history_group.command("noise")

@@ -34,7 +34,8 @@ import click
 
 from ..errors import ConfigurationError
 from .common import TIME_LIMIT_HELP, positive, writable_path
-from .validate import POSITIVE_SECONDS, PROBABILITY, count
+from .options import confidence_option
+from .validate import POSITIVE_SECONDS, count
 
 #: hyperfine's defaults: at least 10 runs and at least 3 s of runs
 MIN_RUNS = 10
@@ -68,8 +69,7 @@ def exec_stop_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--target-ci", type=float, callback=positive,
                      help="Instead of --min-time: stop when the CI of the mean is within ± "
                           "this fraction of the mean."),
-        click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
-                     help="Confidence level of intervals and of --target-ci (0.95 or 95%)."),
+        confidence_option(of="the intervals and of --target-ci"),
         click.option("--time-limit", type=float, default=600.0, show_default=True,
                      callback=positive,
                      help=TIME_LIMIT_HELP + " A case is a command at one parameter set."),

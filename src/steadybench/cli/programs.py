@@ -53,13 +53,12 @@ from .common import (
 )
 from .hyperfine_options import exec_stop_options, hyperfine_options
 from .measure import count_settings, counting, measure_option, refuse_with_counts
+from .options import confidence_option, quiet_option, seed_option
 from .profile import profile_options, profiling
 from .validate import (
     NON_NEGATIVE_SECONDS,
     POSITIVE,
     POSITIVE_SECONDS,
-    PROBABILITY,
-    SEED,
     FiniteFloat,
     count,
     harden,
@@ -397,18 +396,16 @@ def iters_options(default_time: float):
                          help=TIME_LIMIT_HELP + " A case is one sweep."),
             click.option("--timeout", type=POSITIVE_SECONDS, default=60.0, show_default=True,
                          help="Seconds before one run is killed (with its process group)."),
-            click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
-                         help="Confidence level of the slope's interval."),
+            confidence_option(of="the slope's interval"),
             click.option("--bootstrap", type=count(min=0, max=MAX_BOOTSTRAP), default=2000,
                          show_default=True,
                          help="Bootstrap resamples for the slope's CI (0: Student-t CI)."),
-            click.option("--seed", type=SEED, default=0, show_default=True,
-                         help="Seed of the bootstrap."),
+            seed_option("the bootstrap", default=0),
             click.option("--outlier-threshold", type=OUTLIER_THRESHOLD, default=6.0,
                          show_default=True,
                          help="Robust refit: drop points farther from the line than this many "
                               "median absolute deviations ('inf': keep all)."),
-            click.option("-q", "--quiet", is_flag=True, help="No console output but errors."),
+            quiet_option(),
         ]
         for option in reversed(options):
             fn = option(fn)
@@ -469,7 +466,7 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
               default="auto", show_default=True,
               help="As hyperfine: 'auto' lists the table by command and the comparison by "
                    "time, 'command' both by command, 'mean-time' both by time.")
-@click.option("--seed", type=SEED, help="Seed of --order random.")
+@seed_option("--order random")
 @click.option("--processes", type=count(min=1, max=MAX_PROCESSES), default=None,
               help="Repeat the whole measurement K times (independent executions); runs are "
                    "pooled.")
@@ -478,7 +475,7 @@ def _iters_settings(opts: dict[str, Any]) -> ItersOptions:
                    "smallest mean (labelled as such; favours lucky runs).")
 @exec_stop_options
 @hyperfine_options
-@click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@quiet_option()
 @measure_option
 @profile_options
 @cluster_options

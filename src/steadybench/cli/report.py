@@ -9,7 +9,8 @@ import click
 
 from ..errors import ConfigurationError, ResultsFormatError, SteadybenchError
 from ..fileio import read_user_json
-from .validate import PROBABILITY, count
+from .options import confidence_option
+from .validate import count
 
 
 def _load_comparison(path: str) -> dict[str, Any]:
@@ -91,8 +92,7 @@ def _protocol_comparison(base: str, new: str, confidence: float) -> dict[str, An
                    "verdicts first (the default with exactly two files).")
 @click.option("--comparison", "comparison_path", type=click.Path(dir_okay=False),
               help="Show this comparison (the JSON written by steadybench compare --json).")
-@click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
-              help="Confidence level of the comparison made with --compare.")
+@confidence_option(of="the comparison made with --compare")
 @click.option("--window", type=count(min=1), default=10, show_default=True,
               help="Moving-median window (runs) of the run-by-run plots.")
 def report_cmd(results: tuple[str, ...], output: str, plots_dir: str | None, plot_format: str,

@@ -21,6 +21,7 @@ from .common import (
     write_outputs,
 )
 from .measure import count_settings, counting, measure_option, refuse_with_counts
+from .options import quiet_option
 from .profile import profile_options, profiling
 from .validate import count, harden, not_empty
 
@@ -418,7 +419,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     "pyperf's --track-memory reads the process's memory instead). Tracing slows the code: "
     "compare times without it.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="No console output but errors.")
+@quiet_option()
 @measure_option
 @profile_options
 @cluster_options

@@ -21,8 +21,9 @@ import click
 from ..errors import ConfigurationError
 from .common import TIME_LIMIT_HELP, pass_root
 from .measure import measure_option, refuse_with_counts
+from .options import confidence_option, quiet_option, seed_option
 from .profile import profile_options
-from .validate import PROBABILITY, count, harden
+from .validate import harden
 
 
 def _measure_one(path: str, opts: dict[str, Any]) -> None:
@@ -192,8 +193,7 @@ def _print_statement_table(names: list[str], values: dict[str, list[float]],
                    "one line each, as in python -m timeit).")
 @click.option("--name", "names", multiple=True,
               help="Display name of each statement, in order (default: the statement).")
-@click.option("--confidence", type=PROBABILITY, default=0.95, show_default=True,
-              help="Confidence level of the intervals and of the verdicts (0.95 or 95%).")
+@confidence_option(of="the intervals and of the verdicts")
 @click.option("--max-time", type=float, default=8.0, show_default=True,
               help="Several statements: seconds of rounds per comparison.")
 @click.option("--max-rounds", type=click.IntRange(min=2), default=40, show_default=True,
@@ -202,13 +202,12 @@ def _print_statement_table(names: list[str], values: dict[str, list[float]],
               help="Several statements: seconds of sampling in each execution.")
 @click.option("--time-limit", type=float, default=120.0, show_default=True,
               help=TIME_LIMIT_HELP + " A case is a statement.")
-@click.option("--seed", type=count(min=0), default=None,
-              help="Seed of the random order of rounds.")
+@seed_option("the random order of rounds")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False),
               help="One statement: write the results as JSON ('-' for stdout).")
 @click.option("--style", type=click.Choice(("table", "plain", "markdown")), default="table",
               show_default=True, help="How the results table is printed.")
-@click.option("-q", "--quiet", is_flag=True, help="Print the results only.")
+@quiet_option("the results only")
 @click.option("--preset", metavar="NAME|FILE", default=None,
               help="Machine countermeasures around the measurement: baseline, managed, or a "
                    "preset file (docs/machine-control.md); restored on every exit path.")

@@ -11,24 +11,13 @@ Every writer takes a :class:`~steadybench.model.results.Results` and reads each 
 
 from __future__ import annotations
 
-#: ``--format`` names of the writers, for ``steadybench history export`` and the pytest plugin
+#: the dashboard formats' names in the output-format registry (steadybench.registry.writers)
 WRITERS = ("bmf", "github-action-benchmark", "pytest-benchmark")
 
 
 def render(fmt: str, results: object) -> str:
-    """``results`` in the format named ``fmt`` (one of :data:`WRITERS`), as JSON text."""
-    from ..errors import ConfigurationError
+    """``results`` in the format named ``fmt``, as text: any format of the output-format
+    registry (:mod:`steadybench.output.writers`)."""
+    from ..output.writers import writer
 
-    if fmt == "bmf":
-        from .bmf import to_bmf_json
-
-        return to_bmf_json(results)  # type: ignore[arg-type]
-    if fmt == "github-action-benchmark":
-        from .gab import to_gab_json
-
-        return to_gab_json(results)  # type: ignore[arg-type]
-    if fmt == "pytest-benchmark":
-        from .pytest_benchmark import to_pytest_benchmark_json
-
-        return to_pytest_benchmark_json(results)  # type: ignore[arg-type]
-    raise ConfigurationError(f"unknown format {fmt!r}; choose one of {', '.join(WRITERS)}")
+    return writer(fmt).render(results)  # type: ignore[arg-type]

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..fileio import atomic_write_text
 from ..model.results import Results
 from ..stats.summary import STAT_KEYS
 from .format import (
@@ -37,7 +36,7 @@ from .format import (
     markdown_text,
 )
 from .rates import rate_fields, rates_text
-from .results_io import _finite, write_results
+from .results_io import _finite
 from .sanitize import csv_text, xml_text
 
 Writer = Callable[[Results, "str | os.PathLike[str]"], Path]
@@ -226,59 +225,39 @@ def results_to_markdown(results: Results) -> str:
         ]
     if results.interrupted:
         lines += ["**Interrupted: partial results.**", ""]
+    from .markdown import markdown_table
+
     with_rates = any((c.extra or {}).get("throughput") for c in results.cases)
-    lines += [
-        "| benchmark | implementation | params | n | estimate | CI | confidence | statistic | "
-        + ("rate | " if with_rates else "")
-        + "sample mean | sample median | sample CoV | sample min | sample max | stop reason |",
-        "|---|---|---|---:|---:|---:|---:|---|" + ("---:|" if with_rates else "")
-        + "---:|---:|---:|---:|---:|---|",
-    ]
+    header = ["benchmark", "implementation", "params", "n", "estimate", "CI", "confidence",
+              "statistic", *(["rate"] if with_rates else []), "sample mean", "sample median",
+              "sample CoV", "sample min", "sample max", "stop reason"]
+    align = ["", "", "", "right", "right", "right", "right", "",
+             *(["right"] if with_rates else []), "right", "right", "right", "right", "right", ""]
+    rows = []
     for case in results.cases:
         s = case.stats
         est = case_estimate(case)
         unit = estimate_unit(case)
         reason = f"FAILED: {case.errors[0]}" if case.errors else case.stop_reason
-        lines.append(
-            "| "
-            + " | ".join(
-                _md(x)
-                for x in (
-                    case.benchmark,
-                    case.implementation,
-                    format_params(case.params) or UNDEFINED,
-                    case.n,
-                    estimate_value_text(est),
-                    estimate_ci_text(est),
-                    confidence_text(est),
-                    (est.statistic if est is not None and est.ok else "") or UNDEFINED,
-                    *([rates_text(case)] if with_rates else []),
-                    format_value(s.get("mean"), unit),
-                    format_value(s.get("median"), unit),
-                    format_percent(s.get("cov")),
-                    format_value(s.get("min"), unit),
-                    format_value(s.get("max"), unit),
-                    reason,
-                )
-            )
-            + " |"
-        )
+        rows.append([_md(x) for x in (
+            case.benchmark,
+            case.implementation,
+            format_params(case.params) or UNDEFINED,
+            case.n,
+            estimate_value_text(est),
+            estimate_ci_text(est),
+            confidence_text(est),
+            (est.statistic if est is not None and est.ok else "") or UNDEFINED,
+            *([rates_text(case)] if with_rates else []),
+            format_value(s.get("mean"), unit),
+            format_value(s.get("median"), unit),
+            format_percent(s.get("cov")),
+            format_value(s.get("min"), unit),
+            format_value(s.get("max"), unit),
+            reason,
+        )])
+    lines += markdown_table(header, rows, align).rstrip("\n").split("\n")
     notes = [(case.label, w) for case in results.cases for w in case.warnings]
     if notes:
         lines += ["", "## Warnings", ""] + [f"- {_md(label)}: {_md(w)}" for label, w in notes]
     return "\n".join(lines) + "\n"
-
-
-def _text_writer(render: Callable[[Results], str]) -> Writer:
-    def write(results: Results, path: str | os.PathLike[str]) -> Path:
-        return atomic_write_text(path, render(results))
-
-    return write
-
-
-WRITERS: dict[str, Writer] = {
-    "json": write_results,
-    "xml": _text_writer(results_to_xml),
-    "csv": _text_writer(results_to_csv),
-    "markdown": _text_writer(results_to_markdown),
-}

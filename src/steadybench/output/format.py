@@ -22,7 +22,8 @@ def format_seconds(value: float | None, digits: int = 3) -> str:
     """``2.345e-06`` → ``"2.35 µs"``; None or NaN → ``"—"``."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return UNDEFINED
-    magnitude = abs(value)
+    # the unit of the value as printed: 999.96 ns rounds to 1000 ns, which is said "1 µs"
+    magnitude = abs(float(f"{value:.{digits}g}"))
     for scale, unit in _TIME_UNITS:
         if magnitude >= scale or scale == 1e-9:
             if magnitude >= 1000 and unit == "s":

@@ -65,7 +65,7 @@ class FileLogger(Logger):
     """Writes the whole Results to ``path`` at the end with ``writer`` (see output.files)."""
 
     def __init__(self, path: str | os.PathLike[str], fmt: str) -> None:
-        from .files import WRITERS
+        from .writers import WRITERS
 
         if fmt not in WRITERS:
             raise ValueError(f"unknown format {fmt!r}; known: {', '.join(WRITERS)}")
@@ -73,7 +73,7 @@ class FileLogger(Logger):
         self.fmt = fmt
 
     def finish(self, results: Results) -> None:
-        from .files import WRITERS
+        from .writers import WRITERS
 
         WRITERS[self.fmt](results, self.path)
 

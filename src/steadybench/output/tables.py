@@ -208,13 +208,14 @@ def to_plain(spec: TableSpec) -> str:
 def to_markdown(spec: TableSpec) -> str:
     """A GitHub Markdown table (cells escaped)."""
     from .format import markdown_text
+    from .markdown import markdown_table
 
-    head = "| " + " | ".join(markdown_text(c.header) for c in spec.columns) + " |"
-    rule = "|" + "|".join("---:" if c.justify == "right" else "---" for c in spec.columns) + "|"
-    body = ["| " + " | ".join(markdown_text(_plain_cell(c).replace("\n", " ")) for c in row)
-            + " |" for row in spec.rows]
-    title = [f"**{markdown_text(spec.title)}**", ""] if spec.title else []
-    return "\n".join(title + [head, rule, *body]) + "\n"
+    table = markdown_table(
+        [markdown_text(c.header) for c in spec.columns],
+        ([markdown_text(_plain_cell(c).replace("\n", " ")) for c in row] for row in spec.rows),
+        ["right" if c.justify == "right" else "" for c in spec.columns])
+    title = f"**{markdown_text(spec.title)}**\n\n" if spec.title else ""
+    return title + table
 
 
 def style_option(fn):  # noqa: ANN001, ANN201 - a click decorator

@@ -113,21 +113,24 @@ def _unit(seconds: float) -> tuple[float, str]:
 def to_markdown(results: Results) -> str:
     """hyperfine's Markdown table: mean ± stddev, min, max in one unit (the fastest mean's),
     and the mean relative to the fastest."""
+    from ..output.markdown import markdown_table
+
+    align = ["left", "right", "right", "right", "right"]
     entries = [result_entry(c) for c in results.cases if c.n]
     if not entries:
-        return "| Command | Mean | Min | Max | Relative |\n|:---|---:|---:|---:|---:|\n"
+        return markdown_table(["Command", "Mean", "Min", "Max", "Relative"], [], align)
     fastest = min(e["mean"] for e in entries)
     scale, unit = _unit(fastest)
-    lines = [f"| Command | Mean [{unit}] | Min [{unit}] | Max [{unit}] | Relative |",
-             "|:---|---:|---:|---:|---:|"]
+    rows = []
     for e in entries:
         mean = f"{e['mean'] / scale:.1f}"
         if e["stddev"] is not None:
             mean += f" ± {e['stddev'] / scale:.1f}"
         rel = e["mean"] / fastest if fastest > 0 else math.nan
-        lines.append(f"| {code_span(e['command'])} | {mean} | {e['min'] / scale:.1f} | "
-                     f"{e['max'] / scale:.1f} | {rel:.2f} |")
-    return "\n".join(lines) + "\n"
+        rows.append([code_span(e["command"]), mean, f"{e['min'] / scale:.1f}",
+                     f"{e['max'] / scale:.1f}", f"{rel:.2f}"])
+    return markdown_table(["Command", f"Mean [{unit}]", f"Min [{unit}]", f"Max [{unit}]",
+                           "Relative"], rows, align)
 
 
 def code_span(text: str) -> str:

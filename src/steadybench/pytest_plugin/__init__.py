@@ -70,14 +70,10 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
              "baseline.")
     add("--steadybench-threshold", default=None, metavar="X%",
         help="Practical threshold: slower needs the ratio's interval beyond 1 + X.")
-    add("--steadybench-json", default=None, metavar="PATH",
-        help="Write steadybench results JSON.")
-    add("--steadybench-bmf", default=None, metavar="PATH",
-        help="Write Bencher Metric Format JSON.")
-    add("--steadybench-gab", default=None, metavar="PATH",
-        help="Write github-action-benchmark customSmallerIsBetter JSON.")
-    add("--steadybench-pb-json", default=None, metavar="PATH",
-        help="Write pytest-benchmark JSON.")
+    from .formats import result_formats
+
+    for option, cls in result_formats():  # every output format: --steadybench-json, -xml...
+        add(option, default=None, metavar="PATH", help=f"Write the results as {cls.label}.")
     add("--steadybench-markdown", default=None, metavar="PATH",
         help="Write the comparison with the baseline as a Markdown table.")
     peer_options.add_translated(group, pluginmanager)

@@ -29,6 +29,7 @@ from ..model.execution import execution_values
 if TYPE_CHECKING:
     import pytest
 
+    from ..compare.result import Comparison
     from ..model.results import CaseResult, Results
     from .measure import Measured
 
@@ -68,7 +69,7 @@ class Outcome:
     lines: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     regressions: list[str] = field(default_factory=list)
-    comparison: dict[str, Any] | None = None
+    comparison: Comparison | None = None
     #: the verdicts on counts, one sentence each and the note that counts are not time
     count_lines: list[str] = field(default_factory=list)
 
@@ -161,14 +162,16 @@ class BenchmarkSession:
 
             out.lines.extend(collect(results))
         opt = self.config.getoption
-        for option, fmt in (("steadybench_json", "steadybench"), ("steadybench_bmf", "bmf"),
-                            ("steadybench_gab", "github-action-benchmark"),
-                            ("steadybench_pb_json", "pytest-benchmark")):
+        from .formats import result_formats
+
+        for flag, cls in result_formats():  # --steadybench-json, -csv, -bmf... (every format)
+            option = flag[2:].replace("-", "_")
+            fmt = cls.name
             path = opt(option, None)
             if not path:
                 continue
             try:
-                _write(results, fmt, path)
+                cls().write(results, path)
                 out.lines.append(f"wrote {fmt} results to {path}")
             except (SteadybenchError, OSError) as exc:
                 out.errors.append(f"--{option.replace('_', '-')} {path}: {exc}")
@@ -199,6 +202,7 @@ class BenchmarkSession:
         from ..compare.core import compare_sets
         from ..compare.output import to_markdown
         from ..compare.protocol import FASTER, SLOWER, CompareOptions
+        from ..compare.result import Comparison
         from ..fileio import atomic_write_text
         from ..history.baseline import baseline_samples, samples_of_results
         from ..history.noise import history_noise_lookup, run_noise_lookup
@@ -216,19 +220,18 @@ class BenchmarkSession:
             out.lines.append(note)
         opts = CompareOptions(confidence=self.confidence, threshold=self.threshold,
                               noise=lookup, run_noise=run_noise_lookup(url, results.environment))
-        doc = compare_sets(base, new, opts)
-        out.comparison = doc
+        comparison = Comparison.from_dict(compare_sets(base, new, opts))
+        out.comparison = comparison
         path = self.config.getoption("steadybench_markdown", None)
         if path:
             try:
-                atomic_write_text(path, to_markdown(doc))
+                atomic_write_text(path, to_markdown(comparison))
                 out.lines.append(f"wrote the comparison as Markdown to {path}")
             except Exception as exc:  # noqa: BLE001 - one line, the verdict still counts
                 out.errors.append(f"--steadybench-markdown {path}: {exc}")
-        for row in doc["benchmarks"]:
-            verdict = row["verdict"]
-            if verdict == SLOWER or (self.fail_on == "change" and verdict == FASTER):
-                out.regressions.append(f"{row['name']}: {verdict}")
+        for row in comparison.benchmarks:
+            if row.verdict == SLOWER or (self.fail_on == "change" and row.verdict == FASTER):
+                out.regressions.append(f"{row.name}: {row.verdict}")
 
     def _compare_counts(self, base: Any, new: Any, results: Results, out: Outcome) -> None:
         """The gate on counts (steadybench.counts.verdict): more instructions (or cycles) than
@@ -278,14 +281,13 @@ class BenchmarkSession:
         out = self.outcome
         if out is not None and out.comparison is not None:
             lines.append("compared with the baseline:")
-            for row in out.comparison["benchmarks"]:
-                ci = row.get("speedup_ci")
-                from ..output.format import factor_text
+            from ..output.format import factor_text
 
-                factor = factor_text(row.get("speedup"), ci["low"] if ci else None,
-                                     ci["high"] if ci else None)
-                lines.append(f"  {row['name']}: {row['verdict']} ({factor} than the baseline)")
-            for warning in out.comparison.get("warnings") or []:
+            for row in out.comparison.benchmarks:
+                ci = row.interval
+                factor = factor_text(row.ratio, ci.low if ci else None, ci.high if ci else None)
+                lines.append(f"  {row.name}: {row.verdict} ({factor} than the baseline)")
+            for warning in out.comparison.warnings:
                 lines.append(f"  note: {warning}")
         if out is not None and out.count_lines:
             lines.append("compared with the baseline:")
@@ -294,16 +296,3 @@ class BenchmarkSession:
             lines.extend(out.lines)
         lines.extend(self.notes)
         return lines
-
-
-def _write(results: Results, fmt: str, path: str) -> None:
-    from ..fileio import atomic_write_text
-
-    if fmt == "steadybench":
-        from ..output.results_io import write_results
-
-        write_results(results, path)
-        return
-    from ..formats import render
-
-    atomic_write_text(path, render(fmt, results))
