@@ -287,7 +287,7 @@ def test_relative_summary_against_a_reference():
 
 def test_exec_reference_and_sort(capsys):
     code, out, err = cli(["exec", "--reference", "sleep 0.03", "--reference-name", "base",
-                          "sleep 0.09", "sleep 0.01", "--runs", "4", "--style", "plain",
+                          "sleep 0.09", "sleep 0.01", "--runs", "10", "--style", "plain",
                           "--sort", "command"], capsys)
     assert code == 0, err
     rows = [line.split()[0] for line in out.splitlines()[1:4]]
