@@ -10,10 +10,10 @@ import pytest
 
 from steadybench.cli import main
 from steadybench.counts.backend import check_measure, identity_differences
+from steadybench.counts.child import calls_for
 from steadybench.counts.cycles import estimate_cycles
 from steadybench.counts.fit import fit_counts
 from steadybench.counts.layout import ENV_TARGET, env_size, layout_env
-from steadybench.counts.python import calls_for
 from steadybench.counts.valgrind import (
     CountFailure,
     Counts,
@@ -49,6 +49,17 @@ def test_parse_cachegrind_totals():
 def test_parse_instructions_only():
     counts = parse_cachegrind_out("events: Ir\nsummary: 140947527\n")
     assert counts.Ir == 140947527 and counts.Dr is None and not counts.cache_simulated
+
+
+def test_parse_callgrind_segment_with_trailing_zeros_left_out():
+    # callgrind writes "summary: 16051 4632 2625 238 135 35 4" for nine events when the last
+    # two are zero (its format: missing trailing costs are zero); cachegrind never does
+    text = ("# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\n"
+            "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n"
+            "summary: 16051 4632 2625 238 135 35 4\n")
+    counts = parse_cachegrind_out(text)
+    assert counts == Counts(Ir=16051, Dr=4632, Dw=2625, I1mr=238, D1mr=135, D1mw=35, ILmr=4,
+                            DLmr=0, DLmw=0)
 
 
 @pytest.mark.parametrize("text", ["", "events: Ir\n", "events: Ir Dr\nsummary: 1\n"])

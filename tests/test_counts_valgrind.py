@@ -186,6 +186,10 @@ def test_python_cases_that_fail_are_one_line_each_and_the_others_are_written(tmp
         @steadybench.benchmark
         def hangs():
             return lambda: time.sleep(60)
+
+        @steadybench.benchmark
+        def marks():
+            return os.getresgid  # the C function that ends a counted segment
         """))
     out = tmp_path / "r.json"
     code = main(["run", str(bench), "--measure", "instructions", "--time-limit", "3",
@@ -198,6 +202,7 @@ def test_python_cases_that_fail_are_one_line_each_and_the_others_are_written(tmp
     assert "sys.exit(3)" in cases["exits"].errors[0]
     assert "ended before the calls finished" in cases["leaves"].errors[0]
     assert "did not finish within 3 s" in cases["hangs"].errors[0]
+    assert "steadybench's marker" in cases["marks"].errors[0]
     data = json.loads(out.read_text())
     assert data["benchmarks"][0]["unit"] == "instructions"
 

@@ -10,7 +10,7 @@ count of one process is exact, so repeating it in one layout would give the same
 :mod:`steadybench.iters_protocol`) at ``ITERS = n, 2n, …`` and fits the count on ITERS, the
 regression of ``004`` with counts for BATCHTIME: the slope is the count per iteration, the
 intercept the program's start-up and set-up. ``n`` is sized from a counted probe at ITERS = 1
-and 2, as for Python cases (:func:`.python.calls_for`).
+and 2, as for Python cases (:func:`.child.calls_for`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from typing import Any
 from ..errors import MeasurementError
 from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
 from .backend import NOT_TIME, CountedExecution, count_process, make_identity
+from .child import calls_for
 from .fit import fit_counts
-from .python import CountSettings, LayoutCount, calls_for, count_estimate, fill_case
+from .python import CountSettings, LayoutCount, count_estimate, fill_case
 from .valgrind import CountFailure, Valgrind
 
 
