@@ -307,3 +307,39 @@ def test_layouts_are_executions_of_the_layer(bench):
     assert first.layout.hash_seed != second.layout.hash_seed
     assert first.counts and first.counts["Ir"] == pytest.approx(first.value)
     assert case.estimate.level == "executions" and case.estimate.n_executions == 2
+
+
+HEAP_BENCH = textwrap.dedent("""\
+    import json
+    import steadybench
+
+    @steadybench.benchmark
+    def heavy():
+        doc = {f"k{i}": [i, str(i) * 3, {"x": i / 3}] for i in range(500)}
+
+        def work():
+            back = json.loads(json.dumps(doc))
+            return len("".join(str(v) for v in back.values())) + len(bytes(200_000))
+        return work
+    """)
+
+
+def test_identical_code_counts_the_same_wherever_it_lives(tmp_path, monkeypatch):
+    # the counted process sees every path through a view of fixed-length links, so copies of
+    # one file in two directories of equal-length names (ab's a-/b- worktrees) count exactly
+    # the same, run from anywhere; before the view, a checkout and an ab worktree of one file
+    # differed by 0.1 % per call with this allocation-heavy case
+    settings = CountSettings("instructions", calls=4, points=2)
+    values = {}
+    for where in ("aaaa", "bbbb", "a-much-longer-directory-name/x"):
+        folder = tmp_path / where
+        folder.mkdir(parents=True)
+        (folder / "bench.py").write_text(HEAP_BENCH)
+        monkeypatch.chdir(folder)
+        case = count_file(folder / "bench.py", settings)["heavy"]
+        assert not case.errors
+        values[where] = case.estimate.value
+    assert values["aaaa"] == values["bbbb"]
+    # a longer directory name still moves what the interpreter allocates at start-up; the
+    # count per call stays within a thousandth of a percent here (stated tolerance: 1e-5)
+    assert values["a-much-longer-directory-name/x"] == pytest.approx(values["aaaa"], rel=1e-5)

@@ -61,6 +61,7 @@ from .child import (
 )
 from .fit import CountFit, fit_counts
 from .valgrind import CountFailure, Counts, Valgrind, find_valgrind
+from .view import PathView, compile_as, make_view
 
 if TYPE_CHECKING:
     from ..execution.backend import ExecutionRequest
@@ -90,16 +91,20 @@ class CountSettings:
 
 def task_bytes(implementation: Implementation, params: Parameters, benchmark: str,
                select: tuple[str, str | None] | None = None, cwd: str | None = None,
-               extra_path: Sequence[str] = ()) -> bytes:
+               extra_path: Sequence[str] = (), view: PathView | None = None) -> bytes:
     """What the counted process (:mod:`.child`) needs to find the case, pickled: the benchmark
     file's case (``origin``), a ``(file, selector)`` pair (``ab``: a case of a file, maybe in
     another checkout: ``cwd`` and ``extra_path`` then point there), or the pickled
-    implementation."""
+    implementation. With ``view`` every path goes through its links (:mod:`.view`)."""
+    seen = view.map if view is not None else (lambda path: path)
     task: dict[str, Any] = {"benchmark": benchmark, "params": params,
-                            "sys_path": [*extra_path, *sys.path], "cwd": cwd or os.getcwd(),
-                            "select": select, "origin": None, "implementation": None}
+                            "sys_path": [seen(p) for p in [*extra_path, *sys.path]],
+                            "cwd": seen(cwd or os.getcwd()),
+                            "select": None if select is None else (seen(select[0]), select[1]),
+                            "origin": None, "implementation": None}
     if select is None and implementation.origin is not None:
-        task["origin"] = implementation.origin
+        path, *rest = implementation.origin
+        task["origin"] = (seen(path), *rest)
     elif select is None:
         try:
             task["implementation"] = pickle.dumps(implementation)
@@ -183,6 +188,14 @@ class PythonCountBackend:
         self.label = benchmark if implementation.name in (benchmark, "") else (
             f"{benchmark} {implementation.name}")
         self.task = task_bytes(implementation, params, benchmark, select, cwd, extra_path)
+        self._where = (select, cwd, tuple(extra_path))
+        #: the directories the counted process sees through a view (:mod:`.view`)
+        file = select[0] if select else (implementation.origin[0] if implementation.origin
+                                         else None)
+        self.file = file
+        self.view_dirs = [cwd or os.getcwd(),
+                          os.path.dirname(os.path.abspath(file)) if file else os.getcwd(),
+                          *extra_path]
         #: another interpreter finds this copy of steadybench (and the checkout) on PYTHONPATH
         self.env: dict[str, str] = {}
         if self.python != sys.executable or extra_path:
@@ -198,14 +211,23 @@ class PythonCountBackend:
                         ) -> tuple[CountedExecution, int]:
         """Layout ``index``'s process: its segments and the call count ``n`` it used."""
         os.makedirs(work, exist_ok=True)
+        view = make_view(work, self.view_dirs)
+        if self.file is not None:
+            compile_as(self.file, view.map(self.file))
+        select, cwd, extra_path = self._where
+        task = task_bytes(self.implementation, self.params, self.benchmark, select, cwd,
+                          extra_path, view)
+        env = dict(self.env)
+        if "PYTHONPATH" in env:
+            env["PYTHONPATH"] = os.pathsep.join(view.map(p) for p in
+                                                env["PYTHONPATH"].split(os.pathsep))
         out_file = os.path.join(work, "cg.out")
         n = self.settings.calls if self.calls is None else self.calls[0]
         spec = pickle.dumps({"points": self.settings.points, "calls": n, "out_file": out_file})
         got = count_process(self.valgrind, [self.python, "-m", "steadybench.counts.child",
                                             "segments"], self.settings.measure, index,
-                            timeout=timeout, label=self.label, workdir=work,
-                            stdin_data=self.task + spec, extra_env=self.env,
-                            dump_before=MARKER)
+                            cwd=work, timeout=timeout, label=self.label, workdir=work,
+                            stdin_data=task + spec, extra_env=env, dump_before=MARKER)
         _check_done(got.stdout, self.label)
         wanted = LEAD_SEGMENTS + self.settings.points
         if len(got.segments) != wanted:
