@@ -370,3 +370,45 @@ def test_compare_on_counts_refuses_outputs_it_does_not_write(tmp_path, capsys):
     import json
 
     assert json.loads(out.read_text())["kind"] == "counts"
+
+
+def test_every_time_only_option_named_for_counts_is_an_option_of_its_command():
+    # the table of options counts refuse must not name an option a command does not have (a
+    # renamed option would silently stop being refused)
+    import click
+
+    from steadybench.cli import cli
+    from steadybench.cli.measure import TIME_ONLY
+
+    ctx = click.Context(cli)
+    for command, names in TIME_ONLY.items():
+        params = {p.name for p in cli.get_command(ctx, command).params}
+        assert "measure" in params
+        assert set(names) <= params, (command, set(names) - params)
+
+
+@pytest.mark.parametrize(("argv", "flag"), [
+    (["timeit", "--preset", "quiet", "pass"], "--preset"),
+    (["timeit", "--max-time", "3", "pass"], "--max-time"),
+    (["timeit", "--seed", "1", "pass"], "--seed"),
+    (["run", "{bench}", "--warmup", "2"], "--warmup"),
+    (["run", "{bench}", "--track-memory"], "--track-memory"),
+    (["ab", "--check-output", "{bench}", "{bench}"], "--check-output"),
+    (["ab", "--max-rounds", "5", "{bench}", "{bench}"], "--max-rounds"),
+    (["exec", "--runs", "3", "true"], "--runs"),
+    (["exec", "--prepare", "true", "true"], "--prepare"),
+    (["iters", "--min-points", "4", "true"], "--min-points"),
+    (["sweep", "--sizes", "1,2", "--bootstrap", "10", "true {size}"], "--bootstrap"),
+])
+def test_counts_refuse_options_they_cannot_honour_in_one_line(argv, flag, tmp_path, capsys):
+    # given on the command line, a time-only option is refused before anything is measured
+    # (valgrind is not even looked for); left at its default it is not (the valgrind tests)
+    bench = tmp_path / "b.py"
+    bench.write_text("import steadybench\n\n@steadybench.benchmark\ndef f():\n"
+                     "    return lambda: None\n")
+    argv = [a.replace("{bench}", str(bench)) for a in argv]
+    code = main([argv[0], "--measure", "instructions", *argv[1:]])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"--measure instructions does not take {flag}" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

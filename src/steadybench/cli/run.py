@@ -20,7 +20,7 @@ from .common import (
     stop_options,
     write_outputs,
 )
-from .measure import count_settings, counting, measure_option, refuse_with_counts
+from .measure import TIME_ONLY, count_settings, counting, measure_option, refuse_with_counts
 from .validate import count, harden, not_empty
 
 #: most independent executions per benchmark (-p)
@@ -399,9 +399,7 @@ def run_cmd(file: str, **opts: Any) -> None:
     """Run the benchmarks defined in FILE (a Python file)."""
     if opts.get("in_process") and opts.get("processes"):
         raise ConfigurationError("--in-process and --processes exclude each other")
-    refuse_with_counts(opts, ("in_process", "preset", "cluster", "method", "method_option",
-                              "layout", "stream", "runs", "max_time", "target_cov",
-                              "target_ci"))
+    refuse_with_counts(opts, TIME_ONLY["run"])
     check_cluster_options(opts)
     ctx = click.get_current_context()
     opts["command_line"] = ctx.command_path + " " + file

@@ -20,7 +20,7 @@ import click
 
 from ..errors import ConfigurationError
 from .common import TIME_LIMIT_HELP, pass_root
-from .measure import measure_option, refuse_with_counts
+from .measure import TIME_ONLY, measure_option, refuse_with_counts
 from .validate import PROBABILITY, count, harden
 
 
@@ -241,7 +241,7 @@ def timeit_cmd(statements: tuple[str, ...], root: str, **opts: Any) -> int:
     with tempfile.TemporaryDirectory(prefix="steadybench-timeit-") as tmp:
         path = str(write_statements_file(tmp, setup, statements, names))
         if opts["measure"] != "time":
-            refuse_with_counts(opts, ("preset",))
+            refuse_with_counts(opts, TIME_ONLY["timeit"])
             return _count(path, opts)
         if len(statements) == 1:
             _measure_one(path, opts)
