@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,9 +67,7 @@ from .view import PathView, compile_as, make_view
 if TYPE_CHECKING:
     from ..execution.backend import ExecutionRequest
 
-#: a Python case's counted processes may run this many times its time limit: the limit is
-#: checked natively first (a hang shows there), and valgrind runs Python 20–50× slower
-VALGRIND_SLOWDOWN = 50
+
 @dataclass(frozen=True)
 class CountSettings:
     """How a case is counted. ``calls`` fixes ``n`` (None: from the native run)."""
@@ -124,7 +123,7 @@ def _user_error(stderr: str) -> str | None:
 
 
 def check_natively(python: str, task: bytes, timeout: float, label: str,
-                   env: dict[str, str] | None = None) -> None:
+                   env: dict[str, str] | None = None, limit: float | None = None) -> None:
     """Run the case once natively (one call): errors surface in seconds rather than after a
     valgrind start-up, and the bytecode caches are written before anything is counted."""
     try:
@@ -132,8 +131,8 @@ def check_natively(python: str, task: bytes, timeout: float, label: str,
                               capture_output=True, timeout=timeout, start_new_session=True,
                               env={**os.environ, **(env or {})})
     except subprocess.TimeoutExpired:
-        raise CountFailure(f"{label}: did not finish within {timeout:g} s natively (killed)",
-                           "hang") from None
+        raise CountFailure(f"{label}: did not finish within {limit or timeout:g} s natively "
+                           "(killed at the case's --time-limit)", "hang") from None
     except OSError as exc:
         raise CountFailure(f"{label}: {python} cannot be started ({exc.strerror or exc})",
                            "start") from None
@@ -250,15 +249,24 @@ class PythonCountBackend:
 
         index = request.index
         settings = self.settings
-        timeout = min(settings.time_limit * VALGRIND_SLOWDOWN, request.time_left)
+        # --time-limit is the layer's: all executions of the case together (the native check
+        # included), so each process gets what is left of the case's budget
+        deadline = time.monotonic() + request.time_left
         work = tempfile.mkdtemp(prefix="sb-count-")
         try:
             if not self.checked:
-                check_natively(self.python, self.task, min(settings.time_limit,
-                                                            request.time_left), self.label,
-                               self.env)
+                check_natively(self.python, self.task, request.time_left, self.label, self.env,
+                               settings.time_limit)
                 self.checked = True
-            got, n = self._count_segments(index, timeout, work)
+            try:
+                got, n = self._count_segments(index, max(deadline - time.monotonic(), 0.001),
+                                              work)
+            except CountFailure as exc:
+                if exc.kind != "hang":
+                    raise
+                from .programs import over_limit
+
+                raise over_limit(self.label, settings.time_limit) from None
             measure = settings.measure
             segments = got.segments
             if self.calls is None:
@@ -416,7 +424,7 @@ def count_case(case: CaseResult, backend: PythonCountBackend, progress: Any = No
 
     settings = backend.settings
     done = run_executions(backend, case, settings.layouts,
-                          time_limit=settings.time_limit * VALGRIND_SLOWDOWN * settings.layouts,
+                          time_limit=settings.time_limit,
                           method=CountMethod(settings), confidence=settings.confidence,
                           progress=progress)
     layouts = [o.case.extra["counts"]["layouts"][0] for outcomes in done for o in outcomes
