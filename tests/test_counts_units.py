@@ -335,6 +335,39 @@ def test_history_regressions_on_counts_say_more_instructions(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1 and "MORE INSTRUCTIONS: work" in out and "+3.1%" in out
     assert "SLOWER" not in out and out.count("counts are not time") == 1
+    # counts are exact: no rank-test confidence, but what the verdict rests on
+    assert "confidence" not in out
+    assert "(exact: 16,500.0 → 17,012.0 instructions, +512.0; exact difference; one layout" in out
+    assert out.count("MORE INSTRUCTIONS") == 1  # equal counts are no change
+
+
+def _point(i, value, executions=()):
+    from steadybench.history.store import Point
+
+    return Point(record_id=i, created="", commit=f"{i:040x}", branch=None, dirty=None,
+                 name=None, machine="m", label="work", unit="instructions", value=value,
+                 ci_low=None, ci_high=None, level=None, executions=tuple(executions))
+
+
+def test_count_changes_are_exact_differences_beyond_the_layout_spread():
+    from steadybench.counts.history import find_count_changes, layout_spread
+
+    points = [_point(1, 100_000.0, (99_900.0, 100_000.0, 100_100.0)),  # spread 0.2 %
+              _point(2, 100_000.0, (99_900.0, 100_000.0, 100_100.0)),
+              _point(3, 100_150.0, (100_050.0, 100_150.0, 100_250.0)),  # +0.15 %: layout
+              _point(4, 103_000.0, (102_900.0, 103_000.0, 103_100.0)),  # +2.85 %: code
+              _point(5, 103_000.0, (102_900.0, 103_000.0, 103_100.0))]
+    assert layout_spread(points[0]) == pytest.approx(0.002)
+    analysis = find_count_changes(points, "work", "m")
+    (change,) = analysis.changes
+    assert change.index == 3 and change.direction == "slower"
+    assert change.difference == 2_850.0 and change.magnitude == pytest.approx(2_850 / 100_150)
+    assert change.basis == "exact difference against a layout spread of 0.200% (3 layouts)"
+    assert "confidence" not in change.line() and "+2,850.0" in change.line()
+    # a threshold above the change hides it; one layout per record: any difference counts
+    assert not find_count_changes(points, min_change=0.05).changes
+    single = [_point(i, v) for i, v in enumerate([100.0, 100.0, 100.01], 1)]
+    assert [c.index for c in find_count_changes(single).changes] == [2]
 
 
 def test_report_draws_counts_and_time_side_by_side(tmp_path, capsys):
