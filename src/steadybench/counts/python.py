@@ -46,6 +46,7 @@ from ..programs.process import excerpt
 from .backend import (
     COUNT_MEASURES,
     NOT_TIME,
+    PYTHON_SEGMENTS,
     CountedExecution,
     count_process,
     make_identity,
@@ -241,7 +242,8 @@ class PythonCountBackend:
                 "startup": self.startup,
                 "probe": None if self.probe is None else {"calls": 1, "count": self.probe},
                 "identity": make_identity(self.settings.measure, self.valgrind,
-                                          python_identity(self.python)).to_dict(),
+                                          python_identity(self.python),
+                                          PYTHON_SEGMENTS).to_dict(),
                 "note": NOT_TIME}
 
     def execute(self, request: ExecutionRequest) -> list[Outcome]:
