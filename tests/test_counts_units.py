@@ -10,10 +10,10 @@ import pytest
 
 from steadybench.cli import main
 from steadybench.counts.backend import check_measure, identity_differences
+from steadybench.counts.child import calls_for
 from steadybench.counts.cycles import estimate_cycles
 from steadybench.counts.fit import fit_counts
 from steadybench.counts.layout import ENV_TARGET, env_size, layout_env
-from steadybench.counts.python import calls_for
 from steadybench.counts.valgrind import (
     CountFailure,
     Counts,
@@ -49,6 +49,17 @@ def test_parse_cachegrind_totals():
 def test_parse_instructions_only():
     counts = parse_cachegrind_out("events: Ir\nsummary: 140947527\n")
     assert counts.Ir == 140947527 and counts.Dr is None and not counts.cache_simulated
+
+
+def test_parse_callgrind_segment_with_trailing_zeros_left_out():
+    # callgrind writes "summary: 16051 4632 2625 238 135 35 4" for nine events when the last
+    # two are zero (its format: missing trailing costs are zero); cachegrind never does
+    text = ("# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\n"
+            "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n"
+            "summary: 16051 4632 2625 238 135 35 4\n")
+    counts = parse_cachegrind_out(text)
+    assert counts == Counts(Ir=16051, Dr=4632, Dw=2625, I1mr=238, D1mr=135, D1mw=35, ILmr=4,
+                            DLmr=0, DLmw=0)
 
 
 @pytest.mark.parametrize("text", ["", "events: Ir\n", "events: Ir Dr\nsummary: 1\n"])
@@ -324,6 +335,39 @@ def test_history_regressions_on_counts_say_more_instructions(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1 and "MORE INSTRUCTIONS: work" in out and "+3.1%" in out
     assert "SLOWER" not in out and out.count("counts are not time") == 1
+    # counts are exact: no rank-test confidence, but what the verdict rests on
+    assert "confidence" not in out
+    assert "(exact: 16,500.0 → 17,012.0 instructions, +512.0; exact difference; one layout" in out
+    assert out.count("MORE INSTRUCTIONS") == 1  # equal counts are no change
+
+
+def _point(i, value, executions=()):
+    from steadybench.history.store import Point
+
+    return Point(record_id=i, created="", commit=f"{i:040x}", branch=None, dirty=None,
+                 name=None, machine="m", label="work", unit="instructions", value=value,
+                 ci_low=None, ci_high=None, level=None, executions=tuple(executions))
+
+
+def test_count_changes_are_exact_differences_beyond_the_layout_spread():
+    from steadybench.counts.history import find_count_changes, layout_spread
+
+    points = [_point(1, 100_000.0, (99_900.0, 100_000.0, 100_100.0)),  # spread 0.2 %
+              _point(2, 100_000.0, (99_900.0, 100_000.0, 100_100.0)),
+              _point(3, 100_150.0, (100_050.0, 100_150.0, 100_250.0)),  # +0.15 %: layout
+              _point(4, 103_000.0, (102_900.0, 103_000.0, 103_100.0)),  # +2.85 %: code
+              _point(5, 103_000.0, (102_900.0, 103_000.0, 103_100.0))]
+    assert layout_spread(points[0]) == pytest.approx(0.002)
+    analysis = find_count_changes(points, "work", "m")
+    (change,) = analysis.changes
+    assert change.index == 3 and change.direction == "slower"
+    assert change.difference == 2_850.0 and change.magnitude == pytest.approx(2_850 / 100_150)
+    assert change.basis == "exact difference against a layout spread of 0.200% (3 layouts)"
+    assert "confidence" not in change.line() and "+2,850.0" in change.line()
+    # a threshold above the change hides it; one layout per record: any difference counts
+    assert not find_count_changes(points, min_change=0.05).changes
+    single = [_point(i, v) for i, v in enumerate([100.0, 100.0, 100.01], 1)]
+    assert [c.index for c in find_count_changes(single).changes] == [2]
 
 
 def test_report_draws_counts_and_time_side_by_side(tmp_path, capsys):
@@ -383,3 +427,72 @@ def test_compare_on_counts_writes_markdown_csv_json_and_the_report(tmp_path, cap
     out = capsys.readouterr().out
     assert out.startswith("| Benchmark |") and "| the same instructions |" in out
     assert "no change beyond the threshold" in out and "B executes" not in out.split("\n")[0]
+
+
+def test_every_time_only_option_named_for_counts_is_an_option_of_its_command():
+    # the table of options counts refuse must not name an option a command does not have (a
+    # renamed option would silently stop being refused)
+    import click
+
+    from steadybench.cli import cli
+    from steadybench.cli.measure import TIME_ONLY
+
+    ctx = click.Context(cli)
+    for command, names in TIME_ONLY.items():
+        params = {p.name for p in cli.get_command(ctx, command).params}
+        assert "measure" in params
+        assert set(names) <= params, (command, set(names) - params)
+
+
+@pytest.mark.parametrize(("argv", "flag"), [
+    (["timeit", "--preset", "quiet", "pass"], "--preset"),
+    (["timeit", "--max-time", "3", "pass"], "--max-time"),
+    (["timeit", "--seed", "1", "pass"], "--seed"),
+    (["run", "{bench}", "--warmup", "2"], "--warmup"),
+    (["run", "{bench}", "--track-memory"], "--track-memory"),
+    (["ab", "--check-output", "{bench}", "{bench}"], "--check-output"),
+    (["ab", "--max-rounds", "5", "{bench}", "{bench}"], "--max-rounds"),
+    (["exec", "--runs", "3", "true"], "--runs"),
+    (["exec", "--prepare", "true", "true"], "--prepare"),
+    (["iters", "--min-points", "4", "true"], "--min-points"),
+    (["sweep", "--sizes", "1,2", "--bootstrap", "10", "true {size}"], "--bootstrap"),
+])
+def test_counts_refuse_options_they_cannot_honour_in_one_line(argv, flag, tmp_path, capsys):
+    # given on the command line, a time-only option is refused before anything is measured
+    # (valgrind is not even looked for); left at its default it is not (the valgrind tests)
+    bench = tmp_path / "b.py"
+    bench.write_text("import steadybench\n\n@steadybench.benchmark\ndef f():\n"
+                     "    return lambda: None\n")
+    argv = [a.replace("{bench}", str(bench)) for a in argv]
+    code = main([argv[0], "--measure", "instructions", *argv[1:]])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"--measure instructions does not take {flag}" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("measure", ["instructions", "cycles"])
+def test_evaluate_refuses_counts_saying_why(measure, tmp_path, capsys):
+    # evaluate compares machine presets; a count is the same under every preset, so there is
+    # nothing to evaluate: one line, exit 2, before any preset is applied
+    bench = tmp_path / "b.py"
+    bench.write_text("import steadybench\n\n@steadybench.benchmark\ndef f():\n"
+                     "    return lambda: None\n")
+    code = main(["evaluate", "--measure", measure, str(bench)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"evaluate --measure {measure}: evaluate compares machine presets" in err
+    assert "change time but not counts" in err.replace("changes", "change")
+
+
+def test_python_counts_made_in_segments_say_so_in_their_identity():
+    # counts per call made by one process per point (before) and by segments of one process
+    # differ (11,992 vs 11,786 per call for a loop of 40 additions): compare must warn
+    from steadybench.counts.backend import PYTHON_SEGMENTS, make_identity
+    from steadybench.counts.valgrind import Valgrind
+
+    vg = Valgrind("/usr/bin/valgrind", "valgrind-3.19.0")
+    old = make_identity("instructions", vg, "python").to_dict()
+    new = make_identity("instructions", vg, "python", PYTHON_SEGMENTS).to_dict()
+    (difference,) = identity_differences(old, new)
+    assert difference.startswith("layout ") and "callgrind segments" in difference

@@ -14,7 +14,7 @@ from ..errors import ConfigurationError
 from ..fleet.options import check_cluster_options, cluster_options
 from ..history.options import history_options, record_from_opts, wants_history
 from .common import TIME_LIMIT_HELP, pass_root
-from .measure import counting, measure_option, refuse_with_counts
+from .measure import TIME_ONLY, counting, measure_option, refuse_with_counts
 from .options import (
     VerdictOptions,
     confidence_option,
@@ -209,7 +209,7 @@ def ab_cmd(a: str, b: str | None, root: str, **opts: Any) -> int:
         click.echo(progress_line(res), err=True)
 
     if counting(opts):
-        refuse_with_counts(opts, ("duet", "cluster", "equivalence", "preset", "profile"))
+        refuse_with_counts(opts, TIME_ONLY["ab"])
     if profiling(opts) and opts.get("cluster"):
         raise ConfigurationError("--profile profiles on this machine; leave out --cluster")
     with _variants(a, b, opts) as (va, vb):

@@ -10,7 +10,7 @@ import click
 
 from ..defaults import AB_EXECUTION_TIME, AB_LAYOUT, LAYOUTS
 from ..errors import ConfigurationError
-from .measure import counting, measure_option
+from .measure import TIME_ONLY, counting, measure_option, refuse_with_counts
 from .options import VerdictOptions, confidence_option, json_option, seed_option, threshold_option
 
 #: a step's budget: more time than ab's 8.5 s, since each step decides at 1 − α/k; ab's 60
@@ -66,11 +66,6 @@ def _threshold(opts: dict[str, Any], label: str, root: str) -> float:
     return rule.value
 
 
-#: options that apply to time only: given with --measure instructions|cycles they are refused
-TIME_ONLY = ("max_rounds", "max_time", "min_rounds", "execution_time", "warmup", "layout",
-             "clock", "seed", "confidence")
-
-
 def _count_decision(opts: dict[str, Any], label: str, root: str) -> Any:
     """The count settings and the threshold of a search on counts: ``--threshold`` (a
     percentage, or counts per call: "1000 counts"), else the benchmark's rule in
@@ -80,12 +75,7 @@ def _count_decision(opts: dict[str, Any], label: str, root: str) -> Any:
     from ..history.thresholds import load_thresholds
     from .measure import count_settings
 
-    source = click.get_current_context().get_parameter_source
-    for name in TIME_ONLY:
-        if source(name) == click.core.ParameterSource.COMMANDLINE:
-            raise ConfigurationError(f"--measure {opts['measure']} does not take "
-                                     f"--{name.replace('_', '-')} (it applies to time; a count "
-                                     "is exact and takes no rounds)")
+    refuse_with_counts(opts, TIME_ONLY["bisect"])
     settings = count_settings({**opts, "confidence": 0.95}, "layouts")  # of the fit's interval
     if opts["calls"] is not None:
         from dataclasses import replace

@@ -13,6 +13,7 @@ from ..fleet.options import check_cluster_options, cluster_options
 from ..targets.cli import machine_root, target_options
 from . import Interrupted
 from .common import TIME_LIMIT_HELP, output_options, positive, write_outputs
+from .measure import measure_option
 from .options import confidence_option, quiet_option, seed_option
 from .validate import count, not_empty
 
@@ -157,6 +158,7 @@ def _finish(session: EvaluationSession, title: str, opts: dict[str, Any],
 @click.option("--wait-lock", is_flag=True,
               help="When another tuned run holds the machine's tuning lock, wait for it.")
 @quiet_option()
+@measure_option
 @target_options
 @cluster_options
 @output_options
@@ -172,6 +174,7 @@ def evaluate_cmd(ctx: click.Context, what: tuple[str, ...], cmds: tuple[str, ...
     from ..evaluate.session import EvaluateOptions, EvaluationSession
     from ..output.deferral import DeferredSignals
 
+    refuse_counts(opts["measure"])
     _check_places(opts)
     root = (ctx.obj or {}).get("root", "/")
     options = EvaluateOptions(
@@ -220,6 +223,18 @@ def evaluate_cmd(ctx: click.Context, what: tuple[str, ...], cmds: tuple[str, ...
         raise BenchmarkFailed(f"{len(failed)} of {len(session.records)} executions failed "
                               f"(the results were written); first: {first.case.label} "
                               f"{first.preset}: {first.case.errors[0]}")
+
+
+def refuse_counts(measure: str) -> None:
+    """``evaluate`` compares machine presets: what the frequency governor, pinning, isolated
+    cores and the rest do to time. A count under valgrind runs on a simulated CPU that none
+    of them reaches, so both presets would give the same count: there is nothing to evaluate.
+    Refused in one line rather than measured and shown as "no difference"."""
+    if measure != "time":
+        raise ConfigurationError(
+            f"evaluate --measure {measure}: evaluate compares machine presets, which change "
+            "time but not counts (valgrind's simulated CPU is the same under every preset); "
+            f"use --measure time, or 'steadybench run --measure {measure}' to count the code")
 
 
 def _check_places(opts: dict[str, Any]) -> None:

@@ -319,9 +319,10 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
         for c in changes:
             name = f" ({c.after_name})" if c.after_name else ""
             word = c.direction.upper()
-            if c.unit in COUNT_UNITS:  # counts are not time: more or fewer, never slower
+            if c.unit in COUNT_UNITS:  # exact: more or fewer, never slower, no confidence
                 counted = True
-                word = f"{'MORE' if c.direction == 'slower' else 'FEWER'} {c.unit.upper()}"
+                click.echo(terminal_text(c.line()))
+                continue
             click.echo(terminal_text(
                 f"{word}: {c.label} on {c.machine}: {c.magnitude:+.1%} "
                 f"in {c.commit_range}{name}, confidence {confidence_text(c.confidence)} "

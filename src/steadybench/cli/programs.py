@@ -52,7 +52,7 @@ from .common import (
     write_outputs,
 )
 from .hyperfine_options import exec_stop_options, hyperfine_options
-from .measure import count_settings, counting, measure_option, refuse_with_counts
+from .measure import TIME_ONLY, count_settings, counting, measure_option, refuse_with_counts
 from .options import confidence_option, quiet_option, seed_option
 from .profile import profile_options, profiling
 from .validate import (
@@ -509,9 +509,7 @@ def exec_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
                        f"of runs give -r {name}", err=True)
     param_sets = _param_sets(opts, commands)
     if counting(opts):
-        refuse_with_counts(opts, ("shell", "cluster", "preset", "best_of", "prepare", "setup",
-                                  "cleanup", "conclude", "runs", "warmup", "max_runs",
-                                  "profile"))
+        refuse_with_counts(opts, TIME_ONLY["exec"])
         _count_programs(commands, param_sets, opts, "exec")
         return
     if opts["processes"] and opts["best_of"] and opts["processes"] != opts["best_of"]:
@@ -762,7 +760,7 @@ def iters_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
                          opts["commands_file"])
     param_sets = _param_sets(opts, commands, reserved=("iters",))
     if counting(opts):
-        refuse_with_counts(opts, ("shell", "preset"))
+        refuse_with_counts(opts, TIME_ONLY["iters"])
         _count_programs(commands, param_sets, opts, "iters")
         return
     settings = _iters_settings(opts)
@@ -862,7 +860,7 @@ def sweep_cmd(args: tuple[str, ...], root: str, **opts: Any) -> None:
                                  "(write {size} where the size goes)")
     runner.resolve(command.render({**param_sets[0], "iters": 1, "size": sizes[0]}))
     if counting(opts):
-        refuse_with_counts(opts, ("shell", "preset"))
+        refuse_with_counts(opts, TIME_ONLY["sweep"])
         _count_sweep(command, sizes, param_sets[0], runner, opts)
         return
     console = None if opts["quiet"] else _console()

@@ -20,7 +20,7 @@ from .common import (
     stop_options,
     write_outputs,
 )
-from .measure import count_settings, counting, measure_option, refuse_with_counts
+from .measure import TIME_ONLY, count_settings, counting, measure_option, refuse_with_counts
 from .options import quiet_option
 from .profile import profile_options, profiling
 from .validate import count, harden, not_empty
@@ -429,9 +429,7 @@ def run_cmd(file: str, **opts: Any) -> None:
     """Run the benchmarks defined in FILE (a Python file)."""
     if opts.get("in_process") and opts.get("processes"):
         raise ConfigurationError("--in-process and --processes exclude each other")
-    refuse_with_counts(opts, ("in_process", "preset", "cluster", "method", "method_option",
-                              "layout", "stream", "runs", "max_time", "target_cov",
-                              "target_ci", "profile"))
+    refuse_with_counts(opts, TIME_ONLY["run"])
     if profiling(opts) and opts.get("cluster"):
         raise ConfigurationError("--profile profiles on this machine; leave out --cluster")
     check_cluster_options(opts)

@@ -20,7 +20,7 @@ import click
 
 from ..errors import ConfigurationError
 from .common import TIME_LIMIT_HELP, pass_root
-from .measure import measure_option, refuse_with_counts
+from .measure import TIME_ONLY, measure_option, refuse_with_counts
 from .options import confidence_option, quiet_option, seed_option
 from .profile import profile_options
 from .validate import harden
@@ -249,7 +249,7 @@ def timeit_cmd(statements: tuple[str, ...], root: str, **opts: Any) -> int:
             raise ConfigurationError("timeit --profile profiles one statement measured in "
                                      "time (for two, use 'steadybench ab --profile')")
         if opts["measure"] != "time":
-            refuse_with_counts(opts, ("preset",))
+            refuse_with_counts(opts, TIME_ONLY["timeit"])
             return _count(path, opts)
         if len(statements) == 1:
             _measure_one(path, opts)

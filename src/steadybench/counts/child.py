@@ -5,28 +5,37 @@ or an importable callable; see :func:`steadybench.counts.python.task_bytes`). It
 standard input rather than as a file name so that the command line, which the interpreter
 hashes and stores, is the same in every invocation. ``MODE`` is
 
-* a call count ``N``: load the case, run its set-up, collect and freeze the garbage collector's
-  objects (so the calls' collections start from the same state in every process), call it
-  ``N`` times (with its ``init_run`` and ``release_run`` hooks around each call, as the run
-  loop does), run its teardown, then print the marker line :data:`DONE`. Everything but the
-  ``N`` calls is the same at every ``N``, so it lands in the line fit's intercept
-  (:mod:`steadybench.counts.fit`);
-* ``check``: the same with one call, run natively before any counting: a case that fails
+* ``segments``: the process runs under callgrind, which writes its counts so far, and starts
+  again from zero, each time the process enters the C function :data:`MARKER` (``getresgid``,
+  which neither CPython nor common code calls). A second pickle on standard input says how many
+  points ``P`` to count, the call count ``n`` (None: sized here) and callgrind's output file.
+  The process loads the case, runs its set-up, collects and freezes the garbage collector's
+  objects (so the calls' collections start from the same state in every process), then marks
+  the end of segment 1 (start-up, imports, set-up); makes one call (segment 2, the probe: the
+  first call's one-off costs land here); reads segment 2's instruction count from callgrind's
+  file and sizes ``n`` from it (:func:`calls_for`; segment 3); then makes ``n, 2n, …, P·n``
+  calls, one segment each (with the case's ``init_run`` and ``release_run`` hooks around each
+  call, as the run loop does), each ended by a collection and the marker; then the teardown,
+  the line ``calls n`` and the marker line :data:`DONE`. One process thus counts every point
+  of the line fit (:mod:`steadybench.counts.fit`), so valgrind starts Python once per layout;
+* ``check``: the case with one call, run natively before any counting: a case that fails
   fails fast, and the bytecode caches are written, so that every counted process loads the
   same files.
 
 What the user's code raises (``SystemExit`` included) is one line on standard error, prefixed
 ``steadybench-count:``, and exit status 3. A missing marker after exit status 0 means the code
 left the process early (``os._exit``). Only light modules are imported here: everything
-this process does before the calls is counted in the intercept, and costs valgrind time.
+this process does before the calls is counted, and costs valgrind time.
 """
 
 from __future__ import annotations
 
 import gc
+import math
 import os
 import pickle
 import sys
+from itertools import repeat
 from typing import Any
 
 #: exit status when the user's code failed (its message is on standard error)
@@ -35,6 +44,37 @@ USER_ERROR_STATUS = 3
 PREFIX = "steadybench-count:"
 #: the last line on standard output when the calls and the teardown finished
 DONE = "steadybench-count: done"
+#: the line before it that says the call count ``n`` used
+CALLS = "steadybench-count: calls"
+#: the C function whose entry ends a segment (callgrind ``--dump-before``); the process enters
+#: it through ``os.getresgid()``
+MARKER = "getresgid"
+#: segments before the points: start-up and set-up, the probe call, the sizing of ``n``
+LEAD_SEGMENTS = 3
+#: the counted calls of the smallest point, in instructions: ten million, far above the few
+#: hundred instructions a segment's own harness costs, small enough to keep valgrind's run short
+TARGET_COUNT = 10_000_000
+#: the smallest point's calls at most
+MAX_CALLS = 1_000_000
+
+
+def calls_for(per_call: float, target: int = TARGET_COUNT, most: int = MAX_CALLS) -> int:
+    """The smallest point's call count: ``target / per_call`` rounded down to 1, 2 or 5 times
+    a power of ten (a readable number, and a deterministic one: ``per_call`` is itself a
+    count), between 1 and ``most``."""
+    want = max(1.0, target / max(per_call, 1.0))
+    power = 10 ** math.floor(math.log10(want))
+    step = max(m for m in (1, 2, 5) if m * power <= want)
+    return int(min(most, step * power))
+
+
+def _instructions_in(path: str) -> int:
+    """The instruction count (``Ir``, the first event) of one callgrind segment file."""
+    with open(path, encoding="ascii", errors="replace") as handle:
+        for line in handle:
+            if line.startswith("summary:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no summary line in {path}")
 
 
 def _fail(message: str) -> None:
@@ -61,6 +101,7 @@ def _load_implementation(task: dict) -> Any:
 def main(argv: list[str]) -> None:
     (mode,) = argv
     task = pickle.load(sys.stdin.buffer)
+    spec = pickle.load(sys.stdin.buffer) if mode == "segments" else None
     if task["cwd"]:
         os.chdir(task["cwd"])
     for entry in reversed(task["sys_path"]):
@@ -77,7 +118,18 @@ def main(argv: list[str]) -> None:
         call = implementation.run
         hooks = [getattr(implementation, name) for name in ("init_run", "release_run")
                  if getattr(type(implementation), name) is not getattr(Implementation, name)]
-        count = 1 if mode == "check" else int(mode)
+        if hooks:  # the run loop's order: init_run, the call, release_run
+            init, release = implementation.init_run, implementation.release_run
+
+            def calls(count: int) -> None:
+                for _ in repeat(None, count):
+                    init()
+                    call()
+                    release()
+        else:  # no per-call hooks: nothing but the call in the loop, so the harness per call
+            def calls(count: int) -> None:  # is one loop step and one call (the slope keeps it)
+                for _ in repeat(None, count):  # repeat: no int objects made per step
+                    call()
         # The collector from the same state before the calls in every process: a collection
         # now empties the generations (their counters restart at zero), and freeze() keeps the
         # start-up's and set-up's objects out of the calls' collections. Otherwise how much the
@@ -86,22 +138,35 @@ def main(argv: list[str]) -> None:
         # changed a count per call by 3 % in 1 of 10 invocations here.
         gc.collect()
         gc.freeze()
-        if hooks:  # the run loop's order: init_run, the call, release_run
-            init, release = implementation.init_run, implementation.release_run
-            for _ in range(count):
-                init()
-                call()
-                release()
-        else:  # no per-call hooks: nothing but the call in the loop, so the harness per call
-            for _ in range(count):  # is one loop step and one call (the slope keeps it)
-                call()
+        n = 1
+        if spec is None:
+            calls(1)
+        else:
+            mark = os.getresgid
+            mark()  # segment 1: start-up, imports, set-up
+            calls(1)
+            gc.collect()
+            mark()  # segment 2: the probe, one call
+            if os.path.exists(f"{spec['out_file']}.3"):  # the call itself entered MARKER
+                _fail(f"the code calls {MARKER}(), steadybench's marker between counted "
+                      "segments, so its calls cannot be counted apart; measure it with "
+                      "--measure time")
+            stage = "sizing the call count"
+            n = spec["calls"] or calls_for(_instructions_in(f"{spec['out_file']}.2"))
+            stage = "a call"
+            gc.collect()
+            mark()  # segment 3: sizing n
+            for k in range(1, spec["points"] + 1):
+                calls(k * n)
+                gc.collect()
+                mark()  # segment 3 + k: k·n calls
         stage = "teardown"
         implementation.teardown()
     except BaseException as exc:  # noqa: BLE001 - contained: one line for the parent
         what = ("called sys.exit(" + repr(exc.code) + ")" if isinstance(exc, SystemExit)
                 else f"{type(exc).__name__}: {exc}")
         _fail(f"{stage} failed: {what}")
-    sys.stdout.write("\n" + DONE + "\n")
+    sys.stdout.write(f"\n{CALLS} {n}\n{DONE}\n")
     sys.stdout.flush()
     # leave at once: the user's atexit handlers and threads are not part of the count
     os._exit(0)

@@ -25,8 +25,11 @@ from ..runner.layout import layout_for
 ENV_TARGET = 16384
 #: the variable carrying the padding
 PAD_VARIABLE = "STEADYBENCH_ENV_PAD"
-#: variables of steadybench's own machinery that must not reach a counted process
-_DROPPED = ("STEADYBENCH_WORKER_FD", "STEADYBENCH_FIXED_LAYOUT", PAD_VARIABLE, "PYTHONHASHSEED")
+#: variables that must not reach a counted process: steadybench's own machinery, and the
+#: shell's record of the directory it was started from (PWD, OLDPWD), whose lengths would move
+#: the process's heap objects (see :mod:`.view`)
+_DROPPED = ("STEADYBENCH_WORKER_FD", "STEADYBENCH_FIXED_LAYOUT", PAD_VARIABLE, "PYTHONHASHSEED",
+            "PWD", "OLDPWD")
 
 
 @dataclass(frozen=True)

@@ -10,21 +10,43 @@ count of one process is exact, so repeating it in one layout would give the same
 :mod:`steadybench.iters_protocol`) at ``ITERS = n, 2n, …`` and fits the count on ITERS, the
 regression of ``004`` with counts for BATCHTIME: the slope is the count per iteration, the
 intercept the program's start-up and set-up. ``n`` is sized from a counted probe at ITERS = 1
-and 2, as for Python cases (:func:`.python.calls_for`).
+and 2, as for Python cases (:func:`.child.calls_for`).
 """
 
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import MeasurementError
 from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
 from .backend import NOT_TIME, CountedExecution, count_process, make_identity
+from .child import calls_for
 from .fit import fit_counts
-from .python import CountSettings, LayoutCount, calls_for, count_estimate, fill_case
+from .python import CountSettings, LayoutCount, count_estimate, fill_case
 from .valgrind import CountFailure, Valgrind
+
+
+def time_budget(limit: float, label: str) -> Callable[[], float]:
+    """The seconds left of a case's ``--time-limit``, which covers all its counted processes
+    together (the execution layer's meaning); a ``hang`` failure once it is spent."""
+    deadline = time.monotonic() + limit
+
+    def left() -> float:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise over_limit(label, limit)
+        return remaining
+    return left
+
+
+def over_limit(label: str, limit: float) -> CountFailure:
+    """The one line for a case whose counted processes did not finish within its limit."""
+    return CountFailure(f"{label}: did not finish within the case's --time-limit of {limit:g} s "
+                        "(all its counted processes together; valgrind runs code 20–100× "
+                        "slower than natively: raise --time-limit if it is only slow)", "hang")
 
 
 def count_command(case: CaseResult, valgrind: Valgrind, argv: Sequence[str],
@@ -35,12 +57,14 @@ def count_command(case: CaseResult, valgrind: Valgrind, argv: Sequence[str],
     case.units[PRIMARY_METRIC] = settings.measure
     case.method = "count"
     done: list[CountedExecution] = []
+    left = time_budget(settings.time_limit, case.label)
     try:
         for index in range(settings.layouts):
             done.append(count_process(valgrind, argv, settings.measure, index,
-                                      timeout=settings.time_limit, label=case.label))
+                                      timeout=left(), label=case.label))
     except CountFailure as exc:
-        case.errors.append(str(exc))
+        case.errors.append(str(over_limit(case.label, settings.time_limit)
+                               if exc.kind == "hang" else exc))
         case.stop_reason = "count failed"
     for execution in done:
         case.add_run(RUN_OK, {PRIMARY_METRIC: float(execution.value)})
@@ -81,9 +105,11 @@ def count_iters(case: CaseResult, valgrind: Valgrind, argv_for: Callable[[int], 
     case.unit = settings.measure
     case.method = "count"
 
+    left = time_budget(settings.time_limit, case.label)
+
     def counted(n: int, index: int) -> CountedExecution:
         return count_process(valgrind, argv_for(n), settings.measure, index,
-                             timeout=settings.time_limit, label=case.label)
+                             timeout=left(), label=case.label)
 
     try:
         probe = None
@@ -100,7 +126,8 @@ def count_iters(case: CaseResult, valgrind: Valgrind, argv_for: Callable[[int], 
                                        fit_counts(iters, [e.value for e in done],
                                                   settings.confidence)))
     except (CountFailure, MeasurementError) as exc:
-        case.errors.append(str(exc))
+        hang = isinstance(exc, CountFailure) and exc.kind == "hang"
+        case.errors.append(str(over_limit(case.label, settings.time_limit) if hang else exc))
         case.stop_reason = "count failed"
         return
     record: dict[str, Any] = {

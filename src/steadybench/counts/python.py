@@ -1,14 +1,18 @@
 """A Python case counted: the count per call from a line over call counts, per layout.
 
-For each of K layouts (:mod:`.layout`) the case's process (:mod:`.child`) is counted at
-``n, 2n, …, P·n`` calls (P = :attr:`CountSettings.points`, default 3) and a line fitted
-(:mod:`.fit`): the slope is the count per call, the intercept the interpreter's start-up, the
-imports, the set-up and the harness. Before any counting the case runs once natively
-(:func:`check_natively`: errors in seconds, bytecode caches written). ``n`` is sized from a
-counted probe, the process with 0 and with 1 call (:func:`calls_for`): about
-:data:`TARGET_COUNT` counted instructions of calls in the smallest point, so the calls are a
-clear part of each process without making valgrind's run long, and, being sized from a count
-rather than a clock, the same ``n`` in every invocation.
+For each of K layouts (:mod:`.layout`) the case's process (:mod:`.child`) runs once under
+callgrind, cut into segments at a marker function: its start-up and set-up, one probe call,
+then ``n, 2n, …, P·n`` calls (P = :attr:`CountSettings.points`, default 3), one segment each.
+A line is fitted over the points' segments (:mod:`.fit`): the slope is the count per call, the
+intercept what each segment costs besides its calls (a loop's start, a collection, the marker
+call); the start-up, imports and set-up are segment 1, recorded as ``startup``. Before any
+counting the case runs once natively (:func:`check_natively`: errors in seconds, bytecode caches
+written). ``n`` is sized inside the counted process from the probe call's count
+(:func:`~.child.calls_for`): about :data:`~.child.TARGET_COUNT` instructions of calls in the
+smallest point, and, being sized from a count rather than a clock, the same ``n`` in every
+invocation. One process per layout, rather than one per point, is what makes a count take
+seconds rather than tens of seconds: valgrind's start of the interpreter costs more than the
+calls.
 
 The headline is the median of the K layouts' slopes; with one layout its interval is the fit's
 (of zero width when the points lie exactly on a line), with several it spans the layouts'
@@ -19,7 +23,6 @@ pytest plugin and the Python API get counts by choosing this runner.
 
 from __future__ import annotations
 
-import math
 import os
 import pickle
 import shutil
@@ -27,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,27 +46,27 @@ from ..programs.process import excerpt
 from .backend import (
     COUNT_MEASURES,
     NOT_TIME,
+    PYTHON_SEGMENTS,
     CountedExecution,
     count_process,
     make_identity,
+    measure_value,
     python_identity,
 )
-from .child import DONE, PREFIX, USER_ERROR_STATUS
+from .child import (
+    CALLS,
+    DONE,
+    LEAD_SEGMENTS,
+    MARKER,
+    PREFIX,
+    USER_ERROR_STATUS,
+)
 from .fit import CountFit, fit_counts
-from .valgrind import CountFailure, Valgrind, find_valgrind
+from .valgrind import CountFailure, Counts, Valgrind, find_valgrind
+from .view import PathView, compile_as, make_view
 
 if TYPE_CHECKING:
     from ..execution.backend import ExecutionRequest
-
-#: the counted calls of the smallest point, in the measure's unit: ten million instructions
-#: against a start-up of 100–250 million, so the calls are a clear part of each process
-#: without making valgrind's run much longer
-TARGET_COUNT = 10_000_000
-#: a Python case's counted processes may run this many times its time limit: the limit is
-#: checked natively first (a hang shows there), and valgrind runs Python 20–50× slower
-VALGRIND_SLOWDOWN = 50
-#: the smallest point's calls at most
-MAX_CALLS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -87,16 +91,20 @@ class CountSettings:
 
 def task_bytes(implementation: Implementation, params: Parameters, benchmark: str,
                select: tuple[str, str | None] | None = None, cwd: str | None = None,
-               extra_path: Sequence[str] = ()) -> bytes:
+               extra_path: Sequence[str] = (), view: PathView | None = None) -> bytes:
     """What the counted process (:mod:`.child`) needs to find the case, pickled: the benchmark
     file's case (``origin``), a ``(file, selector)`` pair (``ab``: a case of a file, maybe in
     another checkout: ``cwd`` and ``extra_path`` then point there), or the pickled
-    implementation."""
+    implementation. With ``view`` every path goes through its links (:mod:`.view`)."""
+    seen = view.map if view is not None else (lambda path: path)
     task: dict[str, Any] = {"benchmark": benchmark, "params": params,
-                            "sys_path": [*extra_path, *sys.path], "cwd": cwd or os.getcwd(),
-                            "select": select, "origin": None, "implementation": None}
+                            "sys_path": [seen(p) for p in [*extra_path, *sys.path]],
+                            "cwd": seen(cwd or os.getcwd()),
+                            "select": None if select is None else (seen(select[0]), select[1]),
+                            "origin": None, "implementation": None}
     if select is None and implementation.origin is not None:
-        task["origin"] = implementation.origin
+        path, *rest = implementation.origin
+        task["origin"] = (seen(path), *rest)
     elif select is None:
         try:
             task["implementation"] = pickle.dumps(implementation)
@@ -116,7 +124,7 @@ def _user_error(stderr: str) -> str | None:
 
 
 def check_natively(python: str, task: bytes, timeout: float, label: str,
-                   env: dict[str, str] | None = None) -> None:
+                   env: dict[str, str] | None = None, limit: float | None = None) -> None:
     """Run the case once natively (one call): errors surface in seconds rather than after a
     valgrind start-up, and the bytecode caches are written before anything is counted."""
     try:
@@ -124,23 +132,13 @@ def check_natively(python: str, task: bytes, timeout: float, label: str,
                               capture_output=True, timeout=timeout, start_new_session=True,
                               env={**os.environ, **(env or {})})
     except subprocess.TimeoutExpired:
-        raise CountFailure(f"{label}: did not finish within {timeout:g} s natively (killed)",
-                           "hang") from None
+        raise CountFailure(f"{label}: did not finish within {limit or timeout:g} s natively "
+                           "(killed at the case's --time-limit)", "hang") from None
     except OSError as exc:
         raise CountFailure(f"{label}: {python} cannot be started ({exc.strerror or exc})",
                            "start") from None
     _check_child(proc.returncode, proc.stdout.decode(errors="replace"),
                  proc.stderr.decode(errors="replace"), label)
-
-
-def calls_for(per_call: float, target: int = TARGET_COUNT, most: int = MAX_CALLS) -> int:
-    """The smallest point's call count: ``target / per_call`` rounded down to 1, 2 or 5 times
-    a power of ten (a readable number, and a deterministic one: ``per_call`` is itself a
-    count), between 1 and ``most``."""
-    want = max(1.0, target / max(per_call, 1.0))
-    power = 10 ** math.floor(math.log10(want))
-    step = max(m for m in (1, 2, 5) if m * power <= want)
-    return int(min(most, step * power))
 
 
 def _check_child(code: int, stdout: str, stderr: str, label: str) -> None:
@@ -169,11 +167,11 @@ class LayoutCount:
 
 class PythonCountBackend:
     """A backend of the execution layer (:mod:`steadybench.execution`): execution ``i`` counts
-    the case in layout ``i`` at every point and fits its line. The first execution first runs
-    the case natively (:func:`check_natively`) and, unless ``settings.calls`` fixes ``n``,
-    counts the probe (0 and 1 calls) that sizes the points; every execution then uses the same
-    points. Each outcome's raw case has one run, the layout's count per call, and its
-    ``extra["counts"]``; ``Outcome.counts`` holds every cachegrind event per call (the
+    the case in layout ``i``, in one process cut into segments (:mod:`.child`), and fits its
+    line. The first execution first runs the case natively (:func:`check_natively`); its
+    process sizes ``n`` (unless ``settings.calls`` fixes it), and every later layout uses the
+    same ``n``. Each outcome's raw case has one run, the layout's count per call, and its
+    ``extra["counts"]``; ``Outcome.counts`` holds every callgrind event per call (the
     difference of the largest and smallest points over their calls)."""
 
     isolation = "counted processes under valgrind"
@@ -190,58 +188,62 @@ class PythonCountBackend:
         self.label = benchmark if implementation.name in (benchmark, "") else (
             f"{benchmark} {implementation.name}")
         self.task = task_bytes(implementation, params, benchmark, select, cwd, extra_path)
+        self._where = (select, cwd, tuple(extra_path))
+        #: the directories the counted process sees through a view (:mod:`.view`)
+        file = select[0] if select else (implementation.origin[0] if implementation.origin
+                                         else None)
+        self.file = file
+        self.view_dirs = [cwd or os.getcwd(),
+                          os.path.dirname(os.path.abspath(file)) if file else os.getcwd(),
+                          *extra_path]
         #: another interpreter finds this copy of steadybench (and the checkout) on PYTHONPATH
         self.env: dict[str, str] = {}
         if self.python != sys.executable or extra_path:
             package_root = str(Path(__file__).resolve().parents[2])  # holds this steadybench
             self.env["PYTHONPATH"] = os.pathsep.join([package_root, *extra_path])
         self.calls: list[int] | None = None
-        self.probe: tuple[CountedExecution, CountedExecution] | None = None
+        self.checked = False
+        #: the first layout's start-up and probe segments, in the measure's unit
+        self.startup: int | None = None
+        self.probe: int | None = None
 
-    def _counted(self, count: int, index: int, timeout: float, work: str,
-                 started: Any = None) -> CountedExecution:
+    def _count_segments(self, index: int, timeout: float, work: str,
+                        ) -> tuple[CountedExecution, int]:
+        """Layout ``index``'s process: its segments and the call count ``n`` it used."""
+        os.makedirs(work, exist_ok=True)
+        view = make_view(work, self.view_dirs)
+        if self.file is not None:
+            compile_as(self.file, view.map(self.file))
+        select, cwd, extra_path = self._where
+        task = task_bytes(self.implementation, self.params, self.benchmark, select, cwd,
+                          extra_path, view)
+        env = dict(self.env)
+        if "PYTHONPATH" in env:
+            env["PYTHONPATH"] = os.pathsep.join(view.map(p) for p in
+                                                env["PYTHONPATH"].split(os.pathsep))
+        out_file = os.path.join(work, "cg.out")
+        n = self.settings.calls if self.calls is None else self.calls[0]
+        spec = pickle.dumps({"points": self.settings.points, "calls": n, "out_file": out_file})
         got = count_process(self.valgrind, [self.python, "-m", "steadybench.counts.child",
-                                            str(count)], self.settings.measure, index,
-                            timeout=timeout, label=self.label, workdir=work,
-                            stdin_data=self.task, extra_env=self.env, started=started)
+                                            "segments"], self.settings.measure, index,
+                            cwd=work, timeout=timeout, label=self.label, workdir=work,
+                            stdin_data=task + spec, extra_env=env, dump_before=MARKER)
         _check_done(got.stdout, self.label)
-        return got
-
-    def _count_all(self, counts: Sequence[int], index: int, timeout: float,
-                   work: str) -> list[CountedExecution]:
-        """The processes at ``counts`` calls, at once (up to the machine's cores): they are
-        independent processes whose counts do not depend on what runs beside them. On Ctrl-C
-        (or a failure) the others are killed before this returns or raises."""
-        from concurrent.futures import ThreadPoolExecutor
-
-        from ..programs.process import kill_group
-
-        running: list[Any] = []
-        dirs = [os.path.join(work, f"p{k}") for k in range(len(counts))]
-        for d in dirs:
-            os.makedirs(d)
-        workers = max(1, min(len(counts), os.cpu_count() or 1))
-        pool = ThreadPoolExecutor(max_workers=workers)
-        try:
-            futures = [pool.submit(self._counted, c, index, timeout, d, running.append)
-                       for c, d in zip(counts, dirs, strict=True)]
-            return [f.result() for f in futures]
-        except BaseException:
-            for proc in list(running):
-                if proc.poll() is None:
-                    kill_group(proc.pid)
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        wanted = LEAD_SEGMENTS + self.settings.points
+        if len(got.segments) != wanted:
+            raise CountFailure(f"{self.label}: {len(got.segments)} counted segments where "
+                               f"{wanted} were expected (the code calls {MARKER}(), "
+                               "steadybench's marker: count it with --measure time)", "output")
+        return got, _calls_said(got.stdout, self.label)
 
     def record(self) -> dict[str, Any]:
         """How the case was counted (everything but the layouts' own counts)."""
-        probe = self.probe
         return {"measure": self.settings.measure, "calls": self.calls,
-                "probe": None if probe is None else {
-                    "calls": [0, 1], "counts": [probe[0].value, probe[1].value]},
+                "startup": self.startup,
+                "probe": None if self.probe is None else {"calls": 1, "count": self.probe},
                 "identity": make_identity(self.settings.measure, self.valgrind,
-                                          python_identity(self.python)).to_dict(),
+                                          python_identity(self.python),
+                                          PYTHON_SEGMENTS).to_dict(),
                 "note": NOT_TIME}
 
     def execute(self, request: ExecutionRequest) -> list[Outcome]:
@@ -249,47 +251,63 @@ class PythonCountBackend:
 
         index = request.index
         settings = self.settings
-        timeout = min(settings.time_limit * VALGRIND_SLOWDOWN, request.time_left)
+        # --time-limit is the layer's: all executions of the case together (the native check
+        # included), so each process gets what is left of the case's budget
+        deadline = time.monotonic() + request.time_left
         work = tempfile.mkdtemp(prefix="sb-count-")
         try:
+            if not self.checked:
+                check_natively(self.python, self.task, request.time_left, self.label, self.env,
+                               settings.time_limit)
+                self.checked = True
+            try:
+                got, n = self._count_segments(index, max(deadline - time.monotonic(), 0.001),
+                                              work)
+            except CountFailure as exc:
+                if exc.kind != "hang":
+                    raise
+                from .programs import over_limit
+
+                raise over_limit(self.label, settings.time_limit) from None
+            measure = settings.measure
+            segments = got.segments
             if self.calls is None:
-                check_natively(self.python, self.task, min(settings.time_limit,
-                                                            request.time_left), self.label,
-                               self.env)
-                n = settings.calls
-                if n is None:  # sized from a count (not a clock): the same n every time
-                    zero, one = self._count_all([0, 1], 0, timeout, os.path.join(work, "probe"))
-                    self.probe = (zero, one)
-                    n = calls_for(one.value - zero.value)
                 self.calls = [n * k for k in range(1, settings.points + 1)]
-            reuse = self.probe is not None and index == 0 and self.calls[0] == 1
-            counted = self._count_all(self.calls[1:] if reuse else self.calls, index, timeout,
-                                      os.path.join(work, "points"))
-            done = [self.probe[1], *counted] if reuse and self.probe is not None else counted
+                self.startup = measure_value(segments[0], measure)
+                self.probe = measure_value(segments[1], measure)
+            points = [CountedExecution(c, measure_value(c, measure), got.layout, "")
+                      for c in segments[LEAD_SEGMENTS:]]
             if request.progress is not None:
                 request.progress(0)
-            fit = fit_counts(self.calls, [e.value for e in done], settings.confidence)
+            fit = fit_counts(self.calls, [p.value for p in points], settings.confidence)
         except (CountFailure, MeasurementError) as exc:
             return [Outcome(index, error=str(exc))]
         except KeyboardInterrupt as exc:
             return [Outcome(index, error="interrupted", interrupted=True, interrupt=exc)]
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        layout_count = LayoutCount(tuple(done), fit)
+        layout_count = LayoutCount(tuple(points), fit)
         raw = CaseResult(benchmark=self.benchmark, implementation=self.implementation.name,
                          params=self.params.to_dict(), unit=settings.measure, method="count")
         fill_case(raw, [layout_count], {**self.record(), "layouts": [layout_count.to_dict()]})
-        first, last = done[0].counts.to_dict(), done[-1].counts.to_dict()
-        span = self.calls[-1] - self.calls[0]
-        per_call: dict[str, float] = {}
-        for name, low in first.items():
-            high = last[name]
-            if low is not None and high is not None:
-                per_call[name] = (high - low) / span
-        layout = done[0].layout
+        per_call = _per_call(points[0].counts, points[-1].counts,
+                             self.calls[-1] - self.calls[0])
+        layout = got.layout
         return [Outcome(index, case=raw, counts=per_call,
                         layout=ProcessLayout(None, layout.hash_seed, layout.env_bytes, "fixed",
                                              layout.aslr_off))]
+
+
+def _per_call(low: Counts, high: Counts, span: int) -> dict[str, float]:
+    """Every event per call: the difference of two points over the calls between them."""
+    return {name: value / span for name, value in high.minus(low).items() if value is not None}
+
+
+def _calls_said(stdout: str, label: str) -> int:
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(CALLS):
+            return int(line[len(CALLS):])
+    raise CountFailure(f"{label}: the counted process did not say its call count", "output")
 
 
 def _check_done(stdout: str, label: str) -> None:
@@ -408,7 +426,7 @@ def count_case(case: CaseResult, backend: PythonCountBackend, progress: Any = No
 
     settings = backend.settings
     done = run_executions(backend, case, settings.layouts,
-                          time_limit=settings.time_limit * VALGRIND_SLOWDOWN * settings.layouts,
+                          time_limit=settings.time_limit,
                           method=CountMethod(settings), confidence=settings.confidence,
                           progress=progress)
     layouts = [o.case.extra["counts"]["layouts"][0] for outcomes in done for o in outcomes

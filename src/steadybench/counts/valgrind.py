@@ -144,10 +144,16 @@ def find_valgrind(path: str | None = None) -> Valgrind:
 
 
 def cachegrind_argv(valgrind: Valgrind, out_file: str, log_file: str,
-                    cache_sim: bool) -> list[str]:
-    """The valgrind part of the command line (the program follows it)."""
-    argv = [valgrind.path, "--tool=cachegrind", f"--cache-sim={'yes' if cache_sim else 'no'}",
-            f"--cachegrind-out-file={out_file}", f"--log-file={log_file}"]
+                    cache_sim: bool, dump_before: str | None = None) -> list[str]:
+    """The valgrind part of the command line (the program follows it): cachegrind, or, with
+    ``dump_before``, callgrind writing its counts so far (and starting again from zero) each
+    time the program enters the C function of that name (valgrind manual, "Callgrind",
+    ``--dump-before``), so that one process yields the counts of several parts of its run."""
+    tool = "callgrind" if dump_before else "cachegrind"
+    argv = [valgrind.path, f"--tool={tool}", f"--cache-sim={'yes' if cache_sim else 'no'}",
+            f"--{tool}-out-file={out_file}", f"--log-file={log_file}"]
+    if dump_before:
+        argv.append(f"--dump-before={dump_before}")
     if cache_sim:
         argv += [f"--{name}={size},{assoc},{line}"
                  for name, (size, assoc, line) in CACHE_GEOMETRY.items()]
@@ -159,7 +165,8 @@ _EVENTS = re.compile(r"^events:\s*(.+?)\s*$", re.MULTILINE)
 
 
 def parse_cachegrind_out(text: str, source: str = "cachegrind output") -> Counts:
-    """The totals of a ``cachegrind.out`` file (its ``events:`` and ``summary:`` lines)."""
+    """The totals of a ``cachegrind.out`` file (its ``events:`` and ``summary:`` lines; a
+    ``callgrind.out`` file has the same two lines, with the events in another order)."""
     events = _EVENTS.search(text)
     summary = _SUMMARY.search(text)
     if events is None or summary is None:
@@ -167,6 +174,8 @@ def parse_cachegrind_out(text: str, source: str = "cachegrind output") -> Counts
                            "file, or cut short)", "output")
     names = events.group(1).split()
     values = [int(v) for v in summary.group(1).split()]
+    if text.startswith("# callgrind format"):  # it leaves out trailing zero counts
+        values += [0] * max(0, len(names) - len(values))
     if len(names) != len(values) or "Ir" not in names:
         raise CountFailure(f"{source}: {len(names)} events but {len(values)} totals", "output")
     known = {n: v for n, v in zip(names, values, strict=True) if n in EVENTS}
@@ -182,6 +191,9 @@ class CountedRun:
     stderr: str
     #: address-space randomisation was off for it
     aslr_off: bool = False
+    #: with ``dump_before``: the counts of each part of the run that ended at the marker
+    #: function, in order (``counts`` is then the part after the last marker)
+    segments: tuple[Counts, ...] = ()
 
 
 def _tail(path: Path) -> str:
@@ -203,7 +215,7 @@ def run_counted(valgrind: Valgrind, argv: Sequence[str], *, env: Mapping[str, st
                 label: str | None = None, workdir: str | None = None,
                 stdin_data: bytes | None = None, aslr_off: bool = False,
                 started: Callable[[subprocess.Popen[bytes]], None] | None = None,
-                ) -> CountedRun:
+                dump_before: str | None = None) -> CountedRun:
     """Run ``argv`` under cachegrind and return its totals.
 
     ``workdir`` is a private directory for valgrind's files (a fresh one when None). The
@@ -212,14 +224,20 @@ def run_counted(valgrind: Valgrind, argv: Sequence[str], *, env: Mapping[str, st
     inherited). ``stdin_data`` is written to the process's standard input (else it reads
     /dev/null). ``aslr_off`` starts it with address-space randomisation off (the personality is
     set around the spawn only, so several counted processes can run at once); ``started(proc)``
-    is told of the process (a caller running several kills them all on Ctrl-C)."""
+    is told of the process (a caller running several kills them all on Ctrl-C).
+    ``dump_before`` runs it under callgrind, cut into segments at each entry of that C function
+    (:attr:`CountedRun.segments`); the program learns where the segments are written from
+    :func:`segment_file`."""
     label = label or " ".join(argv)
     own = workdir is None
     work = Path(workdir or tempfile.mkdtemp(prefix="sb-counts-"))
     out_file, log_file = work / "cg.out", work / "vg.log"
     for stale in (out_file, log_file):
         stale.unlink(missing_ok=True)
-    full = cachegrind_argv(valgrind, str(out_file), str(log_file), cache_sim) + list(argv)
+    for stale in work.glob("cg.out.*"):
+        stale.unlink()
+    full = cachegrind_argv(valgrind, str(out_file), str(log_file), cache_sim,
+                           dump_before) + list(argv)
     try:
         try:
             with aslr_off_for_children(aslr_off) as in_force:  # for the child only
@@ -267,7 +285,22 @@ def run_counted(valgrind: Valgrind, argv: Sequence[str], *, env: Mapping[str, st
             raise CountFailure(f"{label}: exited with status {code} under valgrind"
                                + (f": {excerpt(err)}" if excerpt(err) else ""), "exit")
         counts = parse_cachegrind_out(out_file.read_text(errors="replace"), label)
-        return CountedRun(counts, out, err, in_force)
+        segments = tuple(parse_cachegrind_out(segment_file(str(out_file), k).read_text(
+            errors="replace"), label) for k in range(1, 1 + _segment_count(work)))
+        return CountedRun(counts, out, err, in_force, segments)
     finally:
         if own:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def segment_file(out_file: str, k: int) -> Path:
+    """Where callgrind writes the ``k``-th segment (from 1) of a run whose output file is
+    ``out_file``: the file name with ``.k`` appended."""
+    return Path(f"{out_file}.{k}")
+
+
+def _segment_count(work: Path) -> int:
+    numbers = sorted(int(p.suffix[1:]) for p in work.glob("cg.out.*") if p.suffix[1:].isdigit())
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise CountFailure(f"callgrind's segment files are not numbered 1..n: {numbers}", "output")
+    return len(numbers)

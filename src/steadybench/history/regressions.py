@@ -514,5 +514,20 @@ def regressions(store: HistoryStore, labels: Sequence[str] | None = None,
         for p in points:
             by_machine.setdefault(p.machine, []).append(p)
         for name, series in sorted(by_machine.items()):
-            out.append(find_changes(series, label, name, confidence, min_change))
+            out.append(_counts_or_time(series, label, name, confidence, min_change))
     return out
+
+
+def _counts_or_time(series: list[Point], label: str, machine: str, confidence: float,
+                    min_change: float | None) -> SeriesAnalysis:
+    """A series of counts is read by exact differences (:mod:`steadybench.counts.history`),
+    one of times by :func:`find_changes`."""
+    from ..output.format import COUNT_UNITS
+
+    if series and series[-1].unit in COUNT_UNITS:
+        from ..counts.history import find_count_changes
+
+        unit = series[-1].unit
+        return find_count_changes([p for p in series if p.unit == unit], label, machine,
+                                  min_change)
+    return find_changes(series, label, machine, confidence, min_change)

@@ -43,9 +43,11 @@ ArrayLike = Sequence[float] | np.ndarray
 
 
 def _t_quantile(confidence: float, dof: int) -> float:
-    from scipy import stats as sps  # here, not at the top: a worker process imports this module
+    # scipy-free (stats/student.py, checked against R's qt): importing scipy.stats costs a
+    # second of a counted run, whose only statistic is this line's interval
+    from .student import t_quantile
 
-    return float(sps.t.ppf(0.5 + confidence / 2.0, dof))
+    return t_quantile(0.5 + confidence / 2.0, dof)
 
 
 @dataclass(frozen=True)
