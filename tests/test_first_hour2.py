@@ -688,8 +688,10 @@ def test_ctrl_c_to_the_group_during_run_is_clean(tmp_path):
         f"    pathlib.Path({str(mark)!r}).touch()  # ready: b's first execution set up\n"
         "    return lambda: sum(range(500))\n")
     env = {**os.environ, "COLUMNS": "80", "XDG_STATE_HOME": str(tmp_path / "state")}
+    # b's 8 executions of 2 s each outlast any delay in this loop's noticing the mark (with
+    # 0.3 s each, a loaded machine let b finish before the signal was sent)
     proc = subprocess.Popen([sys.executable, "-m", "steadybench", "run", "b.py", "-p", "8",
-                             "--max-time", "0.3", "--json", "r.json"], cwd=tmp_path,
+                             "--max-time", "2", "--json", "r.json"], cwd=tmp_path,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     err_lines: list[str] = []
