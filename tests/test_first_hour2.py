@@ -578,7 +578,9 @@ def test_pytest_summary_fits_80_columns(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     section = out.stdout.split("steadybench benchmarks", 1)[1]
     lines = section.splitlines()
-    assert any("faster than" in line or "apart" in line for line in lines)
+    # the group's relative line, whichever way the noise of the machine lets it be said
+    assert any(words in line for line in lines
+               for words in ("faster than", "apart", "no clear difference"))
     assert max(map(len, lines)) <= 80, section
 
 
