@@ -274,7 +274,8 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
     """Change points in every benchmark's history (PELT via ruptures; docs/history.md): the
     commit range, the magnitude and the confidence of each."""
     from ..compare.protocol import gate_status
-    from ..history.regressions import confidence_text, regressions
+    from ..history.changes import confidence_text
+    from ..history.regressions import regressions
     from ..output.sanitize import terminal_text
     from .compare import parse_fraction
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..history.regressions import FASTER, SLOWER, SeriesAnalysis
+from ..history.changes import FASTER, SLOWER, SeriesAnalysis
 from ..history.store import Point
 
 

@@ -26,7 +26,7 @@ from .backend import NOT_TIME, CountedExecution, count_process, make_identity
 from .child import calls_for
 from .fit import fit_counts
 from .python import CountSettings, LayoutCount, count_estimate, fill_case
-from .valgrind import CountFailure, Valgrind
+from .valgrind import CountFailure, Valgrind, over_limit
 
 
 def time_budget(limit: float, label: str) -> Callable[[], float]:
@@ -40,13 +40,6 @@ def time_budget(limit: float, label: str) -> Callable[[], float]:
             raise over_limit(label, limit)
         return remaining
     return left
-
-
-def over_limit(label: str, limit: float) -> CountFailure:
-    """The one line for a case whose counted processes did not finish within its limit."""
-    return CountFailure(f"{label}: did not finish within the case's --time-limit of {limit:g} s "
-                        "(all its counted processes together; valgrind runs code 20–100× "
-                        "slower than natively: raise --time-limit if it is only slow)", "hang")
 
 
 def count_command(case: CaseResult, valgrind: Valgrind, argv: Sequence[str],

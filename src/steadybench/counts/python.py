@@ -266,7 +266,7 @@ class PythonCountBackend:
             except CountFailure as exc:
                 if exc.kind != "hang":
                     raise
-                from .programs import over_limit
+                from .valgrind import over_limit
 
                 raise over_limit(self.label, settings.time_limit) from None
             measure = settings.measure

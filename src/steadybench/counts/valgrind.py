@@ -69,6 +69,13 @@ class CountFailure(MeasurementError):
         self.kind = kind
 
 
+def over_limit(label: str, limit: float) -> CountFailure:
+    """The one line for a case whose counted processes did not finish within its limit."""
+    return CountFailure(f"{label}: did not finish within the case's --time-limit of {limit:g} s "
+                        "(all its counted processes together; valgrind runs code 20–100× "
+                        "slower than natively: raise --time-limit if it is only slow)", "hang")
+
+
 @dataclass(frozen=True)
 class Counts:
     """cachegrind's totals for one process (``None`` for the cache events without the cache

@@ -54,10 +54,14 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..stats.robust import robust_sd
+
+# the direction words, a change and a series' analysis live in .changes: the counts' finder
+# (steadybench.counts.history), to which this module dispatches, builds them too
+from .changes import FASTER, SLOWER, Change, SeriesAnalysis
 from .noise import MIN_DF, record_level
 from .thresholds import DEFAULT_THRESHOLD
 
@@ -91,67 +95,6 @@ THEIL_SEN_PAIRS = 200_000
 #: halved — smaller record-to-record moves are the machine's. One value with the project
 #: thresholds' default (:data:`steadybench.history.thresholds.DEFAULT_THRESHOLD`).
 DEFAULT_MIN_CHANGE = DEFAULT_THRESHOLD.value
-SLOWER = "slower"
-FASTER = "faster"
-
-
-def confidence_text(confidence: float) -> str:
-    """``97.1%``; never "100.0%" for a p-value that is small but not zero (``> 99.9%``)."""
-    return "> 99.9%" if confidence > 0.999 else f"{confidence:.1%}"
-
-
-@dataclass(frozen=True)
-class Change:
-    """One change point of one benchmark's series."""
-
-    label: str
-    machine: str
-    #: index of the first point after the change, in the series
-    index: int
-    before_record: int
-    after_record: int
-    before_commit: str | None
-    after_commit: str | None
-    after_name: str | None
-    magnitude: float
-    direction: str
-    confidence: float
-    p_value: float
-    n_before: int
-    n_after: int
-    before_median: float
-    after_median: float
-    unit: str
-
-    @property
-    def commit_range(self) -> str:
-        """``before..after`` (git's range notation: the commits in ``after`` not in
-        ``before``); record ids where there is no commit."""
-        left = self.before_commit[:10] if self.before_commit else f"#{self.before_record}"
-        right = self.after_commit[:10] if self.after_commit else f"#{self.after_record}"
-        return f"{left}..{right}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "commit_range": self.commit_range}
-
-
-@dataclass(frozen=True)
-class SeriesAnalysis:
-    """What was found in one series, and why nothing could be looked for when so."""
-
-    label: str
-    machine: str
-    points: int
-    sigma: float | None
-    sigma_source: str
-    changes: list[Change]
-    note: str | None = None
-    #: the trend removed, in ln(time) per record (the median of consecutive differences)
-    trend: float = 0.0
-    #: the random walk's spread per record in the record noise model
-    walk: float = 0.0
-
-
 @functools.lru_cache(maxsize=64)
 def _mad_scale(composition: tuple[tuple[int, int], ...]) -> float:
     """The expected pooled MAD of standard normal groups of these (size, count) pairs, by the

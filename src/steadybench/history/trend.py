@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..output.format import format_value
-from .regressions import confidence_text
+from .changes import confidence_text
 
 if TYPE_CHECKING:
-    from .regressions import Change
+    from .changes import Change
     from .store import Point
 
 BLOCKS = "▁▂▃▄▅▆▇█"

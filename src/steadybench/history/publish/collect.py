@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..record import case_label
 
 if TYPE_CHECKING:
-    from ..regressions import Change
+    from ..changes import Change
     from ..store import HistoryStore, Point
     from ..thresholds import Thresholds
 

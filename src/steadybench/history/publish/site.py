@@ -226,7 +226,7 @@ class SiteWriter:
                             baseline_text=baseline_text)
 
     def _page(self, page: Page) -> str:
-        from ..regressions import confidence_text
+        from ..changes import confidence_text
 
         changes = []
         for s in page.series:
@@ -246,7 +246,7 @@ class SiteWriter:
         return self._render("bench.html.j2", "../", page=page, changes=changes, lines=lines)
 
     def _regressions(self) -> str:
-        from ..regressions import confidence_text
+        from ..changes import confidence_text
 
         commits = {c.key: c for c in self.board.commits}
         found = sorted(self.open, key=lambda ps: ps[1].open_change.after_record, reverse=True)
