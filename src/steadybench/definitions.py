@@ -121,8 +121,13 @@ class Definitions:
 _counter = itertools.count()
 
 
-def load_file(path: str | os.PathLike[str]) -> Definitions:
-    """Import a benchmark file and collect its definitions; one clear error if that fails."""
+def load_file(path: str | os.PathLike[str], time_limit: float | None = None) -> Definitions:
+    """Import a benchmark file and collect its definitions; one clear error if that fails.
+
+    ``time_limit`` (seconds) bounds the import: a file whose top level never returns is
+    interrupted there (:func:`steadybench.runner.deadline.deadline`; issue 27 item 12)."""
+    from .runner.deadline import HardTimeLimit, deadline
+
     p = Path(path)
     if not p.exists():
         raise DefinitionError(f"{p}: no such file")
@@ -140,7 +145,10 @@ def load_file(path: str | os.PathLike[str]) -> Definitions:
     sys.path.insert(0, str(p.resolve().parent))
     sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
+        with deadline(time_limit, f"{p}: importing the file"):
+            spec.loader.exec_module(module)
+    except HardTimeLimit as exc:
+        raise DefinitionError(f"{exc} (its top level never returned)") from exc
     except SyntaxError as exc:
         where = f"{p}:{exc.lineno}" if exc.lineno else str(p)
         raise DefinitionError(f"{where}: syntax error: {exc.msg}") from exc

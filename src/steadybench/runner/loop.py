@@ -171,6 +171,8 @@ def describe_exception(exc: BaseException, who: str = "benchmark") -> str:
     ``BaseException`` subclass that is not an ``Exception`` says so.
     """
     name = type(exc).__name__
+    if name == "HardTimeLimit":  # steadybench's own (runner.deadline): its message says it all
+        return _one_line(str(exc))
     if isinstance(exc, SystemExit):
         arg = "" if exc.code is None else repr(exc.code)
         return f"SystemExit: {arg or None} — the {who} called sys.exit({arg})"
@@ -296,6 +298,9 @@ class RunLoop:
         self._closed = False
         self._last_progress = 0
         self._primary = case.stream.setdefault(PRIMARY_METRIC, self.state.stream)
+        #: clock reading when the run (or the calibration) in progress began; None between
+        #: runs (what :func:`steadybench.runner.deadline.deadline` asks to judge a hang)
+        self.running_since: int | None = None
 
     # ------------------------------------------------------------------ driving
     def run(self) -> CaseResult:
@@ -322,15 +327,17 @@ class RunLoop:
         try:
             if not self._started:
                 self._started = True
+                self.running_since = clock()
                 self.executor.prepare()
                 self._last_progress = clock()
-            t0 = clock()
+            t0 = self.running_since = clock()
             for action in self.before_run:
                 action(ctx)
             sample = self.executor.sample(warm)
             for action in self.after_run:
                 action(ctx)
             t1 = clock()
+            self.running_since = None
             self.index += 1
             state.elapsed_ns += t1 - t0
             reason = self._record(sample, warm)
@@ -340,9 +347,11 @@ class RunLoop:
             if reason is None:
                 reason = self._limit_reached(warm)
         except KeyboardInterrupt:
+            self.running_since = None
             self.interrupt()
             raise
         except BaseException:
+            self.running_since = None
             self.done = True
             raise
         if reason is not None:
