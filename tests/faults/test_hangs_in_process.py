@@ -19,6 +19,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 HANGS = textwrap.dedent("""
     import re, signal, time
     import steadybench as sb
@@ -134,3 +136,23 @@ def test_deadline_interrupts_a_thread_that_blocks_every_signal(tmp_path):
                           timeout=60)
     assert done.stdout.splitlines() == ["x: still running at the hard time limit of 0.2 s",
                                         "False"], done.stderr
+
+
+@pytest.mark.parametrize("mode", [[], ["--in-process"]], ids=["workers", "in-process"])
+def test_a_benchmark_that_closes_standard_output_loses_nothing(tmp_path, mode):
+    """Item 14: ``os.close(1)`` in an in-process benchmark took steadybench's own standard
+    output: "error: Bad file descriptor" and no results file. Now fd 1 is put back."""
+    (tmp_path / "close.py").write_text("import os\nimport steadybench as sb\n\n"
+                                       "@sb.benchmark\ndef closer():\n"
+                                       "    return lambda: os.close(1)\n\n"
+                                       "@sb.benchmark\ndef fine():\n"
+                                       "    return lambda: None\n")
+    done = steadybench("run", *mode, "--runs", "3", "--json", "r.json", "close.py",
+                       cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "error: Bad file descriptor" not in done.stderr
+    assert "closed or replaced standard output (fd 1); steadybench put it back" in done.stderr
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert {b["name"]: b["n"] > 0 for b in data["benchmarks"]} == {"closer": False,
+                                                                    "fine": True}
+    assert "fine" in done.stdout  # the table still reaches standard output

@@ -37,6 +37,7 @@ from .loop import (
     RunLoop,
     keep_traceback,
 )
+from .stdfds import kept_streams
 from .stop import RunState, StopCondition, build_stop_condition, effective_time_limit
 
 __all__ = ["MAX_ERRORS_KEPT", "ProgressCallback", "Runner", "Stage"]
@@ -183,6 +184,7 @@ class Runner:
 
         guard = contextlib.ExitStack()
         try:
+            guard.enter_context(kept_streams(case.warnings))
             guard.enter_context(deadline(self.time_limit, f"benchmark {case.label}",
                                          grace(self.time_limit), overdue))
             try:
