@@ -1461,6 +1461,13 @@ def third_pass(ctx: Context) -> list[Case]:
                           setup=_write("gen.py", "import steadybench as sb\n\ndef g():\n"
                                                  "    yield 1\n\n@sb.benchmark\ndef gen():\n"
                                                  "    return g\n")))
+        cases.append(Case(f"benchmark raises KeyboardInterrupt {' '.join(mode)}",
+                          ["run", *mode, "--runs", "3", "--json", "{dir}/r.json",
+                           "{dir}/kbi.py"], (1,),
+                          setup=_write("kbi.py", "import steadybench as sb\n\ndef f():\n"
+                                                 "    raise KeyboardInterrupt\n\n"
+                                                 "@sb.benchmark\ndef kbi():\n    return f\n"),
+                          check=_results_kept("r.json")))
         cases.append(Case(f"benchmark closes fd 1 {' '.join(mode)}",
                           ["run", *mode, "--runs", "3", "--json", "{dir}/r.json",
                            "{dir}/close.py"], (1,),

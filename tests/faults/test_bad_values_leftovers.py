@@ -136,3 +136,18 @@ def test_os_exit_at_import_is_one_line_not_a_silent_exit(tmp_path, capsys, mode)
     import os
 
     assert os._exit.__module__ == "posix"  # put back
+
+
+@pytest.mark.parametrize("mode", [[], ["--in-process"]], ids=["workers", "in-process"])
+def test_a_benchmark_raising_keyboardinterrupt_is_a_failure_not_a_ctrl_c(tmp_path, capsys,
+                                                                          mode):
+    bench = tmp_path / "kbi.py"
+    bench.write_text("import steadybench as sb\n\ndef f():\n    raise KeyboardInterrupt\n\n"
+                     "@sb.benchmark\ndef kbi():\n    return f\n")
+    out = tmp_path / "r.json"
+    code = main(["run", str(bench), *mode, "--runs", "3", "--json", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1, err  # was 130 (in-process) and 0 (workers), "interrupted"
+    assert "KeyboardInterrupt raised by the benchmark itself (no Ctrl-C arrived)" in err
+    assert "interrupted" not in err
+    assert json.loads(out.read_text())["interrupted"] is False

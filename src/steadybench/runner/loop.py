@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..model.results import PRIMARY_METRIC, RUN_FAILED, RUN_OK, RUN_WARMUP, CaseResult
+from . import sigint
 from .actions import RunContext
 from .stop import RunState, StopCondition, effective_time_limit
 
@@ -171,7 +172,7 @@ def describe_exception(exc: BaseException, who: str = "benchmark") -> str:
     ``BaseException`` subclass that is not an ``Exception`` says so.
     """
     name = type(exc).__name__
-    if name == "HardTimeLimit":  # steadybench's own (runner.deadline): its message says it all
+    if name in ("HardTimeLimit", "OwnInterrupt"):  # steadybench's own: the message says it
         return _one_line(str(exc))
     if isinstance(exc, SystemExit):
         arg = "" if exc.code is None else repr(exc.code)
@@ -462,8 +463,17 @@ class InProcessExecutor(Executor):
         self.release_run = implementation.release_run \
             if _overrides(implementation, "release_run") else None
 
+    #: set by the runner while :func:`steadybench.runner.sigint.counting` is in force
+    counting_sigint = False
+
     def prepare(self) -> None:
-        self.method.prepare(self.implementation, self.clock)
+        before = sigint.arrivals()
+        try:
+            self.method.prepare(self.implementation, self.clock)
+        except KeyboardInterrupt as exc:
+            if not sigint.raised_by_benchmark(exc, before, self.counting_sigint):
+                raise
+            raise sigint.OwnInterrupt(sigint.MESSAGE) from exc
 
     def sample(self, warmup: bool = False) -> Sample:
         impl = self.implementation
@@ -478,11 +488,14 @@ class InProcessExecutor(Executor):
         meters = self.meters
         for meter in meters:
             meter.start()
+        before = sigint.arrivals()
         try:
             take = self.method.sample_warmup if warmup else self.method.sample
             elapsed_ns, executions = take(impl, self.clock)
-        except KeyboardInterrupt:
-            raise
+        except KeyboardInterrupt as exc:
+            if not sigint.raised_by_benchmark(exc, before, self.counting_sigint):
+                raise
+            failure = RunFailure(sigint.MESSAGE, exc, tuple(user_frames(exc)))
         except BaseException as exc:  # noqa: BLE001 - user code is contained
             failure = RunFailure.from_exception(exc)
         values = {m.name: m.stop(failure is None) for m in self.reversed_meters} \

@@ -26,6 +26,7 @@ from ..methods.base import DirectMethod, Method
 from ..model.implementation import Implementation
 from ..model.parameters import Parameters
 from ..model.results import PRIMARY_METRIC, CaseResult
+from . import sigint
 from .actions import Action, RunContext, Stage, as_action
 from .deadline import deadline, grace
 from .loop import (
@@ -185,6 +186,7 @@ class Runner:
         guard = contextlib.ExitStack()
         try:
             guard.enter_context(kept_streams(case.warnings))
+            executor.counting_sigint = guard.enter_context(sigint.counting())
             guard.enter_context(deadline(self.time_limit, f"benchmark {case.label}",
                                          grace(self.time_limit), overdue))
             try:
