@@ -151,3 +151,38 @@ def test_a_benchmark_raising_keyboardinterrupt_is_a_failure_not_a_ctrl_c(tmp_pat
     assert "KeyboardInterrupt raised by the benchmark itself (no Ctrl-C arrived)" in err
     assert "interrupted" not in err
     assert json.loads(out.read_text())["interrupted"] is False
+
+
+def test_blocks_with_100000_rounds_fits_in_memory(tmp_path):
+    """Item 13: the dependency check made a full SVD with an n×n factor (74.5 GiB for 100,000
+    rounds). Under a 2 GiB address-space limit the solution now comes out."""
+    import random
+    import resource
+    import subprocess
+    import sys
+
+    rng = random.Random(1)
+    rows = ["a,b,total"]
+    for _ in range(100_000):
+        a, b = rng.randint(0, 9), rng.randint(0, 9)
+        rows.append(f"{a},{b},{1.5 * a + 2.5 * b + rng.random() * 0.01:.6f}")
+    counts = tmp_path / "counts.csv"
+    counts.write_text("\n".join(rows) + "\n")
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+
+    done = subprocess.run([sys.executable, "-m", "steadybench", "blocks", "--json", "-",
+                           str(counts)], capture_output=True, text=True, preexec_fn=limited,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    groups = {g["blocks"][0]: g["value"] for g in json.loads(done.stdout)["groups"]}
+    assert groups["a"] == pytest.approx(1.5, abs=1e-3)
+    assert groups["b"] == pytest.approx(2.5, abs=1e-3)
+
+
+def test_blocks_unit_is_a_short_word(tmp_path, capsys):
+    counts = tmp_path / "c.csv"
+    counts.write_text("a,b,total\n1,0,1\n0,1,2\n1,1,3.1\n2,1,4\n")
+    assert one_error(["blocks", "--unit", "x" * 100_000, str(counts)], capsys) == (
+        "error: --unit must be at most 32 printable characters (got 100000)")
