@@ -5,7 +5,8 @@ NaN, infinite, negative, text, true/false and null times used to be read as they
 internal error on 1e308. A time that no measurement gives is refused in one line naming the
 benchmark, the field and the value. Only the fields that hold times are checked (the
 per-run samples, the ``wall_time`` of the runs, the location statistics and the estimate); a
-failed run's ``null`` in the runs table and an undefined estimate (``null``) are allowed.
+failed run's ``null`` in the runs table and an undefined estimate (``null``) are allowed, and
+so are negative times where ``exec`` took the shell's start-up off (``wall_time_raw`` kept).
 """
 
 from __future__ import annotations
@@ -40,29 +41,35 @@ def time_problem(entry: dict[str, Any]) -> str | None:
     that does not hold a time, as ``"field[i] is …"``; None when all do."""
     unit = entry.get("unit")
     limit = MAX_SECONDS if unit in (None, "s") else None
+    runs = entry.get("runs")
+    metrics = runs.get("metrics") if isinstance(runs, dict) else None
+    metrics = metrics if isinstance(metrics, dict) else {}
+    # exec's times with the shell's start-up taken off (the raw ones kept beside them) may be
+    # a little negative for a command that does nothing; the raw times may not
+    corrected = "wall_time_raw" in metrics
     samples = entry.get("samples")
     if isinstance(samples, list):
         for k, value in enumerate(samples):
-            why = _bad(value, limit, nullable=False)
+            why = _bad(value, limit, nullable=False, signed=corrected)
             if why:
                 return f"samples[{k}] is {why}"
-    runs = entry.get("runs")
-    metrics = runs.get("metrics") if isinstance(runs, dict) else None
-    wall = metrics.get("wall_time") if isinstance(metrics, dict) else None
-    if isinstance(wall, list):
-        for k, value in enumerate(wall):
-            why = _bad(value, MAX_SECONDS, nullable=True)
-            if why:
-                return f"runs.metrics.wall_time[{k}] is {why}"
+    for name, signed in (("wall_time", corrected), ("wall_time_raw", False)):
+        values = metrics.get(name)
+        if isinstance(values, list):
+            for k, value in enumerate(values):
+                why = _bad(value, MAX_SECONDS, nullable=True, signed=signed)
+                if why:
+                    return f"runs.metrics.{name}[{k}] is {why}"
     stats = entry.get("stats")
     if isinstance(stats, dict):
         for key in TIME_STATS:
-            why = _bad(stats.get(key), limit, nullable=True)
+            why = _bad(stats.get(key), limit, nullable=True,
+                       signed=corrected and key != "stdev")
             if why:
                 return f"stats.{key} is {why}"
     estimate = entry.get("estimate")
     if isinstance(estimate, dict):
-        for key, signed in (("value", False), ("ci_low", True), ("ci_high", True)):
+        for key, signed in (("value", corrected), ("ci_low", True), ("ci_high", True)):
             why = _bad(estimate.get(key), limit, nullable=True, signed=signed)
             if why:
                 return f"estimate.{key} is {why}"
