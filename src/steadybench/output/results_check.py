@@ -6,7 +6,8 @@ internal error on 1e308. A time that no measurement gives is refused in one line
 benchmark, the field and the value. Only the fields that hold times are checked (the
 per-run samples, the ``wall_time`` of the runs, the location statistics and the estimate); a
 failed run's ``null`` in the runs table and an undefined estimate (``null``) are allowed, and
-so are negative times where ``exec`` took the shell's start-up off (``wall_time_raw`` kept).
+so are negative times where ``exec`` took the shell's start-up off (its ``calibration``
+says what it subtracted; ``wall_time_raw`` keeps the raw times).
 """
 
 from __future__ import annotations
@@ -44,9 +45,12 @@ def time_problem(entry: dict[str, Any]) -> str | None:
     runs = entry.get("runs")
     metrics = runs.get("metrics") if isinstance(runs, dict) else None
     metrics = metrics if isinstance(metrics, dict) else {}
-    # exec's times with the shell's start-up taken off (the raw ones kept beside them) may be
-    # a little negative for a command that does nothing; the raw times may not
-    corrected = "wall_time_raw" in metrics
+    # exec's times with the shell's start-up taken off (its calibration says what was
+    # subtracted; the raw times are kept beside them) may be a little negative for a command
+    # that does nothing; the raw times may not
+    extra = entry.get("extra")
+    calibration = extra.get("calibration") if isinstance(extra, dict) else None
+    corrected = isinstance(calibration, dict) and bool(calibration.get("subtracted"))
     samples = entry.get("samples")
     if isinstance(samples, list):
         for k, value in enumerate(samples):
