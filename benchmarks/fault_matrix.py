@@ -44,6 +44,10 @@ read-only                 history readers on missing stores, outputs  files crea
                           in missing folders (item 18)
 export injection          escapes, bidi and formulas in names, in     raw escapes or formulas
                           every export (item 17)
+third pass                hangs under --in-process and at import,     results lost or wrong
+                          a setsid child, ITERS counts to 10^12,
+                          impossible times, 1e308, generator
+                          benchmarks, os._exit (items 2, 12, 14, 15)
 ========================  ==========================================  =====================
 
 Extending: write a generator ``def more(ctx: Context) -> list[Case]`` and decorate it with
@@ -1319,6 +1323,196 @@ def export_injection(ctx: Context) -> list[Case]:
                            "--export-markdown", "{dir}/r.hf.md", "--report", "{dir}/r.html",
                            "--", "true"], (0,), check=_raw_in_exports, timeout=120))
     return ctx.sample(cases, 5)
+
+
+# ============================================================================ issue 27, rest
+CATEGORIES["third pass"] = Category("third pass", "third pass", "results lost or wrong")
+
+#: benchmarks that never return, each ``{kind}`` a case of its own (issue 27 item 12)
+HANG_KINDS = {
+    "sleep": "lambda: time.sleep(3600)",
+    "busy loop": "busy",
+    "C-level regex": "lambda: re.match(r'(a+)+$', 'a' * 40 + 'b')",
+    "signals blocked": "blocked",
+}
+HANG_BENCH = """\
+import re, signal, time
+import steadybench as sb
+
+def busy():
+    while True:
+        pass
+
+def blocked():
+    signal.pthread_sigmask(signal.SIG_BLOCK,
+                           set(signal.Signals) - {{signal.SIGKILL, signal.SIGSTOP}})
+    while True:
+        pass
+
+@sb.benchmark
+def fast():
+    return lambda: sum(range(100))
+
+@sb.benchmark
+def hung():
+    {factory}
+    return {measured}
+"""
+#: an ITERS program whose BATCHTIME is tiny against its run time (item 2); $2: a spike factor
+TINY_ITERS = """#!/bin/sh
+exec awk -v n="$1" -v s="${2:-1}" 'BEGIN { srand(); f = (rand() < 0.2) ? s : 1
+  printf "BATCHTIME: %.17g\\n", n * 1e-15 * f }'
+"""
+
+
+def _write(name: str, text: str, mode: int = 0o644) -> Callable[[Path], None]:
+    def setup(folder: Path) -> None:
+        (folder / name).write_text(text)
+        (folder / name).chmod(mode)
+    return setup
+
+
+def _results_kept(name: str, bench: str | None = None) -> Callable[[Path, Outcome], int]:
+    """1 when the results file ``name`` is missing, or misses the benchmark ``bench``."""
+    def check(folder: Path, outcome: Outcome) -> int:
+        path = folder / name
+        if not path.exists():
+            return 1
+        if bench is None:
+            return 0
+        data = json.loads(path.read_text())
+        return int(not any(b["name"] == bench and b["n"] > 0 for b in data["benchmarks"]))
+    return check
+
+
+def _fit_made(name: str, cases: int) -> Callable[[Path, Outcome], int]:
+    """Cases of the ITERS results file ``name`` without a positive slope (a failed fit)."""
+    def check(folder: Path, outcome: Outcome) -> int:
+        path = folder / name
+        if not path.exists():
+            return cases
+        found = json.loads(path.read_text())["benchmarks"]
+        good = sum(bool((b.get("estimate") or {}).get("value")) and not b.get("errors")
+                   for b in found)
+        return cases - good + int("singular" in outcome.err)
+    return check
+
+
+def _setsid_child_dead(folder: Path, outcome: Outcome) -> int:
+    try:
+        pid = int((folder / "pid").read_text())
+    except (OSError, ValueError):
+        return 1
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return 0
+    if state not in ("Z", "X"):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        return 1
+    return 0
+
+
+def _bad_results(value: str, where: str) -> Callable[[Path], None]:
+    def setup(folder: Path) -> None:
+        data = json.loads((folder.parent.parent / "fixtures" / "results.json").read_text())
+        b = data["benchmarks"][0]
+        if where == "samples":
+            b["samples"] = ["__V__"] * max(1, len(b.get("samples") or []))
+        elif where == "stats":
+            b["stats"]["median"] = "__V__"
+        else:
+            b["estimate"]["value"] = "__V__"
+        (folder / "bad.json").write_text(json.dumps(data).replace('"__V__"', value))
+    return setup
+
+
+@category("third pass")
+def third_pass(ctx: Context) -> list[Case]:
+    """Issue 27 items 2, 12, 14 and 15 (the part done in the last session's rest): hangs under
+    ``--in-process --time-limit`` and at import, a ``setsid`` child, ITERS counts up to 10^12,
+    impossible times in results files and near the float limit, generator benchmarks and
+    ``os._exit`` at import, a benchmark that closes its standard output."""
+    cases = []
+    for kind, measured in HANG_KINDS.items():
+        cases.append(Case(f"--in-process hang: {kind}",
+                          ["run", "--in-process", "--max-time", "0.5", "--time-limit", "1",
+                           "--json", "{dir}/r.json", "{dir}/hang.py"], (1,),
+                          setup=_write("hang.py", HANG_BENCH.format(factory="pass",
+                                                                    measured=measured)),
+                          check=_results_kept("r.json", "fast")))
+    cases.append(Case("--in-process hang in the factory",
+                      ["run", "--in-process", "--max-time", "0.5", "--time-limit", "1",
+                       "--json", "{dir}/r.json", "{dir}/hang.py"], (1,),
+                      setup=_write("hang.py", HANG_BENCH.format(factory="time.sleep(3600)",
+                                                                measured="None")),
+                      check=_results_kept("r.json", "fast")))
+    for mode in (["-p", "2"], ["--in-process"]):
+        cases.append(Case(f"hang at import {' '.join(mode)}",
+                          ["run", *mode, "--time-limit", "1", "{dir}/hang.py"], (2,),
+                          setup=_write("hang.py", "import time\ntime.sleep(3600)\n")))
+        cases.append(Case(f"os._exit(5) at import {' '.join(mode)}",
+                          ["run", *mode, "--runs", "3", "{dir}/leave.py"], (2,),
+                          setup=_write("leave.py", "import os\nos._exit(5)\n")))
+        cases.append(Case(f"generator benchmark {' '.join(mode)}",
+                          ["run", *mode, "--runs", "3", "--json", "{dir}/r.json",
+                           "{dir}/gen.py"], (1, 2),
+                          setup=_write("gen.py", "import steadybench as sb\n\ndef g():\n"
+                                                 "    yield 1\n\n@sb.benchmark\ndef gen():\n"
+                                                 "    return g\n")))
+        cases.append(Case(f"benchmark raises KeyboardInterrupt {' '.join(mode)}",
+                          ["run", *mode, "--runs", "3", "--json", "{dir}/r.json",
+                           "{dir}/kbi.py"], (1,),
+                          setup=_write("kbi.py", "import steadybench as sb\n\ndef f():\n"
+                                                 "    raise KeyboardInterrupt\n\n"
+                                                 "@sb.benchmark\ndef kbi():\n    return f\n"),
+                          check=_results_kept("r.json")))
+        cases.append(Case(f"benchmark closes fd 1 {' '.join(mode)}",
+                          ["run", *mode, "--runs", "3", "--json", "{dir}/r.json",
+                           "{dir}/close.py"], (1,),
+                          setup=_write("close.py", "import os\nimport steadybench as sb\n\n"
+                                                   "@sb.benchmark\ndef closer():\n"
+                                                   "    return lambda: os.close(1)\n"),
+                          check=_results_kept("r.json")))
+    cases.append(Case("exec --time-limit with a setsid child",
+                      ["exec", "-q", "--no-correction", "--time-limit", "1", "--",
+                       "{dir}/escape.sh", "{dir}/pid"], (1,),
+                      setup=_write("escape.sh", "#!/bin/sh\nsetsid sh -c 'echo $$ > \"$0\"; "
+                                                "exec sleep 1000' \"$1\" &\nwait\n", 0o755),
+                      check=_setsid_child_dead))
+    for spikes in ("1", "5"):
+        cases.append(Case(f"iters to 10^12 counts, spikes x{spikes}",
+                          ["iters", "-q", "--min-points", "44", "--max-points", "44",
+                           "--json", "{dir}/r.json", "--", "{dir}/tiny.sh", "{iters}",
+                           spikes], (0,),
+                          setup=_write("tiny.sh", TINY_ITERS, 0o755),
+                          check=_fit_made("r.json", 1), timeout=180))
+    cases.append(Case("sweep --sizes 100,1000,10000 --report at 10^12 counts",
+                      ["sweep", "-q", "--sizes", "100,1000,10000", "--min-points", "44",
+                       "--max-points", "44", "--report", "{dir}/r.html", "--json",
+                       "{dir}/r.json", "--", "{dir}/tiny.sh", "{iters}", "1", "{size}"], (0,),
+                      setup=_write("tiny.sh", TINY_ITERS, 0o755),
+                      check=_fit_made("r.json", 3), timeout=300))
+    values = ["1e308", "NaN", "Infinity", "-Infinity", "-1", '"abc"', "true", "null"]
+    combos = [(v, w, c) for v in values for w in ("samples", "stats", "estimate")
+              for c in ("report", "compare", "show")]
+    for value, where, command in ctx.sample(combos, 12):
+        if value == "null" and where != "samples":
+            continue  # an undefined statistic or estimate is allowed
+        argv = {"report": ["report", "{dir}/bad.json", "-o", "{dir}/r.html"],
+                "compare": ["compare", "{dir}/../../fixtures/results.json", "{dir}/bad.json"],
+                "show": ["show", "{dir}/bad.json"]}[command]
+        cases.append(Case(f"{command}: {where} = {value}", argv, (2,),
+                          setup=_bad_results(value, where)))
+    cases.append(Case("plan with 1e308", ["plan", "--ci-width", "1%", "{dir}/p.txt"], (2,),
+                      setup=_write("p.txt", "1\n2\n1e308\n3\n4\n")))
+    for rows in ("1,2,1e308\n2,1,1e308\n3,3,1e308\n1,1,5\n",
+                 "1e308,2,1\n2,1e308,1\n3,3,2\n1,1,5\n"):
+        cases.append(Case(f"blocks with 1e308: {rows.splitlines()[0]}",
+                          ["blocks", "{dir}/c.csv"], (2,),
+                          setup=_write("c.csv", "a,b,total\n" + rows)))
+    return cases
 
 
 # ============================================================================ the report

@@ -1,5 +1,7 @@
 """The manager: processors online and global, loggers, failures, interruption."""
 
+import signal
+
 import pytest
 
 from steadybench import Benchmark, Manager, Parameters, PartialResults, Runner, Runs
@@ -44,7 +46,7 @@ def build(clock, fail=False, interrupt_at=None):
     def work():
         calls["n"] += 1
         if interrupt_at and calls["n"] == interrupt_at:
-            raise KeyboardInterrupt
+            signal.raise_signal(signal.SIGINT)  # Ctrl-C (a raise of its own is a failure)
         clock.advance(1000)
 
     def broken():

@@ -121,8 +121,22 @@ class Definitions:
 _counter = itertools.count()
 
 
-def load_file(path: str | os.PathLike[str]) -> Definitions:
-    """Import a benchmark file and collect its definitions; one clear error if that fails."""
+class _ExitAtImport(BaseException):
+    """``os._exit`` called by a benchmark file's top level (issue 27 item 15): it would end
+    steadybench at once, silently, with the file's status; the import raises this instead."""
+
+
+def _refuse_exit(status: int) -> None:
+    raise _ExitAtImport(status)
+
+
+def load_file(path: str | os.PathLike[str], time_limit: float | None = None) -> Definitions:
+    """Import a benchmark file and collect its definitions; one clear error if that fails.
+
+    ``time_limit`` (seconds) bounds the import: a file whose top level never returns is
+    interrupted there (:func:`steadybench.runner.deadline.deadline`; issue 27 item 12)."""
+    from .runner.deadline import HardTimeLimit, deadline
+
     p = Path(path)
     if not p.exists():
         raise DefinitionError(f"{p}: no such file")
@@ -139,8 +153,16 @@ def load_file(path: str | os.PathLike[str]) -> Definitions:
     saved, _registry = _registry, []
     sys.path.insert(0, str(p.resolve().parent))
     sys.modules[module_name] = module
+    real_exit = os._exit
+    os._exit = _refuse_exit  # type: ignore[assignment] # the file's os._exit ends nothing
     try:
-        spec.loader.exec_module(module)
+        with deadline(time_limit, f"{p}: importing the file"):
+            spec.loader.exec_module(module)
+    except HardTimeLimit as exc:
+        raise DefinitionError(f"{exc} (its top level never returned)") from exc
+    except _ExitAtImport as exc:
+        raise DefinitionError(f"{p}: called os._exit({exc.args[0]!r}) while loading: a "
+                              "benchmark file must not end the process") from exc
     except SyntaxError as exc:
         where = f"{p}:{exc.lineno}" if exc.lineno else str(p)
         raise DefinitionError(f"{where}: syntax error: {exc.msg}") from exc
@@ -151,6 +173,7 @@ def load_file(path: str | os.PathLike[str]) -> Definitions:
     except SystemExit as exc:
         raise DefinitionError(f"{p}: called sys.exit({exc.code!r}) while loading") from exc
     finally:
+        os._exit = real_exit
         found, _registry = _registry, saved
         sys.path.remove(str(p.resolve().parent))
     objects = [v for v in vars(module).values() if isinstance(v, Benchmark)]

@@ -86,6 +86,10 @@ def render(solution: BlockSolution, unit: str, console: Console) -> None:
                   "freedom")
 
 
+#: longest --unit accepted (a unit is a word: ns, cycles, instructions)
+MAX_UNIT = 32
+
+
 @click.command("blocks")
 @click.argument("counts_csv", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--total-column", default="total", show_default=True,
@@ -107,9 +111,22 @@ def blocks_cmd(counts_csv: Path, total_column: str, unit: str, confidence: float
     from rich.console import Console
 
     from ..methods.blocks import solve_blocks
+    from ..stats.overflow import overflow_checked
 
+    if len(unit) > MAX_UNIT or not unit.isprintable():
+        # a 100,000-character unit kept the table renderer busy for minutes (issue 27 item 13)
+        raise ConfigurationError(f"--unit must be at most {MAX_UNIT} printable characters "
+                                 f"(got {len(unit)})")
     names, counts, totals = read_counts(counts_csv, total_column)
-    solution = solve_blocks(counts, totals, names=names, confidence=confidence)
+    solution = overflow_checked(lambda: solve_blocks(counts, totals, names=names,
+                                                     confidence=confidence),
+                                f"{counts_csv}: the counts and totals")
+    figures = [solution.residual_std] + [v for g in solution.groups
+                                         for v in (g.value, g.ci_low, g.ci_high, g.se)]
+    if not all(math.isfinite(v) for v in figures):
+        raise ConfigurationError(f"{counts_csv}: the counts and totals are too large or too "
+                                 "small for floating point (the solution is not finite): "
+                                 "rescale them")
     to_stdout = json_path is not None and str(json_path) == "-"
     if not to_stdout:
         render(solution, unit, Console())

@@ -271,11 +271,13 @@ def compare_counts(base_set: SampleSet, new_set: SampleSet, threshold: float,
 def plan_cmd(samples: str, ci_width: str | None, detect: str | None, power: str,
              confidence: float, column: str | None, json_path: str | None) -> int:
     """From pilot SAMPLES, the runs needed for a CI width or to detect a change with power P."""
+    import functools
     import json
 
     from ..compare.plan import plan
     from ..compare.readers import read_samples
     from ..output.results_io import _finite
+    from ..stats.overflow import overflow_checked
 
     conf = confidence
     pw = parse_fraction(power, "--power")
@@ -286,7 +288,9 @@ def plan_cmd(samples: str, ci_width: str | None, detect: str | None, power: str,
     plans = []
     for s in sset.samples:
         pilot = s.executions if s.executions.size >= 2 else s.values
-        p = plan(pilot, ci_width=width, detect=change, power=pw, confidence=conf)
+        p = overflow_checked(functools.partial(plan, pilot, ci_width=width, detect=change,
+                                               power=pw, confidence=conf),
+                             f"{samples}: the samples")
         p["name"] = s.label
         if pilot is s.values and s.per_execution is not None:
             p["notes"].append("the pilot has one execution: its runs were used, which "

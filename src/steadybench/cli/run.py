@@ -239,7 +239,7 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     from ..processors.base import TukeyOutlierFilter
     from ..processors.machine import MachineStateFlagger
 
-    definitions = load_file(file)
+    definitions = load_file(file, time_limit=opts.get("time_limit"))
     pattern = opts.get("select")
     runner_for = make_runner_factory(opts)
     if profiling(opts):  # one extra, profiled execution after each case's measured ones

@@ -96,6 +96,13 @@ class FunctionImplementation(Implementation):
                 f"benchmark {self.name!r} must return the callable to measure, "
                 f"got {type(measured).__name__}"
             )
+        if inspect.isgeneratorfunction(measured) or inspect.isasyncgenfunction(measured):
+            # issue 27 item 15: a call only makes the generator; its body would never run
+            raise ConfigurationError(
+                f"benchmark {self.name!r} returned a generator function "
+                f"({getattr(measured, '__name__', 'function')}): calling it only creates the "
+                "generator and none of its body runs; return a function that consumes it, "
+                "e.g. lambda: list(gen())")
         self._measured = measured
         # Bind the measured callable directly, so timing it adds no extra call layer.
         self.run = measured  # type: ignore[method-assign]

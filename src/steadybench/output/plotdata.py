@@ -198,8 +198,8 @@ def density(values: np.ndarray, *, low: float | None = None, high: float | None 
         return None
     vmin, vmax = float(v.min()), float(v.max())
     bw = silverman_bandwidth(v) if bandwidth is None else float(bandwidth)
-    if not vmax > vmin or not bw > 0:
-        return None
+    if not vmax - vmin > NARROW * max(abs(vmin), abs(vmax)) or not bw > 0:
+        return None  # one value, up to rounding: no shape to draw
     g_lo = vmin if low is None else max(vmin, low)
     g_hi = vmax if high is None else min(vmax, high)
     if not g_hi > g_lo:
@@ -220,6 +220,10 @@ def density(values: np.ndarray, *, low: float | None = None, high: float | None 
     return Density(grid, dens, bw)
 
 
+#: a range of values narrower than this share of their size is one value up to rounding
+NARROW = 1e-9
+
+
 def histogram(values: np.ndarray, limits: Limits, bins: int | str = "auto",
               max_bins: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """(density per bin, edges) of the values inside ``limits``, normalised over *all* values,
@@ -228,6 +232,9 @@ def histogram(values: np.ndarray, limits: Limits, bins: int | str = "auto",
     v = v[np.isfinite(v)]
     inside = v[(v >= limits.low) & (v <= limits.high)]
     lo, hi = limits.low, limits.high
+    if not hi - lo > NARROW * max(abs(lo), abs(hi)):
+        bins = 1  # one value up to rounding (BATCHTIME/iters at 10^12 iters): one bar
+        hi = max(hi, float(np.nextafter(lo, math.inf)))
     if isinstance(bins, str):
         edges = np.histogram_bin_edges(inside if inside.size else v, bins=bins, range=(lo, hi))
         if edges.size > max_bins + 1:

@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import ResultsFormatError
 from ..fileio import atomic_write_text, read_user_json
 from ..model.results import SCHEMA_VERSION, Results
+from .results_check import time_problem
 
 
 def _finite(obj: Any) -> Any:
@@ -67,6 +68,10 @@ def results_from_data(data: Any, source: str = "<data>") -> Results:
             if entry.get(key) is not None and not isinstance(entry[key], str):
                 raise ResultsFormatError(f"{source}: malformed results file (benchmarks[{i}]."
                                          f"{key} is {type(entry[key]).__name__}, not text)")
+        problem = time_problem(entry)
+        if problem:
+            raise ResultsFormatError(f"{source}: malformed results file (benchmark "
+                                     f"{entry['name']!r}: {problem}, not a time)")
     try:
         return Results.from_dict(data)
     # AttributeError: a field of the wrong kind, e.g. an ``estimate`` that is not an object

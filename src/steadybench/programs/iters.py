@@ -188,12 +188,61 @@ class ItersOptions:
                             max_runs=self.max_points)
 
 
-def next_iters(current: int, batchtime: float, options: ItersOptions) -> int:
+def next_iters(current: int, batchtime: float, options: ItersOptions,
+               budget_left: float | None = None) -> int:
     """The count after ``current``: doubled while BATCHTIME is under the threshold, else
-    ``floor(current × growth) + 1`` (Criterion's geometric schedule)."""
+    ``floor(current × growth) + 1`` (Criterion's geometric schedule).
+
+    ``budget_left`` (seconds of the budget not yet spent) bounds the growth by what the
+    program's own BATCHTIME says the budget allows: the next count's predicted BATCHTIME
+    (``batchtime / current`` per iteration) stays within it (the last count may be smaller
+    than the one before); once the budget is spent (points still under ``min_points``) the
+    count grows by one, so that the points keep distinct counts. A
+    program whose BATCHTIME is tiny against its run time (start-up outside the timed region)
+    otherwise doubles on to ``max_iters`` (issue 27 item 2)."""
     if batchtime < options.threshold:
-        return min(current * 2, options.max_iters)
-    return min(int(current * options.growth) + 1, options.max_iters)
+        grown = min(current * 2, options.max_iters)
+    else:
+        grown = min(int(current * options.growth) + 1, options.max_iters)
+    if budget_left is not None and batchtime > 0:
+        if budget_left <= 0:  # points under min_points, past the budget: distinct counts
+            return min(current + 1, options.max_iters)
+        allowed = budget_left / (batchtime / current)
+        grown = max(1, min(grown, int(allowed)))
+    return grown
+
+
+#: a sweep whose BATCHTIMEs add up to less than this share of its programs' run time is
+#: reported: most of each run is outside the timed region
+BATCHTIME_SHARE_FLOOR = 0.05
+#: BATCHTIME longer than the whole process by more than this share (and 1 ms) is reported
+BATCHTIME_OVER_RUN = 0.01
+
+
+def batchtime_agreement(case: CaseResult) -> str | None:
+    """One line when the program's BATCHTIME and its run time (the whole process's wall time)
+    disagree, None when they agree: BATCHTIME longer than the process that printed it (its
+    clock or unit is wrong), or all BATCHTIMEs together a small share of the run time (a
+    start-up or set-up outside the timed region: the budget goes there, and only BATCHTIME
+    sets the counts)."""
+    pairs = [(b, w, i) for b, w, i in zip(case.values("batchtime"), case.values("process_time"),
+                                          case.values("iters"))
+             if b is not None and w is not None and math.isfinite(b) and math.isfinite(w)]
+    if not pairs:
+        return None
+    over = [(b, w, i) for b, w, i in pairs if b > w * (1 + BATCHTIME_OVER_RUN) + 1e-3]
+    if over:
+        b, w, i = max(over, key=lambda p: p[0] / max(p[1], 1e-12))
+        return (f"BATCHTIME is longer than the program's whole run at {len(over)} of "
+                f"{len(pairs)} points (iters {int(i)}: {b:.3g} s > {w:.3g} s): the program's "
+                "clock or unit is wrong")
+    batch, run = sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+    if run > 0 and batch < BATCHTIME_SHARE_FLOOR * run:
+        return (f"BATCHTIME is {100 * batch / run:.2g}% of the program's run time "
+                f"({batch:.3g} s of {run:.3g} s): most of each run is outside the timed "
+                "region (start-up or set-up); the counts follow BATCHTIME, the budget is "
+                "spent on the rest")
+    return None
 
 
 class ItersExecutor(Executor):
@@ -221,6 +270,14 @@ class ItersExecutor(Executor):
         if user is not None and user <= left:
             return user, False
         return left, True
+
+    def budget_left(self) -> float:
+        """Seconds left of the budget (``max_time`` when it is the stop condition, the hard
+        time limit otherwise), for :func:`next_iters`."""
+        o = self.options
+        budget = o.max_time if o.stop is None else o.time_limit
+        spent = self.state.elapsed if self.state is not None else 0.0
+        return min(budget, o.time_limit) - spent
 
     def prepare(self) -> None:
         self.runner.resolve(iters_argv(self.command, 1, self.values))
@@ -254,7 +311,8 @@ class ItersExecutor(Executor):
             return Sample.failed(str(exc), row)
         row.update(batchtime=out.batchtime, selftimed=out.selftimed)
         if not warmup:
-            self.iters = next_iters(iters, out.batchtime, self.options)
+            self.iters = next_iters(iters, out.batchtime, self.options,
+                                    self.budget_left() - run.wall_ns / 1e9)
         # wall_time = BATCHTIME / iters
         return Sample(out.batchtime * 1e9, iters, row)
 
@@ -495,4 +553,7 @@ class ItersMethod(Method):
 def finish_iters_case(case: CaseResult, options: ItersOptions) -> CaseResult:
     """Summary statistics of the per-point times, then the fit (``finalize_case``)."""
     case.extra["iters_options"] = ItersMethod(options).options()
+    disagreement = batchtime_agreement(case)
+    if disagreement and disagreement not in case.warnings:
+        case.warnings.append(disagreement)
     return finalize_case(case, (), ItersMethod(options), options.confidence)

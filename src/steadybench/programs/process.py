@@ -436,6 +436,26 @@ def child_peak_rss(reported: int, floor: int) -> int | None:
 
 
 def kill_group(pgid: int) -> None:
-    """SIGKILL every process of the group ``pgid``; no error if it is already gone."""
+    """SIGKILL every process of the group ``pgid`` and every descendant of its leader (the
+    process ``pgid``) that left the group (``setsid``, issue 27 item 12); no error if they
+    are already gone. The descendants are listed before the group dies: an orphan is
+    re-parented and can no longer be told from any other process."""
+    import psutil
+
+    try:
+        strays = [c for c in psutil.Process(pgid).children(recursive=True)
+                  if _group_of(c.pid) not in (pgid, None)]
+    except (psutil.Error, OSError):
+        strays = []
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+    for child in strays:
+        with contextlib.suppress(psutil.Error, OSError):
+            child.send_signal(signal.SIGKILL)  # psutil checks the pid is still this process
+
+
+def _group_of(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None

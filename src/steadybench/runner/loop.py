@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..model.results import PRIMARY_METRIC, RUN_FAILED, RUN_OK, RUN_WARMUP, CaseResult
+from . import sigint
 from .actions import RunContext
 from .stop import RunState, StopCondition, effective_time_limit
 
@@ -171,6 +172,8 @@ def describe_exception(exc: BaseException, who: str = "benchmark") -> str:
     ``BaseException`` subclass that is not an ``Exception`` says so.
     """
     name = type(exc).__name__
+    if name in ("HardTimeLimit", "OwnInterrupt"):  # steadybench's own: the message says it
+        return _one_line(str(exc))
     if isinstance(exc, SystemExit):
         arg = "" if exc.code is None else repr(exc.code)
         return f"SystemExit: {arg or None} — the {who} called sys.exit({arg})"
@@ -296,6 +299,9 @@ class RunLoop:
         self._closed = False
         self._last_progress = 0
         self._primary = case.stream.setdefault(PRIMARY_METRIC, self.state.stream)
+        #: clock reading when the run (or the calibration) in progress began; None between
+        #: runs (what :func:`steadybench.runner.deadline.deadline` asks to judge a hang)
+        self.running_since: int | None = None
 
     # ------------------------------------------------------------------ driving
     def run(self) -> CaseResult:
@@ -322,15 +328,17 @@ class RunLoop:
         try:
             if not self._started:
                 self._started = True
+                self.running_since = clock()
                 self.executor.prepare()
                 self._last_progress = clock()
-            t0 = clock()
+            t0 = self.running_since = clock()
             for action in self.before_run:
                 action(ctx)
             sample = self.executor.sample(warm)
             for action in self.after_run:
                 action(ctx)
             t1 = clock()
+            self.running_since = None
             self.index += 1
             state.elapsed_ns += t1 - t0
             reason = self._record(sample, warm)
@@ -340,9 +348,11 @@ class RunLoop:
             if reason is None:
                 reason = self._limit_reached(warm)
         except KeyboardInterrupt:
+            self.running_since = None
             self.interrupt()
             raise
         except BaseException:
+            self.running_since = None
             self.done = True
             raise
         if reason is not None:
@@ -453,8 +463,17 @@ class InProcessExecutor(Executor):
         self.release_run = implementation.release_run \
             if _overrides(implementation, "release_run") else None
 
+    #: set by the runner while :func:`steadybench.runner.sigint.counting` is in force
+    counting_sigint = False
+
     def prepare(self) -> None:
-        self.method.prepare(self.implementation, self.clock)
+        before = sigint.arrivals()
+        try:
+            self.method.prepare(self.implementation, self.clock)
+        except KeyboardInterrupt as exc:
+            if not sigint.raised_by_benchmark(exc, before, self.counting_sigint):
+                raise
+            raise sigint.OwnInterrupt(sigint.MESSAGE) from exc
 
     def sample(self, warmup: bool = False) -> Sample:
         impl = self.implementation
@@ -469,11 +488,14 @@ class InProcessExecutor(Executor):
         meters = self.meters
         for meter in meters:
             meter.start()
+        before = sigint.arrivals()
         try:
             take = self.method.sample_warmup if warmup else self.method.sample
             elapsed_ns, executions = take(impl, self.clock)
-        except KeyboardInterrupt:
-            raise
+        except KeyboardInterrupt as exc:
+            if not sigint.raised_by_benchmark(exc, before, self.counting_sigint):
+                raise
+            failure = RunFailure(sigint.MESSAGE, exc, tuple(user_frames(exc)))
         except BaseException as exc:  # noqa: BLE001 - user code is contained
             failure = RunFailure.from_exception(exc)
         values = {m.name: m.stop(failure is None) for m in self.reversed_meters} \

@@ -14,6 +14,7 @@ limit apply, and the reason the case stopped is recorded in ``case.stop_reason``
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import time
 from collections.abc import Callable, Sequence
@@ -25,7 +26,9 @@ from ..methods.base import DirectMethod, Method
 from ..model.implementation import Implementation
 from ..model.parameters import Parameters
 from ..model.results import PRIMARY_METRIC, CaseResult
+from . import sigint
 from .actions import Action, RunContext, Stage, as_action
+from .deadline import deadline, grace
 from .loop import (
     MAX_ERRORS_KEPT,
     InProcessExecutor,
@@ -35,6 +38,7 @@ from .loop import (
     RunLoop,
     keep_traceback,
 )
+from .stdfds import kept_streams
 from .stop import RunState, StopCondition, build_stop_condition, effective_time_limit
 
 __all__ = ["MAX_ERRORS_KEPT", "ProgressCallback", "Runner", "Stage"]
@@ -168,8 +172,25 @@ class Runner:
                        implementation=implementation, params=params)
         ctx = loop.context
         all_actions = [a for stage in Stage for a in self.actions[stage]]
+        # code in this process that never returns is interrupted just after the hard limit
+        # (issue 27 item 12); the loop stops by itself at the limit between runs
+        limit_ns = (self.time_limit + grace(self.time_limit)) * 1e9
+        user_since: list[int | None] = [None]  # set while set-up or teardown runs
+
+        def overdue() -> bool:
+            if loop.running_since is not None:  # a run: with the time of the runs before it
+                return loop.state.elapsed_ns + self.clock() - loop.running_since > limit_ns
+            since = user_since[0]
+            return since is not None and self.clock() - since > limit_ns
+
+        guard = contextlib.ExitStack()
         try:
+            guard.enter_context(kept_streams(case.warnings))
+            executor.counting_sigint = guard.enter_context(sigint.counting())
+            guard.enter_context(deadline(self.time_limit, f"benchmark {case.label}",
+                                         grace(self.time_limit), overdue))
             try:
+                user_since[0] = self.clock()
                 implementation.setup(params)
             except KeyboardInterrupt:
                 case.interrupted = True
@@ -183,6 +204,8 @@ class Runner:
                 keep_traceback(case, failure)
                 case.stop_reason = "setup failed"
                 return case
+            finally:
+                user_since[0] = None
             try:
                 self._run_stage(Stage.BEFORE_BENCHMARK, ctx)
                 loop.run()
@@ -193,7 +216,11 @@ class Runner:
                 case.stop_reason = "interrupted"
                 raise
             finally:
-                self._teardown(implementation, case)
+                user_since[0] = self.clock()
+                try:
+                    self._teardown(implementation, case)
+                finally:
+                    user_since[0] = None
         except (KeyboardInterrupt, ConfigurationError):
             raise
         except BaseException as exc:  # noqa: BLE001 - user code is contained
@@ -202,6 +229,7 @@ class Runner:
             keep_traceback(case, failure)
             case.stop_reason = case.stop_reason or "error"
         finally:
+            guard.close()  # before the actions put the machine back
             for action in reversed(all_actions):
                 action.close(ctx)
             for meter in meters:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -514,10 +514,56 @@ class RobustSolution:
         }
 
 
+def column_scales(a: np.ndarray) -> np.ndarray:
+    """A power of two per column of ``a`` near its largest magnitude (1 for a zero or
+    non-finite column): dividing by it is exact in floating point and brings every column to
+    [0.5, 1] in magnitude, so that a count column reaching 10¹² beside a column of ones is not
+    taken for rank-deficient (the column equilibration of Golub & Van Loan, *Matrix
+    Computations*, §3.5.2; issue 27 item 2)."""
+    big = np.max(np.abs(a), axis=0, initial=0.0) if a.size else np.ones(a.shape[-1])
+    out = np.ones(big.shape)
+    ok = np.isfinite(big) & (big > 0)
+    out[ok] = np.ldexp(1.0, np.frexp(big[ok])[1])
+    return out
+
+
+def _unscaled(values: Sequence[float], scales: np.ndarray) -> tuple[float, ...]:
+    return tuple(float(v) / float(s) for v, s in zip(values, scales))
+
+
 def robust_fit(a: ArrayLike, y: ArrayLike, *, threshold: float = DEFAULT_OUTLIER_THRESHOLD,
                confidence: float = 0.95, names: Sequence[str] | None = None,
                sizes: ArrayLike | None = None, order: ArrayLike | None = None,
                max_iterations: int = MAX_ITERATIONS, min_points: int = 3) -> RobustSolution:
+    """:func:`_robust_fit` on columns scaled by :func:`column_scales`, the unknowns (values,
+    intervals, start, alternatives) scaled back: the outcome is that of the unscaled system,
+    without its rounding (BATCHTIME on counts up to 10¹² beside an intercept)."""
+    am = np.asarray(a, dtype=float)
+    if am.ndim != 2:
+        raise ConfigurationError("robust fit: the matrix must be two-dimensional")
+    if sizes is None and am.shape[1]:
+        sizes = am[:, 0]
+    scales = column_scales(am) if np.all(np.isfinite(am)) else np.ones(am.shape[1])
+    rob = _robust_fit(am / scales, y, threshold=threshold, confidence=confidence, names=names,
+                      sizes=sizes, order=order, max_iterations=max_iterations,
+                      min_points=min_points)
+    if np.all(scales == 1.0):
+        return rob
+    sol = rob.solution
+    solution = replace(
+        sol, values=_unscaled(sol.values, scales), se=_unscaled(sol.se, scales),
+        ci=tuple((lo / float(s), hi / float(s)) for (lo, hi), s in zip(sol.ci, scales)))
+    findings = tuple(replace(f, alternatives=tuple(_unscaled(alt, scales)
+                                                   for alt in f.alternatives))
+                     for f in rob.findings)
+    return replace(rob, solution=solution, start=_unscaled(rob.start, scales),
+                   findings=findings)
+
+
+def _robust_fit(a: ArrayLike, y: ArrayLike, *, threshold: float = DEFAULT_OUTLIER_THRESHOLD,
+                confidence: float = 0.95, names: Sequence[str] | None = None,
+                sizes: ArrayLike | None = None, order: ArrayLike | None = None,
+                max_iterations: int = MAX_ITERATIONS, min_points: int = 3) -> RobustSolution:
     """The robust fit of ``002`` §4.1, for a line (``A = [x, 1]``) or a system (§5, eq. 7).
 
     1. Start from the L1 fit (:func:`lad_fit`), which interrupts do not pull (of a seeded
@@ -808,7 +854,9 @@ def null_space_columns(a: np.ndarray, rtol: float = 1e-10) -> list[list[int]]:
     a = np.asarray(a, dtype=float)
     if a.size == 0:
         return []
-    _, sv, vt = np.linalg.svd(a, full_matrices=True)
+    # with at least as many rows as columns the thin SVD has every right singular vector and
+    # no n×n factor (100,000 rounds of `blocks` asked numpy for 74.5 GiB: issue 27 item 13)
+    _, sv, vt = np.linalg.svd(a, full_matrices=a.shape[0] < a.shape[1])
     tol = rtol * (sv[0] if sv.size else 0.0) * max(a.shape)
     rank = int(np.sum(sv > tol))
     groups: list[list[int]] = []

@@ -226,8 +226,25 @@ class Journal:
             raise SystemControlError(f"cannot save the restore journal: {exc}") from exc
 
     def remove(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
+        """Delete the journal. When its folder no longer allows it (made immutable or read-only
+        during the run: issue 27 item 14) the journal is emptied in place if it can be (a
+        journal with nothing to restore is harmless to a later run) and a SystemControlError
+        says so: the caller's restore-failure path writes the results and exits non-zero."""
+        try:
             self.path.unlink()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            self.entries, self.undo = [], []
+            try:
+                self.save()
+                left = "it was emptied (nothing left to restore)"
+            except SystemControlError as again:
+                left = f"it still lists the changes ({again})"
+            raise SystemControlError(
+                f"the machine was restored, but its journal {self.path} could not be removed "
+                f"({why}); {left}: remove it by hand") from exc
 
     # ------------------------------------------------------------------ changes
     def has(self, rel: str) -> bool:

@@ -1,0 +1,74 @@
+"""Ctrl-C from the user, or ``KeyboardInterrupt`` raised by the benchmark itself (issue 27 item
+15)?
+
+A benchmark that raises ``KeyboardInterrupt`` was reported as a user interrupt: exit 130 and
+"interrupted: partial results" in this process, an "interrupted" execution and exit 0 in a
+worker. The exception looks the same either way; the signal does not. While a case runs,
+:func:`counting` wraps the program's handlers of SIGINT, SIGTERM and SIGHUP so that every such
+signal is counted before its handler raises; :func:`arrivals` reads the count, and a
+``KeyboardInterrupt`` during which it did not change came from the benchmark's own code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+_count = 0
+
+#: what is said of a KeyboardInterrupt raised by the benchmark's own code
+MESSAGE = "KeyboardInterrupt raised by the benchmark itself (no Ctrl-C arrived)"
+
+
+class OwnInterrupt(Exception):
+    """A ``KeyboardInterrupt`` the benchmark raised itself: a failure of the benchmark, not
+    the user's Ctrl-C."""
+
+
+def arrivals() -> int:
+    """SIGINTs counted so far (only while :func:`counting` is in force)."""
+    return _count
+
+
+def _wrap(previous: Any) -> Any:
+    def handler(signum: int, frame: Any) -> Any:
+        global _count
+        _count += 1
+        return previous(signum, frame)
+    handler.__wrapped__ = previous  # type: ignore[attr-defined]
+    return handler
+
+
+#: the signals whose handlers raise KeyboardInterrupt (or a subclass, as the command line's
+#: SIGTERM and SIGHUP handlers do)
+SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def counting() -> Iterator[bool]:
+    """Count arrivals of SIGINT, SIGTERM and SIGHUP in the block; yields whether counting is
+    in force (the main thread, with a Python handler of SIGINT to wrap). The handlers are put
+    back after."""
+    if threading.current_thread() is not threading.main_thread() or \
+            not callable(signal.getsignal(signal.SIGINT)):
+        yield False
+        return
+    previous = {s: signal.getsignal(s) for s in SIGNALS}
+    wrapped = {s: h for s, h in previous.items() if callable(h)}
+    for signum, handler in wrapped.items():
+        signal.signal(signum, _wrap(handler))
+    try:
+        yield True
+    finally:
+        for signum, handler in wrapped.items():
+            signal.signal(signum, handler)
+
+
+def raised_by_benchmark(exc: BaseException, before: int, active: bool) -> bool:
+    """True when ``exc`` (a ``KeyboardInterrupt``) was raised by the benchmark itself: counting
+    is in force and no SIGINT arrived since ``before``."""
+    return active and isinstance(exc, KeyboardInterrupt) and _count == before
