@@ -110,8 +110,12 @@ def test_exec_failure_fails_with_stderr_and_keeps_results(tmp_path, capsys):
 
 def test_exec_ignore_failure(tmp_path, capsys):
     out = tmp_path / "r.json"
+    # every other run fails: a flag file, not the PID's parity (started through the launcher,
+    # consecutive commands can all get PIDs of one parity)
+    flag = tmp_path / "failed-last"
+    script = f'if [ -e {flag} ]; then rm {flag}; else touch {flag}; exit 1; fi'
     code, err = run_cli(["exec", "--runs", "3", "-i", "--no-correction", "--json", str(out),
-                         "--", "sh", "-c", "exit $(( $$ % 2 ))"], capsys)
+                         "--", "sh", "-c", script], capsys)
     assert code == 0, err
     case = load_results(out).cases[0]
     assert case.n == 3

@@ -29,8 +29,13 @@ class OwnInterrupt(Exception):
 
 
 def arrivals() -> int:
-    """SIGINTs counted so far (only while :func:`counting` is in force)."""
-    return _count
+    """Signals counted so far: those :func:`counting` wrapped (while it is in force), and those
+    the machine-control guard's handler received (:mod:`steadybench.system.signals`, which a
+    countermeasure installs after :func:`counting` began: a SIGTERM it turns into an interrupt
+    is the user's)."""
+    from ..system import signals
+
+    return _count + signals.arrivals
 
 
 def _wrap(previous: Any) -> Any:
@@ -71,4 +76,4 @@ def counting() -> Iterator[bool]:
 def raised_by_benchmark(exc: BaseException, before: int, active: bool) -> bool:
     """True when ``exc`` (a ``KeyboardInterrupt``) was raised by the benchmark itself: counting
     is in force and no SIGINT arrived since ``before``."""
-    return active and isinstance(exc, KeyboardInterrupt) and _count == before
+    return active and isinstance(exc, KeyboardInterrupt) and arrivals() == before

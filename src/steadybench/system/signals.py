@@ -88,7 +88,14 @@ def _quietly(signum: int, previous: dict[int, Any]) -> None:
         _call_previous(signum, previous)
 
 
+#: signals this module's handler received: a KeyboardInterrupt it raises is the user's, not the
+#: benchmark's (steadybench.runner.sigint counts these with the signals it wraps itself)
+arrivals = 0
+
+
 def _handler(signum: int, frame: Any) -> None:
+    global arrivals
+    arrivals += 1
     if _STATE.protecting or _STATE.raised:
         _STATE.pending.append(signum)
         return
