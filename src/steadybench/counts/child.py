@@ -83,6 +83,16 @@ def _fail(message: str) -> None:
     os._exit(USER_ERROR_STATUS)
 
 
+def enter_task(task: dict[str, Any]) -> None:
+    """Stand where the benchmark's own process stood: its working directory and the entries
+    of its ``sys.path`` (a counted or profiled child imports the file as the parent did)."""
+    if task["cwd"]:
+        os.chdir(task["cwd"])
+    for entry in reversed(task["sys_path"]):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+
+
 def _load_implementation(task: dict) -> Any:
     """The case's implementation, found as a worker finds it (without importing the runner
     package, whose imports would be counted)."""
@@ -102,11 +112,7 @@ def main(argv: list[str]) -> None:
     (mode,) = argv
     task = pickle.load(sys.stdin.buffer)
     spec = pickle.load(sys.stdin.buffer) if mode == "segments" else None
-    if task["cwd"]:
-        os.chdir(task["cwd"])
-    for entry in reversed(task["sys_path"]):
-        if entry not in sys.path:
-            sys.path.insert(0, entry)
+    enter_task(task)
     from ..model.implementation import Implementation
 
     stage = "loading the benchmark"

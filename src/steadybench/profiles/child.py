@@ -128,12 +128,9 @@ def main(argv: list[str]) -> None:
     seconds, interval = float(seconds_text), float(interval_text)
     with open(task_file, "rb") as fh:
         task = pickle.load(fh)
-    if task["cwd"]:
-        os.chdir(task["cwd"])
-    for entry in reversed(task["sys_path"]):
-        if entry not in sys.path:
-            sys.path.insert(0, entry)
-    from ..counts.child import _load_implementation
+    from ..counts.child import _load_implementation, enter_task
+
+    enter_task(task)
     from ..model.implementation import Implementation
     from .cpu_sampler import CpuSampler
 

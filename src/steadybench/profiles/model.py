@@ -178,10 +178,13 @@ class Profile:
         return replace(self, total_per_call=total_per_call)
 
     # -- files -----------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
+    def frame_table(self) -> tuple[list[Frame], list[tuple[list[int], float]]]:
+        """Each distinct frame once, in order of first appearance, and every stack as the
+        indices of its frames with its weight: the compact shape of the results file and of
+        speedscope's shared frames."""
         frames: list[Frame] = []
         index: dict[Frame, int] = {}
-        stacks = []
+        stacks: list[tuple[list[int], float]] = []
         for stack, weight in self.stacks:
             ids = []
             for frame in stack:
@@ -189,7 +192,12 @@ class Profile:
                     index[frame] = len(frames)
                     frames.append(frame)
                 ids.append(index[frame])
-            stacks.append([ids, weight])
+            stacks.append((ids, weight))
+        return frames, stacks
+
+    def to_dict(self) -> dict[str, Any]:
+        frames, table = self.frame_table()
+        stacks = [[ids, weight] for ids, weight in table]
         return {"kind": self.kind, "unit": self.unit, "profiler": self.profiler,
                 "calls": self.calls, "total_per_call": self.total_per_call, "rate": self.rate,
                 "wall_seconds": self.wall_seconds, "notes": list(self.notes),

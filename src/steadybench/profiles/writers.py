@@ -8,25 +8,16 @@ import json
 from pathlib import Path
 
 from . import collapsed
-from .model import Frame, Profile
+from .model import Profile
 
 SCHEMA = "https://www.speedscope.app/file-format-schema.json"
 
 
 def speedscope(profile: Profile, name: str) -> dict[str, object]:
-    frames: list[Frame] = []
-    index: dict[Frame, int] = {}
-    samples, weights = [], []
-    for stack, weight in profile.stacks:
-        ids = []
-        for frame in stack:
-            if frame not in index:
-                index[frame] = len(frames)
-                frames.append(frame)
-            ids.append(index[frame])
-        samples.append(ids)
-        weights.append(weight)
-    unit = "none" if profile.exact else "none"
+    frames, table = profile.frame_table()
+    samples = [ids for ids, _ in table]
+    weights = [weight for _, weight in table]
+    unit = "none"  # sample counts or instructions: speedscope has no unit for either
     total = float(sum(weights))
     return {"$schema": SCHEMA, "name": name, "exporter": "steadybench",
             "activeProfileIndex": 0,
