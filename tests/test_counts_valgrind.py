@@ -335,9 +335,11 @@ def test_identical_code_counts_the_same_wherever_it_lives(tmp_path, monkeypatch)
         assert not case.errors
         values[where] = case.estimate.value
     assert values["aaaa"] == values["bbbb"]
-    # a longer directory name still moves what the interpreter allocates at start-up; the
-    # count per call stays within a thousandth of a percent here (stated tolerance: 1e-5)
-    assert values["a-much-longer-directory-name/x"] == pytest.approx(values["aaaa"], rel=1e-5)
+    # a longer directory name still moves what the interpreter allocates at start-up: the
+    # count per call moved by 0.002 % in one checkout and 0.0098 % in a fresh clone under
+    # xdist (paths of other lengths); the stated tolerance, 0.05 %, is half the 0.1 % that a
+    # checkout and an ab worktree differed by before the view
+    assert values["a-much-longer-directory-name/x"] == pytest.approx(values["aaaa"], rel=5e-4)
 
 
 def test_time_limit_covers_all_counted_processes_of_a_case(tmp_path, capsys):
