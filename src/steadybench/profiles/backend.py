@@ -10,11 +10,12 @@ can reach an estimate. :func:`take_profile` runs one such execution and gives th
 
 What is profiled:
 
-* a Python case (``task``: :func:`steadybench.counts.python.task_bytes`): the calls of
-  :mod:`.child` under its CPU-time sampler, cut to the calls (:mod:`.filtering`); per call = the
-  profiled stretch's time / its calls, unless the caller scales it to the unprofiled estimate;
-* a command (``argv``): one run under py-spy (a Python program; ``--subprocesses`` so that
-  its children are covered) or, with ``mode="callgrind"``, under callgrind (any program:
+* a Python case (``task``: :func:`steadybench.counts.python.task_bytes`): the process of
+  :mod:`.child` run under py-spy (:mod:`.sampler`; every thread and the Python child
+  processes), cut to the calls (:func:`case_profile`); per call = the profiled stretch's time /
+  its calls, unless the caller scales it to the unprofiled estimate;
+* a command (``argv``): one run under py-spy (a Python program; every thread and the Python
+  child processes) or, with ``mode="callgrind"``, under callgrind (any program:
   instructions per function, exact).
 """
 
@@ -24,13 +25,13 @@ import json
 import os
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..execution.backend import ExecutionRequest, Outcome
 from .model import SAMPLES, AllocStats, Frame, GcStats, Profile, ProfileFailure
+from .sampler import DESIGN_EFFECT, RATE
 
 MODES = ("sample", "callgrind")
 #: seconds of profiled calls of a Python case (``--profile-time``)
@@ -43,7 +44,7 @@ class ProfileSettings:
 
     mode: str = "sample"
     seconds: float = PROFILE_TIME
-    rate: int = 1000
+    rate: int = RATE
     hide_own: bool = True
 
 
@@ -88,75 +89,38 @@ class ProfileBackend:
         return self._sample_command(time_left)
 
     def _sample_case(self, time_left: float) -> Profile | ProfileFailure:
-        import subprocess
-
-        from ..programs.process import kill_group
         from .child import PREFIX
-        from .filtering import calls_region, fold_comprehensions
+        from .sampler import SamplerError, explain, sample
 
         assert self.task is not None
-        interval = 1.0 / self.settings.rate
         with tempfile.TemporaryDirectory(prefix="steadybench-profile-task-") as work:
             task_file = os.path.join(work, "task.pickle")
             with open(task_file, "wb") as fh:
                 fh.write(self.task)
             argv = [self.python, "-m", "steadybench.profiles.child", task_file,
-                    repr(self.settings.seconds), repr(interval)]
-            started = time.perf_counter()
+                    repr(self.settings.seconds)]
             try:
-                proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        stdin=subprocess.DEVNULL, text=True, cwd=self.cwd,
-                                        env={**os.environ, **self.env}, start_new_session=True)
-            except OSError as exc:
-                return ProfileFailure(f"profile not taken: {self.python}: "
-                                      f"{exc.strerror or exc}", "failed")
-            try:
-                stdout, stderr = proc.communicate(timeout=max(time_left, 0.001))
-            except BaseException as exc:
-                kill_group(proc.pid)
-                proc.communicate()
-                if isinstance(exc, subprocess.TimeoutExpired):
-                    return ProfileFailure(
-                        f"profile not taken: the profiled execution did not end within "
-                        f"{time_left:g} s (killed); the measurement is not affected", "timeout")
-                raise
-            wall = time.perf_counter() - started
-        report = next((line[len(PREFIX):].strip() for line in reversed(stdout.splitlines())
+                got = sample(argv, timeout=time_left, rate=self.settings.rate, cwd=self.cwd,
+                             env=self.env, allow_empty=True)
+            except SamplerError as exc:
+                return exc.failure
+        # the child's report (its standard output and error pass through py-spy's)
+        report = next((line[len(PREFIX):].strip() for line in reversed(got.stdout.splitlines())
                        if line.startswith(PREFIX)), None)
-        if proc.returncode != 0 or report is None:
-            said = next((line[len(PREFIX):].strip() for line in stderr.splitlines()
-                         if line.startswith(PREFIX)), None)
-            why = said or f"the profiled process ended with status {proc.returncode}"
-            reason = "missing" if said and "not installed" in said else "failed"
-            return ProfileFailure(f"profile not taken: {why}; the measurement is not affected",
-                                  reason)
+        said = next((line[len(PREFIX):].strip() for line in got.stderr.splitlines()
+                     if line.startswith(PREFIX)), None)
+        if report is None and said is not None:  # the user's code failed: it says how
+            return ProfileFailure(f"profile not taken: {said}; the measurement is not "
+                                  "affected", "missing" if "not installed" in said else "failed")
+        if not got.samples:  # py-spy failed (not permitted, crashed): it says why
+            return explain(got.stderr, got.returncode)
+        if report is None:
+            return ProfileFailure(f"profile not taken: the profiled process ended with status "
+                                  f"{got.returncode}; the measurement is not affected",
+                                  "failed")
         data = json.loads(report)
-        raw = [(tuple(Frame(str(f[0]), str(f[1]), int(f[2])) for f in stack), float(weight))
-               for stack, weight in data["stacks"]]
-        stacks, hidden = calls_region(raw, hide_own=self.settings.hide_own)
-        stacks = fold_comprehensions(stacks)
-        if not stacks:
-            return ProfileFailure("profile not taken: no sample fell inside the calls (the "
-                                  "calls took less than one sampling interval); the "
-                                  "measurement is not affected", "empty")
-        calls = int(data["calls"])
-        inside = sum(weight for _, weight in stacks)
-        whole = sum(weight for _, weight in raw) or inside
-        notes = []
-        if data.get("asynchronous"):
-            notes.append("a coroutine function: each call is awaited in an event loop "
-                         "(run_until_complete), whose own frames are in the profile")
-        if int(data.get("threads", 1)) > 1:
-            notes.append(f"{data['threads']} threads were alive: only the main thread is "
-                         "sampled")
-        return Profile(kind=SAMPLES, unit="s", profiler="CPU-time sampler (ITIMER_PROF)",
-                       stacks=stacks, calls=calls, total_per_call=float(data["seconds"]) / calls,
-                       profiled_per_call=float(data["seconds"]) / calls,
-                       rate=float(self.settings.rate), wall_seconds=wall,
-                       sample_count=max(1, round(int(data["samples"]) * inside / whole)),
-                       gc=GcStats(int(data["gc_collections"]), float(data["gc_pause_seconds"])),
-                       alloc=AllocStats(**data["alloc"]), notes=tuple(notes),
-                       hidden_frames=hidden)
+        return case_profile(got, data, rate=self.settings.rate, wall=got.wall_seconds,
+                            hide_own=self.settings.hide_own)
 
     def _sample_command(self, time_left: float) -> Profile | ProfileFailure:
         from .filtering import fold_comprehensions, hide_own_frames
@@ -165,21 +129,25 @@ class ProfileBackend:
         assert self.argv is not None
         try:
             got = sample(self.argv, timeout=time_left, rate=self.settings.rate, cwd=self.cwd,
-                         env=self.env, subprocesses=True)
+                         env=self.env)
         except SamplerError as exc:
             return exc.failure
-        stacks, hidden = hide_own_frames(got.stacks) if self.settings.hide_own else (
-            got.stacks, 0)
-        stacks = fold_comprehensions(_one_process(stacks))
-        notes = ["the whole run, start-up included, sampled in wall time; child processes "
-                 "that are Python programs are included (py-spy --subprocesses), others are "
-                 "not"]
+        from .model import merge_stacks
+
+        # the program's own threads as one; its Python child processes under a heading
+        raw = merge_stacks((s.frames if len(s.processes) <= 1 else (CHILD_PROCESSES, *s.frames),
+                            s.weight) for s in got.samples if s.frames)
+        stacks, hidden = hide_own_frames(raw) if self.settings.hide_own else (raw, 0)
+        stacks = fold_comprehensions(stacks)
+        notes = ["the whole run, start-up included, sampled in wall time (every thread, "
+                 "--threads); child processes that are Python programs are included "
+                 "(py-spy --subprocesses), others are not"]
         if got.returncode != 0:
             notes.append(f"the profiled run ended with exit status {got.returncode}")
         return Profile(kind=SAMPLES, unit="s", profiler=f"py-spy {self.settings.rate} Hz",
                        stacks=stacks, calls=1, total_per_call=got.wall_seconds,
                        rate=float(self.settings.rate), wall_seconds=got.wall_seconds,
-                       notes=tuple(notes), hidden_frames=hidden)
+                       notes=tuple(notes), hidden_frames=hidden, design_effect=DESIGN_EFFECT)
 
     def _callgrind(self, time_left: float) -> Profile | ProfileFailure:
         import shutil
@@ -207,20 +175,80 @@ class ProfileBackend:
         return profile_of(graph, notes)
 
 
-def _one_process(stacks: Any) -> Any:
-    """py-spy ``--subprocesses`` puts a ``process PID:"command"`` frame first; with a single
-    process it says nothing and is dropped (its own samples: no Python frame yet)."""
+#: the frames other threads' and child processes' samples are put under
+OTHER_THREADS = Frame("(other threads)")
+CHILD_PROCESSES = Frame("(child processes)")
+
+
+def case_profile(got: Any, data: dict[str, Any], *, rate: int, wall: float,
+                 hide_own: bool = True) -> Profile | ProfileFailure:
+    """A Python case's profile from py-spy's samples of :mod:`.child` and the child's report.
+
+    * The main thread of the profiled process: the stretch inside the marker
+      (:func:`.filtering.calls_region`), steadybench's frames hidden.
+    * Its other threads, under :data:`OTHER_THREADS`, and the Python processes it started,
+      under :data:`CHILD_PROCESSES`: their samples carry no marker, so each is counted in
+      proportion to the calls made inside it, ``calls / (calls + other_calls)`` (the warm-up
+      and the allocation stretch are the other calls). That assumes such work is per call,
+      as for a pool or a process the call hands its work to; work they do in set-up or
+      teardown is counted too (docs/profiles.md, "What a profile covers").
+    """
+    from .filtering import calls_region, fold_comprehensions, hide_own_frames
     from .model import merge_stacks
 
-    roots = {stack[0] for stack, _ in stacks
-             if stack and stack[0].function.startswith("process ") and not stack[0].file}
-    if len(roots) != 1:
-        return stacks
-    out = []
-    for stack, weight in stacks:
-        inner = stack[1:] if stack and stack[0] in roots else stack
-        out.append((inner or (Frame("(no Python frame)"),), weight))
-    return merge_stacks(out)
+    root = got.samples[0].processes[0][0] if got.samples and got.samples[0].processes else None
+    calls = int(data["calls"])
+    inside_share = calls / (calls + int(data.get("other_calls", 0)))
+    main: list[tuple[tuple[Frame, ...], float]] = []
+    others: list[tuple[tuple[Frame, ...], float]] = []
+    thread_weight = process_weight = 0.0
+    for s in got.samples:
+        in_root = len(s.processes) <= 1
+        if in_root and (s.thread is None or s.thread == root):
+            main.append((s.frames, s.weight))
+        elif in_root:
+            others.append(((OTHER_THREADS, *s.frames), s.weight * inside_share))
+            thread_weight += s.weight * inside_share
+        else:
+            others.append(((CHILD_PROCESSES, *s.frames), s.weight * inside_share))
+            process_weight += s.weight * inside_share
+    kept, hidden = calls_region(main, hide_own=hide_own)
+    if hide_own:
+        other_kept, other_hidden = hide_own_frames(others)
+    else:
+        other_kept, other_hidden = merge_stacks(others), 0
+    # a thread's or process's sample with no frame but the heading (start-up, no Python
+    # frame yet) is not the benchmark's work
+    other_kept = tuple((st, w) for st, w in other_kept if len(st) > 1)
+    stacks = fold_comprehensions((*kept, *other_kept))
+    if not stacks:
+        return ProfileFailure("profile not taken: no sample fell inside the calls (the "
+                              "calls took less than one sampling interval); the "
+                              "measurement is not affected", "empty")
+    notes = ["py-spy samples wall time of every thread that runs or waits for a core "
+             "(--threads, --idle off); Python child processes are followed (--subprocesses)"]
+    if thread_weight > 0:
+        notes.append(f"{thread_weight / sum(w for _, w in stacks):.0%} of the samples are "
+                     "other threads', counted per call (the share of calls made in the "
+                     "profiled stretch)")
+    if process_weight > 0:
+        notes.append(f"{process_weight / sum(w for _, w in stacks):.0%} of the samples are "
+                     "child processes', counted per call (the share of calls made in the "
+                     "profiled stretch)")
+    if data.get("asynchronous"):
+        notes.append("a coroutine function: each call is awaited in an event loop "
+                     "(run_until_complete), whose own frames are in the profile")
+    if got.behind:
+        notes.append(f"py-spy fell behind its rate of {rate} Hz ({got.behind[-1]})")
+    seconds = float(data["seconds"])
+    total = sum(w for _, w in stacks)
+    return Profile(kind=SAMPLES, unit="s", profiler=f"py-spy {rate} Hz",
+                   stacks=stacks, calls=calls, total_per_call=seconds / calls,
+                   profiled_per_call=seconds / calls, rate=float(rate), wall_seconds=wall,
+                   sample_count=max(1, round(total)), design_effect=DESIGN_EFFECT,
+                   gc=GcStats(int(data["gc_collections"]), float(data["gc_pause_seconds"])),
+                   alloc=AllocStats(**data["alloc"]), notes=tuple(notes),
+                   hidden_frames=hidden + other_hidden)
 
 
 def take_profile(backend: ProfileBackend, time_left: float) -> Profile | ProfileFailure:

@@ -1,22 +1,23 @@
-"""The profiled process of a Python case: ``python -m steadybench.profiles.child TASK SECONDS
-INTERVAL``.
+"""The profiled process of a Python case: ``py-spy record ... -- python -m
+steadybench.profiles.child TASK SECONDS`` (:mod:`.sampler` runs it; py-spy samples it from
+outside, so nothing here samples).
 
 ``TASK`` is a file holding the pickled task of :func:`steadybench.counts.python.task_bytes`
 (how to find the case). The process loads the case, runs its set-up and one warm-up call, then
 
-1. calls it for ``SECONDS`` inside :func:`profiled_calls` (the frame the profile keeps; see
-   :mod:`.filtering`) under :class:`~.cpu_sampler.CpuSampler` (a sample every ``INTERVAL``
-   seconds of CPU time, each weighted by the CPU time it stands for) with the garbage
-   collector **on**,
-   each collection's pause timed through
-   ``gc.callbacks`` (JMH's ``-prof gc``: collection is part of the cost, so it is measured
-   rather than switched off as the measured executions do);
+1. calls it for ``SECONDS`` of wall time inside :func:`profiled_calls` (the frame that tells
+   the main thread's samples of the calls from the rest; see :mod:`.filtering`) with the
+   garbage collector **on**, each collection's pause timed through ``gc.callbacks`` (JMH's
+   ``-prof gc``: collection is part of the cost, so it is measured rather than switched off
+   as the measured executions do);
 2. calls it again with ``tracemalloc`` tracing, up to :data:`ALLOC_CALLS` calls or a quarter
    of ``SECONDS``: each call's peak of traced memory above the level before it, and what it
    left allocated. This stretch lies outside the marker, so tracemalloc's own cost never
-   reaches the sampled time;
+   reaches the main thread's profile;
 3. runs the teardown and prints one line, :data:`PREFIX` followed by JSON (calls, seconds,
-   collections, pauses, allocations, the sampled stacks with their seconds, samples).
+   collections, pauses, allocations, and how many calls were made outside the marker: work
+   the case hands to other threads or processes carries no marker, and the parent counts it
+   in proportion to the calls inside).
 
 What the user's code raises is one line on standard error (``steadybench-profile: ...``) and
 exit status 3.
@@ -58,20 +59,20 @@ class _GcTimer:
 
 def profiled_calls(call: Callable[[], Any], hooks: tuple[Callable[[], Any], ...],
                    seconds: float) -> tuple[int, float]:
-    """The benchmark's calls until this thread has run ``seconds`` of CPU time (at least one
-    call; at most 20 times ``seconds`` of wall time): how many, and their wall time. Every
-    sample taken inside this frame is the benchmark's. CPU time, not wall time, ends it, so
-    that a profile on a busy machine rests on as many samples as on an idle one. The clocks
-    are read between batches of calls that double until a batch lasts 1 ms, so that reading
-    them is a negligible part of the profile."""
-    clock, cpu = time.perf_counter, time.thread_time
+    """The benchmark's calls for ``seconds`` of wall time (at least one call): how many, and
+    their wall time. Every sample of the main thread taken inside this frame is the
+    benchmark's. Wall time ends it because py-spy samples wall time: a thread running or
+    waiting for a core is sampled ``rate`` times a second, so the stretch gives as many
+    samples on a busy machine as on an idle one. The clock is read between batches of calls
+    that double until a batch lasts 1 ms, so that reading it is a negligible part of the
+    profile."""
+    clock = time.perf_counter
     calls = 0
     batch = 1
     start = clock()
-    end_wall = start + 20 * seconds
-    end_cpu = cpu() + seconds
+    end = start + seconds
     while True:
-        before = cpu()
+        before = clock()
         if hooks:
             init, release = hooks
             for _ in range(batch):
@@ -82,12 +83,12 @@ def profiled_calls(call: Callable[[], Any], hooks: tuple[Callable[[], Any], ...]
             for _ in range(batch):
                 call()
         calls += batch
-        now = cpu()
-        if now >= end_cpu or clock() >= end_wall:
+        now = clock()
+        if now >= end:
             break
         if now - before < 1e-3:
             batch *= 2
-    return calls, clock() - start
+    return calls, now - start
 
 
 def _allocations(call: Callable[[], Any], hooks: tuple[Callable[[], Any], ...],
@@ -124,15 +125,14 @@ def _fail(message: str) -> None:
 
 
 def main(argv: list[str]) -> None:
-    task_file, seconds_text, interval_text = argv
-    seconds, interval = float(seconds_text), float(interval_text)
+    task_file, seconds_text = argv
+    seconds = float(seconds_text)
     with open(task_file, "rb") as fh:
         task = pickle.load(fh)
     from ..counts.child import _load_implementation, enter_task
 
     enter_task(task)
     from ..model.implementation import Implementation
-    from .cpu_sampler import CpuSampler
 
     stage = "loading the benchmark"
     try:
@@ -165,12 +165,9 @@ def main(argv: list[str]) -> None:
         gc.enable()
         timer = _GcTimer()
         gc.callbacks.append(timer)
-        sampler = CpuSampler(interval)
         try:
-            sampler.start()
             calls, elapsed = profiled_calls(call, hooks, seconds)
         finally:
-            sampler.stop()
             gc.callbacks.remove(timer)
         alloc = _allocations(call, hooks, max(0.05, seconds / 4))
         stage = "teardown"
@@ -183,9 +180,9 @@ def main(argv: list[str]) -> None:
 
     result = {"calls": calls, "seconds": elapsed, "gc_collections": timer.collections,
               "gc_pause_seconds": timer.pause, "alloc": alloc,
-              "threads": threading.active_count(), "samples": sampler.samples,
-              "asynchronous": asynchronous,
-              "stacks": sampler.stacks()}
+              "threads": threading.active_count(), "asynchronous": asynchronous,
+              # calls outside the marker: the warm-up and the allocation stretch
+              "other_calls": 1 + alloc["calls"]}
     sys.stdout.write("\n" + PREFIX + " " + json.dumps(result) + "\n")
     sys.stdout.flush()
     os._exit(0)

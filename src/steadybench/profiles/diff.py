@@ -6,9 +6,11 @@ their difference, and its share of the total change per call. Self cost points a
 that changed: when ``parse`` gains a loop, ``parse`` moves, not only its callers.
 
 With an exact count (callgrind) every difference is exact. With sampling, a function's cost is
-``T · c / n`` for ``c`` of ``n`` samples; its standard error, with samples treated as
-independent draws, is ``T · sqrt(p (1 − p) / n)`` (the binomial proportion's), and the error of
-a difference is the root sum of the two squares. A difference smaller than ``z`` of its errors
+``T · c / n`` for ``c`` of ``n`` samples; its standard error is ``T · sqrt(d p (1 − p) / n)``:
+the binomial proportion's, inflated by the profile's design effect ``d`` (how much clustered
+samples, py-spy's on a busy machine, exceed the variance of independent draws; measured,
+:data:`~.sampler.DESIGN_EFFECT`), and the error of a difference is the root sum of the two
+squares. A difference smaller than ``z`` of its errors
 (``z = 1.96``, 95 %) is not ranked: the console says how many such there are (docs/profiles.md
 names the assumption; the uncertainty of ``T`` itself is left out).
 """
@@ -82,14 +84,15 @@ def _error(cost: FunctionCost | None, profile: Profile) -> float:
         return 0.0 if profile.exact else _absent_error(profile)
     n, whole = profile.samples, profile.total_weight
     p = cost.self_weight / whole if whole else 0.0
-    return profile.total_per_call * math.sqrt(max(p * (1 - p), 0.0) / n) if n else 0.0
+    return (profile.total_per_call
+            * math.sqrt(profile.design_effect * max(p * (1 - p), 0.0) / n) if n else 0.0)
 
 
 def _absent_error(profile: Profile) -> float:
     # a function never sampled may still cost up to about one sample's worth: the error of
     # a proportion of 0 is taken as that of one sample (the "rule of one")
     n = profile.samples
-    return profile.total_per_call / n if n else 0.0
+    return profile.total_per_call * math.sqrt(profile.design_effect) / n if n else 0.0
 
 
 def _self_keyed(profile: Profile, rename: Mapping[str, str]) -> dict[tuple[str, str],

@@ -115,6 +115,9 @@ class Profile:
     #: wall time per call inside the profiled stretch (the profiler's cost included), kept
     #: when ``total_per_call`` is taken from the unprofiled estimate
     profiled_per_call: float | None = None
+    #: how many times the variance of a share exceeds the binomial one, p (1 - p) / n: samples
+    #: that come in clusters (py-spy's, on a busy machine) are worth fewer independent draws
+    design_effect: float = 1.0
 
     @property
     def total_weight(self) -> float:
@@ -203,6 +206,7 @@ class Profile:
                 "wall_seconds": self.wall_seconds, "notes": list(self.notes),
                 "hidden_frames": self.hidden_frames, "sample_count": self.sample_count,
                 "profiled_per_call": self.profiled_per_call,
+                "design_effect": self.design_effect,
                 "gc": self.gc.to_dict() if self.gc else None,
                 "alloc": self.alloc.to_dict() if self.alloc else None,
                 "frames": [[f.function, f.file, f.line] for f in frames], "stacks": stacks}
@@ -228,6 +232,7 @@ class Profile:
                        sample_count=(int(data["sample_count"])
                                      if data.get("sample_count") is not None else None),
                        profiled_per_call=data.get("profiled_per_call"),
+                       design_effect=float(data.get("design_effect", 1.0)),
                        gc=GcStats(**gc) if gc else None,
                        alloc=AllocStats(**alloc) if alloc else None)
         except (KeyError, IndexError, TypeError) as exc:
