@@ -164,9 +164,9 @@ def explain(stderr: str, returncode: int) -> ProfileFailure:
     last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
     if any(word in text for word in _NOT_PERMITTED):
         return ProfileFailure(
-            "profile not taken: py-spy may not trace the process (ptrace not permitted: run as "
-            "root, grant CAP_SYS_PTRACE, or set kernel.yama.ptrace_scope=0); the measurement "
-            "is not affected", "not-permitted")
+            "profile not taken: py-spy may not trace the process (ptrace not permitted: set "
+            "kernel.yama.ptrace_scope to 0 or 1, or in a container grant CAP_SYS_PTRACE); the "
+            "measurement is not affected", "not-permitted")
     if any(word in text for word in _NOT_PYTHON):
         return ProfileFailure(
             "profile not taken: py-spy found no Python interpreter in the program (for a "
