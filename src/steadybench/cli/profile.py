@@ -19,7 +19,7 @@ def profile_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                       help="With --profile: also write each profile to DIR as speedscope JSON "
                            "and collapsed stacks (flamegraph.pl, speedscope, inferno).")(fn)
     fn = click.option("--profile-time", type=click.FloatRange(min=0.01, max=3600),
-                      default=1.0, show_default=True,
+                      default=2.0, show_default=True,
                       help="With --profile: seconds of profiled calls of a Python case.")(fn)
     fn = click.option("--profiler", type=click.Choice(PROFILERS), default="auto",
                       show_default=True,
@@ -60,7 +60,7 @@ def settings_for(opts: dict[str, Any], argv: list[str] | None = None):
     mode = opts.get("profiler") or "auto"
     if mode == "auto":
         mode = "sample" if argv is None or _is_python_program(argv) else "callgrind"
-    return ProfileSettings(mode=mode, seconds=float(opts.get("profile_time") or 1.0))
+    return ProfileSettings(mode=mode, seconds=float(opts.get("profile_time") or 2.0))
 
 
 def write_out(opts: dict[str, Any], profiles: dict[str, Any]) -> list[str]:

@@ -34,8 +34,10 @@ from .model import SAMPLES, AllocStats, Frame, GcStats, Profile, ProfileFailure
 from .sampler import DESIGN_EFFECT, RATE
 
 MODES = ("sample", "callgrind")
-#: seconds of profiled calls of a Python case (``--profile-time``)
-PROFILE_TIME = 1.0
+#: seconds of profiled calls of a Python case (``--profile-time``): ~500 samples at
+#: :data:`~.sampler.RATE`, a share's standard error at most 0.05 with the measured design effect
+#: (sqrt(5 · 0.25 / 500); docs/profiles.md, "Choosing the sampler")
+PROFILE_TIME = 2.0
 
 
 @dataclass(frozen=True)
@@ -134,9 +136,11 @@ class ProfileBackend:
             return exc.failure
         from .model import merge_stacks
 
-        # the program's own threads as one; its Python child processes under a heading
-        raw = merge_stacks((s.frames if len(s.processes) <= 1 else (CHILD_PROCESSES, *s.frames),
-                            s.weight) for s in got.samples if s.frames)
+        # the program's own threads as one; its Python child processes under a heading; a
+        # sample with no Python frame yet (the interpreter starting) is said to be one
+        raw = merge_stacks(((s.frames or NO_PYTHON_FRAME) if len(s.processes) <= 1
+                            else (CHILD_PROCESSES, *(s.frames or NO_PYTHON_FRAME)), s.weight)
+                           for s in got.samples)
         stacks, hidden = hide_own_frames(raw) if self.settings.hide_own else (raw, 0)
         stacks = fold_comprehensions(stacks)
         notes = ["the whole run, start-up included, sampled in wall time (every thread, "
@@ -178,6 +182,7 @@ class ProfileBackend:
 #: the frames other threads' and child processes' samples are put under
 OTHER_THREADS = Frame("(other threads)")
 CHILD_PROCESSES = Frame("(child processes)")
+NO_PYTHON_FRAME = (Frame("(no Python frame)"),)
 
 
 def case_profile(got: Any, data: dict[str, Any], *, rate: int, wall: float,
