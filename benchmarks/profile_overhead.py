@@ -7,7 +7,7 @@ in its own process with its own state directory. Printed per workload:
 
 * the extra wall time of the command with ``--profile`` (median over the pairs of the
   difference, with the medians of both): the profiled execution, ``--profile-time`` seconds of
-  CPU time plus the process's start-up, set-up and tracemalloc stretch;
+  calls under py-spy plus the process's start-up, set-up and tracemalloc stretch;
 * the estimate without and with ``--profile`` (medians over the pairs) and their ratio: the
   profile is an extra execution after the measured ones, so the ratio is 1 up to the
   run-to-run noise, which the spread of the estimates without ``--profile`` shows beside it
@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--processes", type=int, default=5)
     parser.add_argument("--max-time", type=float, default=0.1)
-    parser.add_argument("--profile-time", type=float, default=1.0)
+    parser.add_argument("--profile-time", type=float, default=2.0)
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         files = {"numeric loop": Path(tmp) / "loop.py", "generators": Path(tmp) / "gen.py",
