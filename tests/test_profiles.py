@@ -207,7 +207,7 @@ def test_other_threads_and_processes_are_counted_per_call() -> None:
                PySpySample((*root, (103, "sh")), 103, "", (), 5))
     got = Sampled(samples, "", "", 0, 2.0)
     data = {"calls": 30, "other_calls": 10, "seconds": 1.0, "gc_collections": 0,
-            "gc_pause_seconds": 0.0, "threads": 2, "asynchronous": False,
+            "gc_pause_seconds": 0.0, "asynchronous": False,
             "alloc": {"calls": 9, "peak_bytes_per_call": 0.0, "retained_bytes_per_call": 0.0}}
     profile = case_profile(got, data, rate=250, wall=2.0)
     assert isinstance(profile, Profile)

@@ -201,6 +201,8 @@ def case_profile(got: Any, data: dict[str, Any], *, rate: int, wall: float,
     from .filtering import calls_region, fold_comprehensions, hide_own_frames
     from .model import merge_stacks
 
+    # the profiled process is py-spy's own child, the outermost process of every sample; its
+    # main thread's native id is its process id (Linux)
     root = got.samples[0].processes[0][0] if got.samples and got.samples[0].processes else None
     calls = int(data["calls"])
     inside_share = calls / (calls + int(data.get("other_calls", 0)))

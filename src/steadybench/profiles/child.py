@@ -176,11 +176,9 @@ def main(argv: list[str]) -> None:
         what = ("called sys.exit(" + repr(exc.code) + ")" if isinstance(exc, SystemExit)
                 else f"{type(exc).__name__}: {exc}")
         _fail(f"{stage} failed: {what}")
-    import threading
-
     result = {"calls": calls, "seconds": elapsed, "gc_collections": timer.collections,
               "gc_pause_seconds": timer.pause, "alloc": alloc,
-              "threads": threading.active_count(), "asynchronous": asynchronous,
+              "asynchronous": asynchronous,
               # calls outside the marker: the warm-up and the allocation stretch
               "other_calls": 1 + alloc["calls"]}
     sys.stdout.write("\n" + PREFIX + " " + json.dumps(result) + "\n")
