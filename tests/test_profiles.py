@@ -174,9 +174,12 @@ def test_work_in_another_thread_is_the_users_function(tmp_path: Path) -> None:
     path.write_text(THREAD_WORK)
     profile = _sampled(path, seconds=1.0)
     funcs = {f.frame.function: f for f in profile.functions()}
-    # the main thread waits in join() (idle: not sampled); the work is crunch()'s, in the
-    # thread it started, found by --threads and counted per call
-    assert funcs["crunch"].share > 0.8, funcs["crunch"].share
+    # the work is crunch()'s, in the thread the call started, found by --threads and counted
+    # per call; the main thread waiting in start() and join() is idle and not sampled, except
+    # once woken and waiting for a core (on a loaded machine: crunch() had 0.80-0.91 of the
+    # samples at load 12, the waits the rest)
+    assert max(profile.functions(), key=lambda f: f.self_weight).frame.function == "crunch"
+    assert funcs["crunch"].share > 0.6, funcs["crunch"].share
     assert funcs["crunch"].frame.where == f"bench_thread.py:{_line_of(THREAD_WORK, 'def crunch')}"
     assert any("other threads'" in note for note in profile.notes)
 
@@ -187,7 +190,9 @@ def test_work_in_a_child_process_is_the_users_function(tmp_path: Path) -> None:
     path.write_text(PROCESS_WORK)
     profile = _sampled(path, seconds=1.0)
     funcs = {f.frame.function: f for f in profile.functions()}
-    # the call waits for its child process; the child's crunch() is found by --subprocesses
+    # the call waits for its child process (idle: not sampled); the child's crunch() is found
+    # by --subprocesses, beside the child interpreter's own start-up
+    assert max(profile.functions(), key=lambda f: f.self_weight).frame.function == "crunch"
     assert funcs["crunch"].share > 0.5, funcs["crunch"].share
     assert any("child processes'" in note for note in profile.notes)
 
