@@ -533,6 +533,33 @@ def test_a_py_spy_that_runs_the_case_then_crashes_is_one_line(
     assert "py-spy failed (exit status 101: thread panicked)" in got.message
 
 
+def test_what_py_spy_says_about_falling_behind_is_a_note(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # a py-spy that writes a profile of a command with a thread and a Python child process,
+    # and says it fell behind (py-spy prints that when a sample is over 1 s late)
+    prog = tmp_path / "py-spy"
+    prog.write_text(
+        '#!/bin/sh\nwhile [ "$1" != "--output" ]; do shift; done; out="$2"\n'
+        'printf \'%s\\n\' \'process 5:"python p.py";thread (5): MainThread;'
+        'main (/u/p.py:1);parse (/u/p.py:9) 30\' \'process 5:"python p.py";thread (6): T;'
+        'parse (/u/p.py:9) 10\' \'process 5:"python p.py";process 8:"python -c x";'
+        'thread (8);<module> (<string>:1) 5\' \'process 5:"python p.py";thread (5) 2\' > "$out"\n'
+        'echo "py-spy> 1.52s behind in sampling, results may be inaccurate. Try reducing the '
+        'sampling rate"\n')
+    prog.chmod(0o755)
+    monkeypatch.setenv("STEADYBENCH_PY_SPY", str(prog))
+    got = take_profile(ProfileBackend("A", ProfileSettings(), argv=["python", "p.py"]), 30)
+    assert isinstance(got, Profile), got
+    from steadybench.profiles.backend import CHILD_PROCESSES, NO_PYTHON_FRAME
+
+    parse, main_f = Frame("parse", "/u/p.py", 9), Frame("main", "/u/p.py", 1)
+    # the command's threads as one; its child process under a heading; no frame yet: said
+    assert dict(got.stacks) == {(main_f, parse): 30, (parse,): 10,
+                                (CHILD_PROCESSES, Frame("<module>", "<string>", 1)): 5,
+                                NO_PYTHON_FRAME: 2}
+    assert any("fell behind its rate of 250 Hz (py-spy> 1.52s behind" in n for n in got.notes)
+
+
 def test_callgrind_stacks_keep_every_self_cost() -> None:
     from steadybench.profiles.callgrind import CallGraph, stacks_of
 

@@ -148,6 +148,9 @@ class ProfileBackend:
                  "(py-spy --subprocesses), others are not"]
         if got.returncode != 0:
             notes.append(f"the profiled run ended with exit status {got.returncode}")
+        if got.behind:
+            notes.append(f"py-spy fell behind its rate of {self.settings.rate} Hz "
+                         f"({got.behind[-1]})")
         return Profile(kind=SAMPLES, unit="s", profiler=f"py-spy {self.settings.rate} Hz",
                        stacks=stacks, calls=1, total_per_call=got.wall_seconds,
                        rate=float(self.settings.rate), wall_seconds=got.wall_seconds,
