@@ -246,7 +246,7 @@ def test_reads_the_compare_json(tmp_path: Path) -> None:
         assert p["ci"] == (row["speedup_ci"]["low"], row["speedup_ci"]["high"])
     gain = pl.overall_gain(doc)
     g = doc["suite"]["gain"]["median"]["all"]["gain"]
-    assert gain["gain"] == pytest.approx(g) and gain["value"] == pytest.approx(1 / (1 - g))
+    assert gain.gain == pytest.approx(g) and gain.speedup == pytest.approx(1 / (1 - g))
     assert pl.plot_suite(doc, tmp_path / "suite.png").exists()
     # missing keys: what is there is shown, nothing raises
     assert pl.pair_summary({})["speedup"] is None

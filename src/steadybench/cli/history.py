@@ -117,11 +117,10 @@ def show_cmd(ref: str, url: str | None, json_path: str | None) -> None:
              f"  source   {rec.source}", f"  command  {rec.command or '—'}",
              f"  {s['benchmarks']} benchmark(s):"]
     for row in measurements_of(rec.results):
-        ci = (f" [{format_value(row['ci_low'], row['unit'])}, "
-              f"{format_value(row['ci_high'], row['unit'])}]"
-              if row["ci_low"] is not None and row["ci_high"] is not None else "")
-        lines.append(f"    {row['label']}: {format_value(row['value'], row['unit'])}{ci} "
-                     f"({row['n_executions']} execution{'s' if row['n_executions'] != 1 else ''})")
+        ci = (f" [{format_value(row.ci_low, row.unit)}, {format_value(row.ci_high, row.unit)}]"
+              if row.ci_low is not None and row.ci_high is not None else "")
+        lines.append(f"    {row.label}: {format_value(row.value, row.unit)}{ci} "
+                     f"({row.n_executions} execution{'s' if row.n_executions != 1 else ''})")
     for line in lines:
         click.echo(terminal_text(line))
 
