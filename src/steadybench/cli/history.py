@@ -217,7 +217,6 @@ def finish_comparison(base: Any, new: Any, url: str | None, verdict: VerdictOpti
     from ..compare.core import compare_sets
     from ..compare.output import print_table, to_json, to_markdown
     from ..compare.protocol import CompareOptions, gate_status
-    from ..compare.result import Comparison
     from ..counts.verdict import is_count_comparison
     from ..history.noise import history_noise_lookup, run_noise_lookup
     from .compare import compare_counts
@@ -231,7 +230,7 @@ def finish_comparison(base: Any, new: Any, url: str | None, verdict: VerdictOpti
     opts = CompareOptions(confidence=verdict.confidence, threshold=verdict.threshold,
                           noise=lookup,
                           run_noise=run_noise_lookup(url, new.environment or base.environment))
-    comparison = Comparison.from_dict(compare_sets(base, new, opts))
+    comparison = compare_sets(base, new, opts)
     for path, render in ((json_path, to_json), (markdown_path, to_markdown)):
         if path:
             _emit(render(comparison), path)
