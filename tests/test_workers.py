@@ -284,7 +284,7 @@ def test_layout_design_repeats_the_same_seeds_in_every_invocation(tmp_path):
     second, _ = _seen_by_executions(tmp_path, "design", "2")
     assert [r[:2] for r in first] == [r[:2] for r in second]
     assert len({r[0] for r in first}) == 3 and len({r[1] for r in first}) == 3
-    assert all(e["layout"] == "design" and e["aslr_off"] is False for e in entries)
+    assert all(e.layout.layout == "design" and e.layout.aslr_off is False for e in entries)
 
 
 def test_layout_fixed_repeats_the_same_addresses_in_every_invocation(tmp_path):
@@ -293,8 +293,8 @@ def test_layout_fixed_repeats_the_same_addresses_in_every_invocation(tmp_path):
     first, entries = _seen_by_executions(tmp_path, "fixed", "1")
     second, _ = _seen_by_executions(tmp_path, "fixed", "2")
     assert [r[:2] for r in first] == [r[:2] for r in second]
-    assert all(e["layout"] == "fixed" for e in entries)
-    if not all(e["aslr_off"] for e in entries):
+    assert all(e.layout.layout == "fixed" for e in entries)
+    if not all(e.layout.aslr_off for e in entries):
         pytest.skip("this system refuses personality(ADDR_NO_RANDOMIZE)")
     assert [r[2] for r in first] == [r[2] for r in second]  # same addresses
 
@@ -303,7 +303,7 @@ def test_layout_random_draws_afresh(tmp_path):
     first, entries = _seen_by_executions(tmp_path, "random", "1")
     second, _ = _seen_by_executions(tmp_path, "random", "2")
     assert [r[0] for r in first] != [r[0] for r in second]
-    assert all(e["layout"] == "random" and e["aslr_off"] is False for e in entries)
+    assert all(e.layout.layout == "random" and e.layout.aslr_off is False for e in entries)
 
 
 def test_invalid_layout():

@@ -95,8 +95,6 @@ class RunSpread:
 #: the keys every entry has, in the order files have them
 _CORE_KEYS = ("index", "value", "ci_low", "ci_high", "confidence", "within_cov", "n",
               "calls_per_sample", "stop_reason", "interrupted", "error")
-#: the core keys that hold a finite number or null
-_NUMBER_KEYS = ("value", "ci_low", "ci_high", "confidence", "within_cov")
 
 
 @dataclass(frozen=True)
@@ -168,7 +166,7 @@ class Execution:
         counts, figures, host = data.get("counts"), data.get("figures"), data.get("host")
         return cls(
             index=_int(core["index"], index) or 0,
-            **{name: _number(core[name]) for name in _NUMBER_KEYS},
+            **{name: _number(core[name]) for name in _number_fields()},
             n=_int(core["n"], 0) or 0,
             calls_per_sample=core["calls_per_sample"],
             stop_reason=str(core["stop_reason"] or ""),
@@ -188,6 +186,11 @@ class Execution:
     def coerce(cls, item: Execution | Mapping[str, Any], index: int = 0) -> Execution:
         """``item`` as a record (a mapping is read with :meth:`from_dict`)."""
         return item if isinstance(item, Execution) else cls.from_dict(item, index)
+
+
+def _number_fields() -> tuple[str, ...]:
+    """The record's fields that hold a finite number or None (read with :func:`_number`)."""
+    return tuple(f.name for f in fields(Execution) if f.type == "float | None")
 
 
 def execution_values(executions: Any) -> list[float]:

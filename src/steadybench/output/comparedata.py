@@ -124,26 +124,3 @@ def overall_gain(comparison: Mapping[str, Any] | None) -> OverallGain | None:
                     return OverallGain(_num(value[vk]), _num(value.get("gain")),
                                        _interval(value.get("ci")), vk)
     return None
-    suite = comparison.get("suite")
-    if isinstance(suite, Mapping) and isinstance(suite.get("gain"), Mapping):
-        gains = suite["gain"]
-        for stat in ("median", "mean", "min"):
-            entry = gains.get(stat)
-            entry = entry.get("all") if isinstance(entry, Mapping) else None
-            if isinstance(entry, Mapping) and _num(entry.get("gain")) is not None:
-                g = _num(entry["gain"])
-                sp = _num(entry.get("speedup"))
-                if sp is None and g is not None and g < 1:
-                    sp = 1.0 / (1.0 - g)
-                return {"value": sp, "gain": g, "ci": None, "label": stat,
-                        "confidence": _num(suite.get("confidence"))}
-    for key in ("overall", "overall_gain", "gain"):
-        value = comparison.get(key)
-        if _num(value) is not None:
-            return {"value": _num(value), "gain": None, "ci": None, "label": key}
-        if isinstance(value, Mapping):
-            for vk in ("speedup", "value"):
-                if _num(value.get(vk)) is not None:
-                    return {"value": _num(value[vk]), "gain": _num(value.get("gain")),
-                            "ci": _interval(value.get("ci")), "label": vk}
-    return None
