@@ -45,7 +45,7 @@ class Measurement(Estimate):
       ``x`` is all ones and ``y`` the per-sample values);
     * ``case``: the full :class:`~steadybench.model.results.CaseResult`;
     * ``m["name"]``: a method figure (``m["overhead"]`` is ``m.fields["overhead"]``); the
-      Estimate's own figures are attributes (``m.ci_low``), not keys.
+      Estimate's own attributes read this way too (``m["value"]``, ``m["ci_low"]``).
     """
 
     x: list[float] = field(default_factory=list)
@@ -56,8 +56,7 @@ class Measurement(Estimate):
         if key in self.fields:
             return self.fields[key]
         if key in _ESTIMATE_NAMES:
-            raise KeyError(f"{key!r} is an attribute of the estimate (m.{key}), not a method "
-                           f"figure")
+            return getattr(self, key)
         raise KeyError(key)
 
     @property
