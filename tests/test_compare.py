@@ -62,8 +62,8 @@ def test_example_2_2_normality_is_checked_at_a_fixed_level(tmp_path):
     reject normality (it did when the check ran at the declared 1% level)."""
     a = _write(tmp_path / "t2.txt", T2)
     b = _write(tmp_path / "t1.txt", T1)
-    doc, _, _ = compare_files(a, b, CompareOptions(verdict_by="mean", confidence=0.01,
-                                                   correction="none"))
+    doc = compare_files(a, b, CompareOptions(verdict_by="mean", confidence=0.01,
+                                             correction="none"))[0].to_dict()
     row = doc["benchmarks"][0]
     checks = row["mean_protocol"]["assumptions"]["normality"]
     assert checks["base"]["pvalue"] == pytest.approx(0.9647, abs=1e-4)
@@ -76,7 +76,7 @@ def test_normality_is_checked_on_the_small_side_only(tmp_path):
     rng = np.random.default_rng(3)
     a = _write(tmp_path / "a.txt", rng.normal(1.0, 0.05, 10))
     b = _write(tmp_path / "b.txt", rng.lognormal(0, 0.8, 200))  # far from normal, but n ≥ 30
-    doc, _, _ = compare_files(a, b, CompareOptions(verdict_by="mean"))
+    doc = compare_files(a, b, CompareOptions(verdict_by="mean"))[0].to_dict()
     checks = doc["benchmarks"][0]["mean_protocol"]["assumptions"]["normality"]
     assert set(checks) == {"base", "level"}
     assert doc["benchmarks"][0]["mean_protocol"]["status"] == "ok"
@@ -86,10 +86,11 @@ def test_small_non_normal_is_inconclusive_or_permutation(tmp_path):
     skewed = [1.0, 1.01, 1.0, 1.02, 1.0, 1.01, 3.0, 1.0, 1.01, 1.0]
     a = _write(tmp_path / "a.txt", skewed)
     b = _write(tmp_path / "b.txt", [v * 0.5 for v in skewed])
-    doc, _, _ = compare_files(a, b, CompareOptions(verdict_by="mean"))
+    doc = compare_files(a, b, CompareOptions(verdict_by="mean"))[0].to_dict()
     row = doc["benchmarks"][0]
     assert row["verdict"].startswith("inconclusive") and "normality rejected" in row["warnings"][0]
-    doc, _, _ = compare_files(a, b, CompareOptions(verdict_by="mean", small_sample="permutation"))
+    doc = compare_files(a, b, CompareOptions(verdict_by="mean",
+                                             small_sample="permutation"))[0].to_dict()
     row = doc["benchmarks"][0]
     assert row["test"].startswith("permutation (mean") and row["verdict"] == "faster"
 
@@ -110,16 +111,16 @@ def test_threshold_and_equivalence(tmp_path):
     rng = np.random.default_rng(1)
     a = _write(tmp_path / "a.txt", rng.normal(1.0, 0.01, 40))
     b = _write(tmp_path / "b.txt", rng.normal(1.001, 0.01, 40))
-    doc, _, _ = compare_files(a, b, CompareOptions(threshold=0.02, equivalence=True))
-    assert doc["benchmarks"][0]["verdict"] == "unchanged within ±2.00%"
-    doc, _, _ = compare_files(a, b, CompareOptions())
-    assert doc["benchmarks"][0]["verdict"] == "no significant difference"
+    comparison, _, _ = compare_files(a, b, CompareOptions(threshold=0.02, equivalence=True))
+    assert comparison.verdicts == ["unchanged within ±2.00%"]
+    comparison, _, _ = compare_files(a, b, CompareOptions())
+    assert comparison.verdicts == ["no significant difference"]
     # a real 1% change, measured precisely: significant, but inside a 5% threshold
     c = _write(tmp_path / "c.txt", rng.normal(1.01, 0.001, 40))
     d = _write(tmp_path / "d.txt", rng.normal(1.0, 0.001, 40))
-    doc, _, _ = compare_files(c, d, CompareOptions())
-    assert doc["benchmarks"][0]["verdict"] == "faster"
-    doc, _, _ = compare_files(c, d, CompareOptions(threshold=0.05))
+    comparison, _, _ = compare_files(c, d, CompareOptions())
+    assert comparison.verdicts == ["faster"]
+    doc = compare_files(c, d, CompareOptions(threshold=0.05))[0].to_dict()
     row = doc["benchmarks"][0]
     assert row["verdict"] == "no significant difference" and row["band"] == "inside"
     assert any("threshold" in w for w in row["warnings"])
@@ -128,11 +129,11 @@ def test_threshold_and_equivalence(tmp_path):
 def test_constant_samples(tmp_path):
     a = _write(tmp_path / "a.txt", [2.0] * 5)
     b = _write(tmp_path / "b.txt", [1.0] * 5)
-    doc, _, _ = compare_files(a, b, CompareOptions())
+    doc = compare_files(a, b, CompareOptions())[0].to_dict()
     row = doc["benchmarks"][0]
     assert row["verdict"] == "faster" and row["test"] == "exact (zero variance)"
     same, _, _ = compare_files(a, a, CompareOptions())
-    assert same["benchmarks"][0]["verdict"] == "no significant difference"
+    assert same.verdicts == ["no significant difference"]
 
 
 def test_one_execution_is_never_tested_on_its_runs(tmp_path):
@@ -141,7 +142,7 @@ def test_one_execution_is_never_tested_on_its_runs(tmp_path):
     rng = np.random.default_rng(4)
     base = _results(tmp_path / "base.json", [("f", rng.normal(1.0, 0.01, 5000), [1.0])])
     new = _results(tmp_path / "new.json", [("f", rng.normal(1.03, 0.01, 5000), [1.03])])
-    doc, _, _ = compare_files(base, new, CompareOptions())
+    doc = compare_files(base, new, CompareOptions())[0].to_dict()
     row = doc["benchmarks"][0]
     assert row["verdict"] == "inconclusive: one execution"
     assert row["p_value"] is None
@@ -158,7 +159,7 @@ def test_results_files_match_and_use_processes(tmp_path):
     new = _results(tmp_path / "new.json", [
         ("hash", rng.normal(2.0, 0.02, 30), []),
         ("sort", rng.normal(0.9, 0.01, 30), [0.9, 0.91, 0.89, 0.9])])
-    doc, _, _ = compare_files(base, new, CompareOptions())
+    doc = compare_files(base, new, CompareOptions())[0].to_dict()
     rows = {r["benchmark"]: r for r in doc["benchmarks"]}
     assert set(rows) == {"sort", "hash"}
     assert rows["sort"]["test_unit"].startswith("executions") and rows["sort"]["base"]["n"] == 4
@@ -174,8 +175,8 @@ def test_hyperfine_and_pyperf(tmp_path):
     hf.write_text(json.dumps({"results": [{"command": "./old", "times": T1}]}))
     hf2 = tmp_path / "hf2.json"
     hf2.write_text(json.dumps({"results": [{"command": "./new", "times": T2}]}))
-    doc, _, _ = compare_files(str(hf), str(hf2), CompareOptions())
-    assert doc["benchmarks"][0]["verdict"] == "faster"
+    comparison, _, _ = compare_files(str(hf), str(hf2), CompareOptions())
+    assert comparison.verdicts == ["faster"]
     pp = tmp_path / "pp.json"
     pp.write_text(json.dumps({"version": "1.0", "metadata": {"name": "bm"}, "benchmarks": [
         {"runs": [{"warmups": [[1, 0.5]]}, {"values": [1.0, 1.2]}, {"values": [1.1, 1.3]}]}]}))
@@ -284,7 +285,7 @@ def test_report_called_lazily(tmp_path, monkeypatch):
     calls = []
     fake = types.ModuleType("steadybench.output.report")
     fake.write_report = lambda results, path, *, comparison=None: calls.append(
-        (len(results), path, comparison["kind"]))
+        (len(results), path, comparison.to_dict()["kind"]))
     monkeypatch.setitem(sys.modules, "steadybench.output.report", fake)
     a = _write(tmp_path / "a.txt", T1)
     b = _write(tmp_path / "b.txt", T2)

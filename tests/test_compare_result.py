@@ -28,7 +28,9 @@ def _files(tmp_path, shift=1.3, n=30, seed=4):
                                   CompareOptions(threshold=0.5, equivalence=True,
                                                  show_min=True)])
 def test_round_trip_keeps_the_document_key_for_key(tmp_path, opts):
-    doc, _, _ = compare_files(*_files(tmp_path), opts)
+    made, _, _ = compare_files(*_files(tmp_path), opts)
+    assert isinstance(made, Comparison)  # compare returns the typed result
+    doc = made.to_dict()
     comparison = Comparison.from_dict(doc)
     assert comparison.to_dict() == doc
     assert list(comparison.to_dict()) == list(doc)  # the same order too
@@ -40,7 +42,7 @@ def test_round_trip_keeps_the_document_key_for_key(tmp_path, opts):
 
 
 def test_attributes_are_the_documents_values(tmp_path):
-    doc, _, _ = compare_files(*_files(tmp_path, shift=1.3), CompareOptions())
+    doc = compare_files(*_files(tmp_path, shift=1.3), CompareOptions())[0].to_dict()
     row = Comparison.from_dict(doc).benchmarks[0]
     raw = doc["benchmarks"][0]
     assert isinstance(row, BenchmarkComparison)
@@ -79,8 +81,8 @@ def test_auto_confidence_and_older_documents_read():
 
 
 def test_writers_read_the_typed_result(tmp_path):
-    doc, _, _ = compare_files(*_files(tmp_path, shift=1.3), CompareOptions())
-    comparison = Comparison.from_dict(doc)
+    comparison, _, _ = compare_files(*_files(tmp_path, shift=1.3), CompareOptions())
+    doc = comparison.to_dict()
     md = to_markdown(comparison)
     assert md.startswith("| Benchmark | NEW vs BASE [CI] | Verdict | Test | p (holm) | "
                          "Confidence | Notes |\n|---|---|---|---|---|---|---|\n")
@@ -97,7 +99,25 @@ def test_compare_json_is_the_document(tmp_path, capsys):
     out = tmp_path / "c.json"
     assert main(["compare", a, b, "--json", str(out), "-q", "--fail-on", "slower"]) == 1
     written = json.loads(out.read_text())
-    doc, _, _ = compare_files(a, b, CompareOptions())
+    doc = compare_files(a, b, CompareOptions())[0].to_dict()
     assert written["benchmarks"][0]["speedup_ci"] == json.loads(json.dumps(
         doc["benchmarks"][0]["speedup_ci"]))
     assert list(written) == list(doc)
+
+
+def test_notes_and_profiles_are_added_to_the_typed_result(tmp_path):
+    """cli compare adds the history's note and the profiles' differences to the Comparison
+    itself (no edits of a dict): they are written last, as the document had them."""
+    comparison, _, _ = compare_files(*_files(tmp_path), CompareOptions())
+    assert comparison.profiles is None and "profiles" not in comparison.to_dict()
+    moved = {"f": {"moved": [{"frame": "g", "share": 0.5}]}}
+    more = comparison.with_warning("a note").with_profiles(moved)
+    assert "a note" not in comparison.warnings  # frozen: the original is unchanged
+    assert more.warnings[-1] == "a note" and dict(more.profiles) == moved
+    doc = more.to_dict()
+    assert list(doc)[-1] == "profiles" and doc["profiles"] == moved
+    assert doc["warnings"][-1] == "a note"
+    again = Comparison.from_dict(json.loads(to_json(more)))  # read back: the same file
+    assert dict(again.profiles) == moved and to_json(again) == to_json(more)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        more.profiles = None  # type: ignore[misc]

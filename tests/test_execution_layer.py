@@ -367,8 +367,10 @@ def test_old_entries_load_and_are_written_back_unchanged():
     assert written[0] == worker
     assert {k: written[1][k] for k in exec_entry} == exec_entry
     assert written[2]["future_key"] == [1, 2] and written[2]["value"] == 0.5
-    # code written for dicts still reads them, and dicts given to a case become records
-    assert first["value"] == 1e-6 and first.get("missing", 3) == 3 and "pid" in first
+    # the record is read by attribute only, and dicts given to a case become records
+    assert first.value == 1e-6 and first.layout is not None
+    with pytest.raises(TypeError):
+        first["value"]  # type: ignore[index]
     made = CaseResult("b", "b", {}, processes=[{"value": 1.0}, {"value": 2.0}])
     assert [p.value for p in made.processes] == [1.0, 2.0]
     assert [p.index for p in made.processes] == [0, 1]

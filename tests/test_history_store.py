@@ -200,10 +200,10 @@ def test_concurrent_writers_lose_and_mix_nothing(tmp_path: Path) -> None:
         for rec in records:
             whole = store.get(rec.id)
             tag, i = rec.name.rsplit("-", 1)
-            labels = {row["label"] for row in measurements_of(whole.results)}
+            labels = {row.label for row in measurements_of(whole.results)}
             assert labels == {f"{tag}-{j}" for j in range(3)}
             assert rec.count == 3
-            assert {row["value"] for row in measurements_of(whole.results)} == {int(i) + 1.0}
+            assert {row.value for row in measurements_of(whole.results)} == {int(i) + 1.0}
         for tag in ("left", "right"):
             assert len(store.series(f"{tag}-0")) == count
 

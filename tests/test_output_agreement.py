@@ -253,8 +253,8 @@ def _check_every_output(results: Results, console_text: str, tmp_path: Path,
         assert sample.estimate == Estimate.from_dict(raw[(sample.name, sample.implementation)])
     if not with_compare:
         return
-    doc, _, _ = compare_files(str(tmp_path / "r.json"), str(tmp_path / "r.json"),
-                              CompareOptions())
+    doc = compare_files(str(tmp_path / "r.json"), str(tmp_path / "r.json"),
+                        CompareOptions())[0].to_dict()
     assert len(doc["benchmarks"]) == len(results.cases)
     for row in doc["benchmarks"]:
         est = estimates[(row["benchmark"], row["implementation"])]

@@ -77,15 +77,15 @@ def work():
     assert len(set(pids)) == 4 and os.getpid() not in pids
     assert all(int(r[1]) == os.getpid() for r in rows)  # spawned by us, not forked workers
     assert len({r[2] for r in rows}) == 4  # own hash seed each
-    assert [p["pid"] for p in case.processes] == pids
-    assert [p["env_pad"] for p in case.processes] == [int(r[3]) for r in rows]
-    assert len({p["hash_seed"] for p in case.processes}) == 4
-    assert [p["n"] for p in case.processes] == [12] * 4 and case.n == 48
+    assert [p.layout.pid for p in case.processes] == pids
+    assert [p.layout.env_pad for p in case.processes] == [int(r[3]) for r in rows]
+    assert len({p.layout.hash_seed for p in case.processes}) == 4
+    assert [p.n for p in case.processes] == [12] * 4 and case.n == 48
     est = case.estimate
     assert est.level == "executions" and est.n_executions == 4 and est.n_runs == 48
     # 4 executions are too few for a 95 % order-statistic interval: mean and Student-t
     assert est.statistic == "mean of execution medians"
-    values = [p["value"] for p in case.processes]
+    values = [p.value for p in case.processes]
     low, high = sps.t.interval(0.95, 3, loc=sum(values) / 4, scale=sps.sem(values))
     assert est.value == pytest.approx(sum(values) / 4)
     assert (est.ci_low, est.ci_high) == (pytest.approx(low), pytest.approx(high))
@@ -97,7 +97,7 @@ def test_confidence_reaches_every_level(tmp_path):
     path = _file(tmp_path, "@sb.benchmark\ndef work():\n    return lambda: sum(range(50))\n")
     runner = sb.Runner(sb.Runs(10), method=make_method("auto"), processes=2, confidence=0.9)
     case = _case(path, "work", runner, confidence=0.9)
-    assert [p["confidence"] for p in case.processes] == [0.9, 0.9]
+    assert [p.confidence for p in case.processes] == [0.9, 0.9]
     assert case.estimate.confidence == 0.9
 
 
@@ -200,7 +200,7 @@ def slow():
         signal.signal(signal.SIGINT, previous)
     case = runner.last_case
     assert case is not None and case.interrupted
-    assert len(case.processes) == 1 and case.processes[0]["interrupted"]
+    assert len(case.processes) == 1 and case.processes[0].interrupted
     assert case.n > 0
     assert _no_children()
 
@@ -284,7 +284,7 @@ def test_layout_design_repeats_the_same_seeds_in_every_invocation(tmp_path):
     second, _ = _seen_by_executions(tmp_path, "design", "2")
     assert [r[:2] for r in first] == [r[:2] for r in second]
     assert len({r[0] for r in first}) == 3 and len({r[1] for r in first}) == 3
-    assert all(e["layout"] == "design" and e["aslr_off"] is False for e in entries)
+    assert all(e.layout.layout == "design" and e.layout.aslr_off is False for e in entries)
 
 
 def test_layout_fixed_repeats_the_same_addresses_in_every_invocation(tmp_path):
@@ -293,8 +293,8 @@ def test_layout_fixed_repeats_the_same_addresses_in_every_invocation(tmp_path):
     first, entries = _seen_by_executions(tmp_path, "fixed", "1")
     second, _ = _seen_by_executions(tmp_path, "fixed", "2")
     assert [r[:2] for r in first] == [r[:2] for r in second]
-    assert all(e["layout"] == "fixed" for e in entries)
-    if not all(e["aslr_off"] for e in entries):
+    assert all(e.layout.layout == "fixed" for e in entries)
+    if not all(e.layout.aslr_off for e in entries):
         pytest.skip("this system refuses personality(ADDR_NO_RANDOMIZE)")
     assert [r[2] for r in first] == [r[2] for r in second]  # same addresses
 
@@ -303,7 +303,7 @@ def test_layout_random_draws_afresh(tmp_path):
     first, entries = _seen_by_executions(tmp_path, "random", "1")
     second, _ = _seen_by_executions(tmp_path, "random", "2")
     assert [r[0] for r in first] != [r[0] for r in second]
-    assert all(e["layout"] == "random" and e["aslr_off"] is False for e in entries)
+    assert all(e.layout.layout == "random" and e.layout.aslr_off is False for e in entries)
 
 
 def test_invalid_layout():

@@ -26,6 +26,7 @@ from .options import (
 
 if TYPE_CHECKING:
     from ..compare.readers import SampleSet
+    from ..compare.result import Comparison
 
 
 def _emit(text: str, path: str) -> None:
@@ -138,8 +139,6 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None,
     from ..compare.core import compare_suite
     from ..compare.output import print_table, to_csv, to_json, to_markdown
     from ..compare.protocol import CompareOptions, gate_status
-    from ..compare.result import Comparison
-
     verdict = VerdictOptions.from_params(
         {"confidence": confidence, "threshold": threshold, "equivalence": equivalence,
          "seed": seed})
@@ -166,18 +165,13 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None,
         base_set = baseline_samples(baseline_ref, history_url, machine)
         opts.noise, note = history_noise_lookup(history_url, new_set.environment)
         opts.run_noise = run_noise_lookup(history_url, new_set.environment)
-        doc = compare_sets(base_set, new_set, opts, weights, r)
-        if note:
-            doc["warnings"].append(note)
-        from ..profiles.compare import profile_pairs  # both files profiled: what moved
-
-        profiled = profile_pairs(base_set.results, new_set.results)
-        if profiled:
-            doc["profiles"] = {label: pair.to_dict() for label, pair in profiled.items()}
+        comparison = _with_profiles(compare_sets(base_set, new_set, opts, weights, r),
+                                    note, base_set, new_set)
     elif suite_path:
         if base or new:
             raise ConfigurationError("give either BASE and NEW, or --suite, not both")
-        doc = compare_suite(suite_path, opts, column=column, weights=weights, precision=r)
+        comparison = compare_suite(suite_path, opts, column=column, weights=weights,
+                                   precision=r)
     else:
         if not base or not new:
             raise ConfigurationError("compare needs BASE and NEW (or --suite FILE)")
@@ -200,15 +194,8 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None,
                                   report_path=report_path)
         opts.noise, note = history_noise_lookup(history_url, new_set.environment)
         opts.run_noise = run_noise_lookup(history_url, new_set.environment)
-        doc = compare_sets(base_set, new_set, opts, weights, r)
-        if note:
-            doc["warnings"].append(note)
-        from ..profiles.compare import profile_pairs  # both files profiled: what moved
-
-        profiled = profile_pairs(base_set.results, new_set.results)
-        if profiled:
-            doc["profiles"] = {label: pair.to_dict() for label, pair in profiled.items()}
-    comparison = Comparison.from_dict(doc)
+        comparison = _with_profiles(compare_sets(base_set, new_set, opts, weights, r),
+                                    note, base_set, new_set)
     for path, render in ((json_path, to_json), (markdown_path, to_markdown),
                          (csv_path, to_csv)):
         if path:
@@ -217,16 +204,31 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None,
         from ..output.report import write_report
 
         write_report(_results_for_report(base_set, new_set), report_path,
-                     comparison=comparison.to_dict())
+                     comparison=comparison)
     stdout_used = "-" in (json_path, markdown_path, csv_path)
     if not quiet and not stdout_used:
         print_table(comparison, style=style)
-        if doc.get("profiles"):
+        if comparison.profiles:
             from ..profiles.compare import profile_lines, profile_pairs
 
             for line in profile_lines(profile_pairs(base_set.results, new_set.results)):
                 click.echo(line)
     return gate_status(comparison.verdicts, fail_on)
+
+
+def _with_profiles(comparison: Comparison, note: str | None, base_set: SampleSet,
+                   new_set: SampleSet) -> Comparison:
+    """The comparison with the history's note on the noise among its warnings and, when both
+    files were profiled, what moved between the profiles."""
+    from ..profiles.compare import profile_pairs
+
+    if note:
+        comparison = comparison.with_warning(note)
+    profiled = profile_pairs(base_set.results, new_set.results)
+    if profiled:
+        comparison = comparison.with_profiles(
+            {label: pair.to_dict() for label, pair in profiled.items()})
+    return comparison
 
 
 def compare_counts(base_set: SampleSet, new_set: SampleSet, threshold: float,

@@ -117,11 +117,10 @@ def show_cmd(ref: str, url: str | None, json_path: str | None) -> None:
              f"  source   {rec.source}", f"  command  {rec.command or '—'}",
              f"  {s['benchmarks']} benchmark(s):"]
     for row in measurements_of(rec.results):
-        ci = (f" [{format_value(row['ci_low'], row['unit'])}, "
-              f"{format_value(row['ci_high'], row['unit'])}]"
-              if row["ci_low"] is not None and row["ci_high"] is not None else "")
-        lines.append(f"    {row['label']}: {format_value(row['value'], row['unit'])}{ci} "
-                     f"({row['n_executions']} execution{'s' if row['n_executions'] != 1 else ''})")
+        ci = (f" [{format_value(row.ci_low, row.unit)}, {format_value(row.ci_high, row.unit)}]"
+              if row.ci_low is not None and row.ci_high is not None else "")
+        lines.append(f"    {row.label}: {format_value(row.value, row.unit)}{ci} "
+                     f"({row.n_executions} execution{'s' if row.n_executions != 1 else ''})")
     for line in lines:
         click.echo(terminal_text(line))
 
@@ -218,7 +217,6 @@ def finish_comparison(base: Any, new: Any, url: str | None, verdict: VerdictOpti
     from ..compare.core import compare_sets
     from ..compare.output import print_table, to_json, to_markdown
     from ..compare.protocol import CompareOptions, gate_status
-    from ..compare.result import Comparison
     from ..counts.verdict import is_count_comparison
     from ..history.noise import history_noise_lookup, run_noise_lookup
     from .compare import compare_counts
@@ -232,7 +230,7 @@ def finish_comparison(base: Any, new: Any, url: str | None, verdict: VerdictOpti
     opts = CompareOptions(confidence=verdict.confidence, threshold=verdict.threshold,
                           noise=lookup,
                           run_noise=run_noise_lookup(url, new.environment or base.environment))
-    comparison = Comparison.from_dict(compare_sets(base, new, opts))
+    comparison = compare_sets(base, new, opts)
     for path, render in ((json_path, to_json), (markdown_path, to_markdown)):
         if path:
             _emit(render(comparison), path)

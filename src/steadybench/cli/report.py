@@ -75,8 +75,8 @@ def _protocol_comparison(base: str, new: str, confidence: float) -> dict[str, An
     """The Speedup-Test comparison of two results files (``steadybench compare``)."""
     from ..compare import CompareOptions, compare_files
 
-    doc, _base, _new = compare_files(base, new, CompareOptions(confidence=confidence))
-    return doc
+    comparison, _base, _new = compare_files(base, new, CompareOptions(confidence=confidence))
+    return comparison.to_dict()
 
 
 @click.command("report")

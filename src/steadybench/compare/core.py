@@ -9,6 +9,7 @@ from .. import __version__
 from ..errors import SteadybenchError
 from .protocol import CompareOptions, compare_pair, finish_verdicts
 from .readers import Sample, SampleSet, read_samples
+from .result import Comparison
 from .suite import WEIGHTS, read_suite, suite_summary
 
 
@@ -101,8 +102,9 @@ def _document(rows: list[dict[str, Any]], opts: CompareOptions, weights: str, pr
 
 
 def compare_sets(base: SampleSet, new: SampleSet, opts: CompareOptions,
-                 weights: str = "equal", precision: float = 0.05) -> dict[str, Any]:
-    """Compare two inputs; returns the JSON-able comparison document."""
+                 weights: str = "equal", precision: float = 0.05) -> Comparison:
+    """Compare two inputs; ``to_dict()`` of the result is the comparison document (the JSON
+    of ``compare --json``)."""
     opts.check()
     if weights == "custom":
         raise SteadybenchError("--weights custom needs a suite file with a Coef column (--suite)")
@@ -111,22 +113,22 @@ def compare_sets(base: SampleSet, new: SampleSet, opts: CompareOptions,
     pairs, notes = match(base, new)
     warnings = [*base.skipped, *new.skipped, *notes, *fingerprint_warnings(base, new)]
     rows = [compare_pair(b, n, opts) for b, n in pairs]
-    return _document(rows, opts, weights, precision, warnings,
-                     {"base": base.path, "new": new.path, "base_kind": base.kind,
-                      "new_kind": new.kind})
+    return Comparison.from_dict(_document(
+        rows, opts, weights, precision, warnings,
+        {"base": base.path, "new": new.path, "base_kind": base.kind, "new_kind": new.kind}))
 
 
 def compare_files(base_path: str, new_path: str, opts: CompareOptions, *,
                   column: str | None = None, weights: str = "equal",
                   precision: float = 0.05, metric: str | None = None
-                  ) -> tuple[dict[str, Any], SampleSet, SampleSet]:
+                  ) -> tuple[Comparison, SampleSet, SampleSet]:
     base = read_samples(base_path, column, metric)
     new = read_samples(new_path, column, metric)
     return compare_sets(base, new, opts, weights, precision), base, new
 
 
 def compare_suite(suite_path: str, opts: CompareOptions, *, column: str | None = None,
-                  weights: str = "equal", precision: float = 0.05) -> dict[str, Any]:
+                  weights: str = "equal", precision: float = 0.05) -> Comparison:
     """Compare every row of a suite file (``Name, Sample1, Sample2, ConfLevel, Coef``)."""
     opts.check()
     entries = read_suite(suite_path)
@@ -149,4 +151,5 @@ def compare_suite(suite_path: str, opts: CompareOptions, *, column: str | None =
         row = compare_pair(b, n, row_opts)
         row["coef"] = entry["coef"]
         rows.append(row)
-    return _document(rows, opts, weights, precision, warnings, {"suite": str(suite_path)})
+    return Comparison.from_dict(_document(rows, opts, weights, precision, warnings,
+                                          {"suite": str(suite_path)}))

@@ -1,9 +1,9 @@
 """The comparison of ``steadybench compare`` (and ``history compare``, the pytest plugin's
 ``--steadybench-compare``) as typed, frozen results.
 
-:func:`steadybench.compare.core.compare_sets` builds the comparison document, the JSON that
-``--json`` writes. :meth:`Comparison.from_dict` reads that document (or a file written earlier)
-into:
+:func:`steadybench.compare.core.compare_sets` returns a :class:`Comparison` (made from the
+comparison document it builds, the JSON that ``--json`` writes); :meth:`Comparison.from_dict`
+reads such a document (or a file written earlier) into:
 
 * :class:`Comparison`: the inputs, the :class:`ComparisonSettings` it was made with, one
   :class:`BenchmarkComparison` per matched pair, the warnings and the suite summary;
@@ -238,6 +238,9 @@ class Comparison:
     #: the overall gain and the accelerated proportion (steadybench.compare.suite), with more
     #: than one benchmark
     suite: Mapping[str, Any] | None
+    #: what moved between the two sides' profiles, by benchmark label (the JSON of
+    #: :class:`steadybench.profiles.compare.ProfilePair`), when both sides were profiled
+    profiles: Mapping[str, Any] | None = None
     _source: Mapping[str, Any] = field(default_factory=lambda: _EMPTY, repr=False, compare=False)
 
     @classmethod
@@ -246,20 +249,33 @@ class Comparison:
                    ComparisonSettings.from_dict(doc.get("options")),
                    MappingProxyType(dict(doc.get("inputs") or {})),
                    tuple(str(w) for w in doc.get("warnings") or ()),
-                   _frozen(doc.get("suite")), MappingProxyType(dict(doc)))
+                   _frozen(doc.get("suite")), _frozen(doc.get("profiles")),
+                   MappingProxyType(dict(doc)))
 
     def to_dict(self) -> dict[str, Any]:
-        return _back(self._source, {
+        profiles = None if self.profiles is None else dict(self.profiles)
+        out = _back(self._source, {
             "inputs": dict(self.inputs), "options": self.settings.to_dict(),
             "benchmarks": [b.to_dict() for b in self.benchmarks],
             "warnings": list(self.warnings),
-            "suite": None if self.suite is None else dict(self.suite)})
+            "suite": None if self.suite is None else dict(self.suite),
+            "profiles": profiles})
+        if profiles is not None:  # added after the document was made: written last
+            out.setdefault("profiles", profiles)
+        return out
 
     def with_warning(self, text: str) -> Comparison:
         """The same comparison with one more warning (e.g. a note on the history's noise)."""
         from dataclasses import replace
 
         return replace(self, warnings=(*self.warnings, text))
+
+    def with_profiles(self, profiles: Mapping[str, Any]) -> Comparison:
+        """The same comparison with what moved between the profiles (``profiles`` in the
+        JSON)."""
+        from dataclasses import replace
+
+        return replace(self, profiles=_frozen(profiles))
 
     @property
     def verdicts(self) -> list[str]:

@@ -158,6 +158,7 @@ def section_html(evaluation: Mapping[str, Any],
     import jinja2
 
     from ..output.format import format_percent, format_seconds
+    from .levels import Level
 
     options = evaluation.get("options") or {}
     cases = list(evaluation.get("cases") or [])
@@ -183,7 +184,7 @@ def section_html(evaluation: Mapping[str, Any],
                            "where": "long" if f.get("series") == "long"
                            else f"launch {int(f.get('launch', 0)) + 1}",
                            "kind": f.get("kind"), "transitions": f.get("transitions"),
-                           "level_values": ", ".join(format_seconds(lv.get("value"))
+                           "level_values": ", ".join(format_seconds(Level.from_dict(lv).value)
                                                for lv in f.get("levels") or [])})
     presets = []
     for role in ("baseline", "managed"):

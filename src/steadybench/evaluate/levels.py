@@ -31,8 +31,8 @@ or values that are all equal, are one level: too few runs cannot tell levels fro
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 MAX_LEVELS = 4
@@ -63,6 +63,19 @@ class Level:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Level:
+        """A level as :meth:`to_dict` wrote it in an evaluation's JSON (a missing or
+        non-numeric figure reads as NaN, or 0 runs)."""
+        read = {f.name: _float(data.get(f.name)) for f in fields(cls)}
+        runs = read.pop("runs")
+        return cls(**read, runs=int(runs) if math.isfinite(runs) else 0)
+
+
+def _float(item: Any) -> float:
+    ok = isinstance(item, int | float) and not isinstance(item, bool)
+    return float(item) if ok else math.nan
 
 
 @dataclass(frozen=True)

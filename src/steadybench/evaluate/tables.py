@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..output.format import format_percent, format_seconds
+from .levels import Level
 
 WIDTH = 80
 LABEL_WIDTH = 26
@@ -89,7 +90,8 @@ def table_lines(evaluation: Mapping[str, Any]) -> list[str]:
         out.append("")
         out.append("Executions with discrete levels (§VI-D):")
         for label, flag in flagged:
-            values = ", ".join(format_seconds(lv["value"]) for lv in flag["levels"])
+            values = ", ".join(format_seconds(Level.from_dict(lv).value)
+                               for lv in flag["levels"])
             where = "long" if flag["series"] == "long" else f"launch {flag['launch'] + 1}"
             out += _wrap(f"  {label} {flag['preset']} {where}: {flag['kind']} between "
                          f"{values} ({flag['transitions']} changes)", indent="    ")

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..model.estimate import Estimate
 from ..model.execution import execution_values
 from ..model.labels import case_label
 from .git import GitInfo
@@ -64,9 +65,38 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def measurements_of(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per benchmark of a results document: label, headline, interval and the
-    per-execution values (the single value when it ran in one execution)."""
+@dataclass(frozen=True)
+class MeasurementRow:
+    """One benchmark of a record as the ``measurements`` table holds it: its label, headline,
+    interval and the per-execution values (the single value when it ran in one execution)."""
+
+    label: str
+    benchmark: str
+    implementation: str
+    #: the parameters as ``k=v,k=v``
+    params: str
+    unit: str
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+    level: str | None
+    n_executions: int
+    executions: list[float]
+
+
+def _headline(entry: dict[str, Any]) -> tuple[Estimate | None, dict[str, Any]]:
+    """The entry's estimate, read as an :class:`Estimate` (None when absent or unreadable),
+    and its raw mapping."""
+    raw = entry.get("estimate") or {}
+    raw = raw if isinstance(raw, dict) else {}
+    try:
+        return Estimate.from_dict(raw), raw
+    except (TypeError, ValueError):
+        return None, raw
+
+
+def measurements_of(data: dict[str, Any]) -> list[MeasurementRow]:
+    """One row per benchmark of a results document (see :class:`MeasurementRow`)."""
     rows = []
     for entry in data.get("benchmarks") or []:
         if not isinstance(entry, dict):
@@ -75,25 +105,26 @@ def measurements_of(data: dict[str, Any]) -> list[dict[str, Any]]:
         impl = str(entry.get("implementation") or name)
         params = entry.get("params") or {}
         params = params if isinstance(params, dict) else {}
-        est = entry.get("estimate") or {}
-        est = est if isinstance(est, dict) else {}
-        value = _finite(est.get("value"))
+        est, raw = _headline(entry)
+        value = _finite(est.value) if est is not None else None
         executions = execution_values(entry.get("processes"))
         if not executions and value is not None:
             executions = [value]
         if value is None and not executions:
             continue
-        rows.append({
-            "label": case_label(name, impl, params),
-            "benchmark": name, "implementation": impl,
-            "params": ",".join(f"{k}={v}" for k, v in params.items()),
-            "unit": str(entry.get("unit") or est.get("unit") or "s"),
-            "value": value if value is not None else float(sorted(executions)[len(executions)
-                                                                              // 2]),
-            "ci_low": _finite(est.get("ci_low")), "ci_high": _finite(est.get("ci_high")),
-            "level": est.get("level"), "n_executions": len(executions),
-            "executions": executions,
-        })
+        rows.append(MeasurementRow(
+            label=case_label(name, impl, params),
+            benchmark=name, implementation=impl,
+            params=",".join(f"{k}={v}" for k, v in params.items()),
+            unit=str(entry.get("unit") or (est.unit if est is not None else None) or "s"),
+            value=value if value is not None else float(sorted(executions)[len(executions)
+                                                                           // 2]),
+            ci_low=_finite(est.ci_low) if est is not None else None,
+            ci_high=_finite(est.ci_high) if est is not None else None,
+            # an estimate written before levels were recorded has none (not the default)
+            level=est.level if est is not None and "level" in raw else None,
+            n_executions=len(executions), executions=executions,
+        ))
     return rows
 
 
@@ -116,7 +147,7 @@ class Record:
 
     @property
     def benchmarks(self) -> list[str]:
-        return [row["label"] for row in measurements_of(self.results)]
+        return [row.label for row in measurements_of(self.results)]
 
     def summary(self) -> dict[str, Any]:
         """The record without its results (for listings and JSON)."""

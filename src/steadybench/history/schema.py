@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .backends import Backend, HistoryError
+
+if TYPE_CHECKING:
+    from .record import MeasurementRow
 
 SCHEMA_VERSION = 2
 
@@ -76,13 +79,13 @@ def _fill_measurements(db: Backend) -> None:
             insert_measurement(db, int(record_id), row)
 
 
-def insert_measurement(db: Backend, record_id: int, row: dict[str, Any]) -> None:
+def insert_measurement(db: Backend, record_id: int, row: MeasurementRow) -> None:
     db.execute("INSERT INTO measurements (record_id, label, benchmark, implementation, params, "
                "unit, value, ci_low, ci_high, level, n_executions, executions) "
                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-               (record_id, row["label"], row["benchmark"], row["implementation"], row["params"],
-                row["unit"], row["value"], row["ci_low"], row["ci_high"], row["level"],
-                row["n_executions"], json.dumps(row["executions"])))
+               (record_id, row.label, row.benchmark, row.implementation, row.params,
+                row.unit, row.value, row.ci_low, row.ci_high, row.level,
+                row.n_executions, json.dumps(row.executions)))
 
 
 #: version → the steps that reach it from the version before

@@ -13,7 +13,8 @@ runner calls, for one case:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from ..model.execution import Execution
@@ -85,14 +86,45 @@ class Method:
 #: does when the standard deviation is above 10 % of the mean
 UNSTABLE_COV = 0.10
 
-#: keys of a method's estimate dict that are attributes of the Estimate, not method figures
-_ESTIMATE_KEYS = ("value", "ci_low", "ci_high", "confidence", "statistic", "error",
-                  "within_cov")
+
+@dataclass(frozen=True)
+class MethodEstimate:
+    """A method's own estimate from the case's samples (what :meth:`Method.estimate` gives, as
+    a mapping): the headline figures, and the method's other figures (``overhead``, ``r2``,
+    ``executions``...) which become :attr:`Estimate.fields`.
+
+    ``own_spread`` is True when the method gave its own ``within_cov`` (``None`` included:
+    a fit method's spread from sweep to sweep, or none); otherwise the spread comes from the
+    executions or the case's summary.
+    """
+
+    value: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    confidence: float | None = None
+    statistic: str | None = None
+    error: str | None = None
+    within_cov: float | None = None
+    own_spread: bool = False
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, own: MethodEstimate | Mapping[str, Any]) -> MethodEstimate:
+        """``own`` as a record: a method's mapping gives each named field its key, and every
+        other key is a figure."""
+        if isinstance(own, MethodEstimate):
+            return own
+        named = [f.name for f in fields(cls) if f.name not in ("own_spread", "figures")]
+        return cls(**{name: own.get(name) for name in named},
+                   own_spread="within_cov" in own,
+                   figures={k: v for k, v in own.items() if k not in named})
 
 
-def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estimate:
-    """The case's :class:`Estimate` from the method's own figures ``own`` (from the case's
-    samples) and, when the case ran in several executions, the per-execution values.
+def build_estimate(case: CaseResult, given: MethodEstimate | Mapping[str, Any],
+                   method: str) -> Estimate:
+    """The case's :class:`Estimate` from the method's own figures ``given`` (from the case's
+    samples; see :class:`MethodEstimate`) and, when the case ran in several executions, the
+    per-execution values.
 
     With ≥ 2 executions that gave a value, the headline is the median of the per-execution
     values with its order-statistic interval (the mean with a Student-t interval when there are
@@ -103,9 +135,10 @@ def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estima
     """
     from ..model.estimate import LEVEL_EXECUTIONS, LEVEL_RUNS, Estimate
 
-    figures = {k: v for k, v in own.items() if k not in _ESTIMATE_KEYS}
-    statistic = own.get("statistic") or ("mean" if method in ("direct", "batch") else method)
-    confidence = own.get("confidence") or (case.ci or {}).get("confidence")
+    own = MethodEstimate.read(given)
+    figures = dict(own.figures)
+    statistic = own.statistic or ("mean" if method in ("direct", "batch") else method)
+    confidence = own.confidence or (case.ci or {}).get("confidence")
     unit = case.units.get("wall_time", case.unit) if case.units else case.unit
     executions = [p for p in case.processes if p.ok]
     within = [p.within_cov for p in executions if p.within_cov is not None]
@@ -127,18 +160,18 @@ def build_estimate(case: CaseResult, own: dict[str, Any], method: str) -> Estima
             unit=unit, method=method, statistic=f"{spread.statistic} of execution {statistic}s",
             level=LEVEL_EXECUTIONS, n_executions=len(executions), n_runs=case.n,
             within_cov=_median(within), between_cov=spread.cov, fields=figures,
-            error=own.get("error"))
-    if "within_cov" in own:  # the method's own spread (fit methods: from sweep to sweep)
-        within = [] if own["within_cov"] is None else [own["within_cov"]]
+            error=own.error)
+    if own.own_spread:  # the method's own spread (fit methods: from sweep to sweep)
+        within = [] if own.within_cov is None else [own.within_cov]
     elif not within and case.stats.get("cov") is not None:
         within = [case.stats["cov"]]
-    if own.get("value") is not None:
+    if own.value is not None:
         figures.setdefault("interval_scope", INTERVAL_ONE_EXECUTION)
-    error = own.get("error")
-    if own.get("value") is None and error is None:
+    error = own.error
+    if own.value is None and error is None:
         error = "; ".join(case.errors) or "no successful runs"
     return Estimate(
-        value=own.get("value"), ci_low=own.get("ci_low"), ci_high=own.get("ci_high"),
+        value=own.value, ci_low=own.ci_low, ci_high=own.ci_high,
         confidence=confidence, unit=unit, method=method, statistic=statistic,
         level=LEVEL_RUNS, n_executions=max(len(executions), 1 if case.n else 0),
         n_runs=case.n, within_cov=_median(within), fields=figures, error=error)

@@ -71,19 +71,21 @@ class CalibratedMethod(BatchMethod):
 
     def estimate(self, case: CaseResult) -> dict[str, Any]:
         median_ci = case.analyses.get("ci_median") or {}
+        median = case.stats.get("median")
+        if median is None and not case.keep_samples:
+            # streaming mode keeps no samples, so no median: fall back to the mean
+            ci = case.ci or {}
+            headline = {"value": case.stats.get("mean"), "statistic": "mean",
+                        "ci_low": ci.get("low"), "ci_high": ci.get("high")}
+        else:
+            headline = {"value": median, "statistic": "median",
+                        "ci_low": median_ci.get("low"), "ci_high": median_ci.get("high")}
         est: dict[str, Any] = {
-            "value": case.stats.get("median"),
-            "ci_low": median_ci.get("low"),
-            "ci_high": median_ci.get("high"),
+            **headline,
             "confidence": median_ci.get("confidence") or (case.ci or {}).get("confidence"),
-            "statistic": "median",
             "executions": self.executions,
             "mean": case.stats.get("mean"),
         }
         if self.read_cost_ns is not None and self.executions:
             est["bias_bound"] = self.read_cost_ns / self.executions / 1e9
-        if est["value"] is None and not case.keep_samples:
-            # streaming mode keeps no samples, so no median: fall back to the mean
-            est.update(value=case.stats.get("mean"), statistic="mean",
-                       ci_low=(case.ci or {}).get("low"), ci_high=(case.ci or {}).get("high"))
         return est

@@ -3,8 +3,8 @@
 A case measured as K independent executions (fresh processes, or K sessions of a command) keeps
 one :class:`Execution` per execution beside its pooled runs. Every interval "across
 executions" (Kalibera & Jones, ISMM 2013, §3) stands on these records' ``value``s, so they are
-typed: readers use attributes, never string keys. The record is frozen; the one place that
-makes it is :func:`steadybench.execution.merge.merge_executions`.
+typed: readers use attributes (the record has no access by string key). The record is frozen;
+the one place that makes it is :func:`steadybench.execution.merge.merge_executions`.
 
 Files keep the keys they always had: :meth:`Execution.to_dict` writes the flat entry that
 steadybench 0.x wrote (``index``, ``value``, ``ci_low`` ... and, for a spawned worker, ``pid``,
@@ -131,21 +131,6 @@ class Execution:
     #: keys of a file's entry this version does not know, written back as read
     other: Mapping[str, Any] = field(default_factory=dict)
 
-    def __getitem__(self, key: str) -> Any:
-        """Read-only access by a file's key (``record["value"]``), for code written when the
-        entries were dicts; steadybench itself reads attributes."""
-        data = self.to_dict()
-        if key not in data:
-            raise KeyError(key)
-        return data[key]
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.to_dict()
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """As ``dict.get`` on :meth:`to_dict` (see :meth:`__getitem__`)."""
-        return self.to_dict().get(key, default)
-
     @property
     def ok(self) -> bool:
         """The execution gave a finite value."""
@@ -177,24 +162,19 @@ class Execution:
         """An entry of a results file (any shape written so far); ``index`` when it has none."""
         known = set(_CORE_KEYS) | set(ProcessLayout.KEYS) | set(RunSpread.KEYS) | {
             "host", "counts", "figures"}
-        counts = data.get("counts")
-        figures = data.get("figures")
-        error = data.get("error")
+        core = {name: data.get(name) for name in _CORE_KEYS}
+        counts, figures, host = data.get("counts"), data.get("figures"), data.get("host")
         return cls(
-            index=_int(data.get("index"), index) or 0,
-            value=_number(data.get("value")),
-            ci_low=_number(data.get("ci_low")),
-            ci_high=_number(data.get("ci_high")),
-            confidence=_number(data.get("confidence")),
-            within_cov=_number(data.get("within_cov")),
-            n=_int(data.get("n"), 0) or 0,
-            calls_per_sample=data.get("calls_per_sample"),
-            stop_reason=str(data.get("stop_reason") or ""),
-            interrupted=bool(data.get("interrupted", False)),
-            error=str(error) if error is not None else None,
+            index=_int(core["index"], index) or 0,
+            **{name: _number(core[name]) for name in _number_fields()},
+            n=_int(core["n"], 0) or 0,
+            calls_per_sample=core["calls_per_sample"],
+            stop_reason=str(core["stop_reason"] or ""),
+            interrupted=bool(core["interrupted"] or False),
+            error=str(core["error"]) if core["error"] is not None else None,
             layout=ProcessLayout.from_dict(data),
             spread=RunSpread.from_dict(data),
-            host=str(data["host"]) if data.get("host") is not None else None,
+            host=str(host) if host is not None else None,
             counts={str(k): float(v) for k, v in counts.items() if _number(v) is not None}
             if isinstance(counts, Mapping) else None,
             figures={str(k): v for k, v in figures.items()}
@@ -206,6 +186,11 @@ class Execution:
     def coerce(cls, item: Execution | Mapping[str, Any], index: int = 0) -> Execution:
         """``item`` as a record (a mapping is read with :meth:`from_dict`)."""
         return item if isinstance(item, Execution) else cls.from_dict(item, index)
+
+
+def _number_fields() -> tuple[str, ...]:
+    """The record's fields that hold a finite number or None (read with :func:`_number`)."""
+    return tuple(f.name for f in fields(Execution) if f.type == "float | None")
 
 
 def execution_values(executions: Any) -> list[float]:

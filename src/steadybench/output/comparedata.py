@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -80,12 +81,24 @@ def comparison_pairs(comparison: Mapping[str, Any] | None) -> list[dict[str, Any
     return [pair_summary(e) for e in comparison_entries(comparison)]
 
 
-def overall_gain(comparison: Mapping[str, Any] | None) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class OverallGain:
+    """A comparison's overall result on the plots' speedup scale: ``speedup`` (> 1: NEW is
+    faster), the gain G when the comparison gives one, its interval ``ci`` when known,
+    ``label`` (the statistic, or the key it was read from) and the interval's confidence."""
+
+    speedup: float | None
+    gain: float | None = None
+    ci: tuple[float, float] | None = None
+    label: str = ""
+    confidence: float | None = None
+
+
+def overall_gain(comparison: Mapping[str, Any] | None) -> OverallGain | None:
     """The suite's overall gain of a comparison dict, if present.
 
     In the compare JSON it is ``suite.gain.median.all`` = {gain G, speedup 1/(1−G)} (003 §3:
-    G = 1 − Σ w·t(NEW) / Σ w·t(BASE)). Returns {"value": overall speedup, "gain": G, "ci",
-    "label"}; ``value`` is on the speedup scale of the plots.
+    G = 1 − Σ w·t(NEW) / Σ w·t(BASE)); other documents give an ``overall`` number or mapping.
     """
     if not isinstance(comparison, Mapping):
         return None
@@ -100,15 +113,14 @@ def overall_gain(comparison: Mapping[str, Any] | None) -> dict[str, Any] | None:
                 sp = _num(entry.get("speedup"))
                 if sp is None and g is not None and g < 1:
                     sp = 1.0 / (1.0 - g)
-                return {"value": sp, "gain": g, "ci": None, "label": stat,
-                        "confidence": _num(suite.get("confidence"))}
+                return OverallGain(sp, g, None, stat, _num(suite.get("confidence")))
     for key in ("overall", "overall_gain", "gain"):
         value = comparison.get(key)
         if _num(value) is not None:
-            return {"value": _num(value), "gain": None, "ci": None, "label": key}
+            return OverallGain(_num(value), label=key)
         if isinstance(value, Mapping):
             for vk in ("speedup", "value"):
                 if _num(value.get(vk)) is not None:
-                    return {"value": _num(value[vk]), "gain": _num(value.get("gain")),
-                            "ci": _interval(value.get("ci")), "label": vk}
+                    return OverallGain(_num(value[vk]), _num(value.get("gain")),
+                                       _interval(value.get("ci")), vk)
     return None

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..model.estimate import Estimate
 from ..model.results import Results
 from ..stats.summary import STAT_KEYS
 from .format import (
@@ -74,16 +75,19 @@ def _xml_estimate(parent: ET.Element, data: dict[str, Any] | None) -> None:
     as attributes (absent when undefined; ``undefined="true"`` when there is no value), the
     method's figures under ``<fields>`` and the reason for no value under ``<error>``."""
     element = ET.SubElement(parent, "estimate")
-    data = data or {}
-    for key in HEADLINE_KEYS:
-        if data.get(key) is not None:
-            element.set(key, _xml_text(data[key]))
-    if data.get("value") is None:
+    est = Estimate.from_dict(data) if data else None
+    if est is None:
         element.set("undefined", "true")
-    if data.get("fields"):
-        _xml_value(element, "fields", data["fields"])
-    if data.get("error"):
-        ET.SubElement(element, "error").text = str(data["error"])
+        return
+    for key in HEADLINE_KEYS:
+        if getattr(est, key) is not None:
+            element.set(key, _xml_text(getattr(est, key)))
+    if est.value is None:
+        element.set("undefined", "true")
+    if est.fields:
+        _xml_value(element, "fields", est.fields)
+    if est.error:
+        ET.SubElement(element, "error").text = str(est.error)
 
 
 def results_to_xml(results: Results) -> str:

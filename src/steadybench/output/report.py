@@ -40,7 +40,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
@@ -72,6 +72,9 @@ from .format import (
 )
 from .relative import Relation, Variant, relative_summary
 from .sanitize import html_text
+
+if TYPE_CHECKING:
+    from ..compare.result import Comparison
 
 TEMPLATES = Path(__file__).with_name("templates")
 #: more cases than this (over all inputs) → one compact figure per case
@@ -982,7 +985,8 @@ def _context_view(context: Mapping[str, Any]) -> dict[str, Any]:
 
 # ============================================================================ public
 def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
-                 comparison: dict[str, Any] | None = None, plots_dir: str | None = None,
+                 comparison: Comparison | Mapping[str, Any] | None = None,
+                 plots_dir: str | None = None,
                  plot_format: str = "png", window: int = 10,
                  labels: Sequence[str] | None = None,
                  ab: Sequence[Mapping[str, Any]] | None = None,
@@ -993,7 +997,9 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
         results_list: Results of ``run``, ``exec``, ``iters`` or ``sweep`` (for example a
             baseline and a candidate); may be empty when a ``comparison`` or ``ab`` is given.
         path: the HTML file to write (atomically).
-        comparison: a comparison dict (``steadybench compare --json``); its verdicts and the
+        comparison: a :class:`~steadybench.compare.result.Comparison`, or a comparison
+            document (``steadybench compare --json``, or another tool's with the keys
+            :mod:`steadybench.output.comparedata` reads); its verdicts and the
             suite overview are shown first. With two results and no comparison, the pairs are
             matched and their ratio of medians is shown, labelled as such (no test).
         plots_dir: also write every figure there as a separate file.
@@ -1028,6 +1034,10 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
     comparison_view = None
     if comparison is None and len(results_list) == 2:
         comparison = simple_comparison(results_list[0], results_list[1])
+    from ..compare.result import Comparison
+
+    if isinstance(comparison, Comparison):  # the view reads the document's keys
+        comparison = comparison.to_dict()
     if comparison is not None:
         if not isinstance(comparison, Mapping):
             raise ConfigurationError("comparison must be a dict (the compare JSON)")

@@ -202,7 +202,6 @@ class BenchmarkSession:
         from ..compare.core import compare_sets
         from ..compare.output import to_markdown
         from ..compare.protocol import FASTER, SLOWER, CompareOptions
-        from ..compare.result import Comparison
         from ..fileio import atomic_write_text
         from ..history.baseline import baseline_samples, samples_of_results
         from ..history.noise import history_noise_lookup, run_noise_lookup
@@ -220,7 +219,7 @@ class BenchmarkSession:
             out.lines.append(note)
         opts = CompareOptions(confidence=self.confidence, threshold=self.threshold,
                               noise=lookup, run_noise=run_noise_lookup(url, results.environment))
-        comparison = Comparison.from_dict(compare_sets(base, new, opts))
+        comparison = compare_sets(base, new, opts)
         out.comparison = comparison
         path = self.config.getoption("steadybench_markdown", None)
         if path:

@@ -167,13 +167,13 @@ def draw_suite(ax: Any, comparison: Mapping[str, Any] | None) -> None:
     ax.set_yticks(ys, [short(p["name"], 40) for p in pairs])
     ax.axvline(1.0, color="#333333", linewidth=0.8)
     gain = overall_gain(comparison)
-    if gain is not None and gain["value"] is not None:
-        text = f"overall speedup {gain['value']:.3f}×"
-        if gain.get("gain") is not None:
-            text += f" (gain {gain['gain'] * 100:.2f} %)"
-        ax.axvline(gain["value"], color=C_AVG, linestyle="--", linewidth=1.3, label=text)
-        if gain.get("ci"):
-            ax.axvspan(gain["ci"][0], gain["ci"][1], color=C_AVG, alpha=0.12, linewidth=0)
+    if gain is not None and gain.speedup is not None:
+        text = f"overall speedup {gain.speedup:.3f}×"
+        if gain.gain is not None:
+            text += f" (gain {gain.gain * 100:.2f} %)"
+        ax.axvline(gain.speedup, color=C_AVG, linestyle="--", linewidth=1.3, label=text)
+        if gain.ci:
+            ax.axvspan(gain.ci[0], gain.ci[1], color=C_AVG, alpha=0.12, linewidth=0)
         ax.legend(loc="best")
     ax.set_ylim(-0.7, len(pairs) - 0.3)
     ax.set_xlabel("speedup (> 1: NEW faster, < 1: NEW slower)")
