@@ -113,7 +113,7 @@ def _environment() -> jinja2.Environment:
         # every plain string shown has its control characters and bidi overrides escaped
         finalize=lambda value: html_text(value) if type(value) is str else value,
     )
-    env.filters["value"] = pd.format_value
+    env.filters["in_unit"] = pd.format_value
     env.filters["num"] = _num_text
     env.filters["pct"] = _pct_text
     env.filters["factor"] = _factor_text
