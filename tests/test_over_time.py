@@ -347,21 +347,11 @@ def test_t_quantile_is_finite_in_the_far_tails(p, df):
 
 # --------------------------------------------------------------------------- history series
 def _series(rng: np.random.Generator, n: int, kind: str, step_at: int | None = None) -> list:
-    """Records of 5 executions (2.5 % spread), each record shifted by a run effect (1 %)."""
-    from steadybench.history.store import Point
+    """Records of 5 executions (2.5 % spread), each record shifted by a run effect (1 %): the
+    generator benchmarks/over_time.py measures with."""
+    from steadybench.testing import simulated_history
 
-    if kind == "drift":
-        level = np.linspace(0.0, math.log(1.03), n)
-    elif kind == "walk":
-        level = np.cumsum(rng.normal(0.0, 0.003, n))
-    else:
-        level = np.zeros(n)
-    if step_at is not None:
-        level = level + np.where(np.arange(n) >= step_at, math.log(1.05), 0.0)
-    shift = rng.normal(0.0, 0.01, n)
-    return [Point(i, "", f"{i:040x}", "main", False, None, "m", "b", "s", 1.0, None, None, None,
-                  tuple(np.exp(level[i] + shift[i] + rng.normal(0.0, 0.025, 5))))
-            for i in range(n)]
+    return simulated_history(rng, n, kind, step_at)
 
 
 @pytest.mark.parametrize("kind,n", [("drift", 100), ("drift", 200), ("walk", 60)])
