@@ -7,17 +7,26 @@ compared with ``steadybench compare A.json B.json`` and with the change-since-th
 between-run noise). Targets (issue 25): identical code called different in ≤ 1 of 20, the 5 %
 slowdown called slower in ≥ 16 of 20, never the wrong direction.
 
-Part 2, simulated histories through ``history regressions``' own function: records of 5
-executions (2.5 % spread), each record shifted by a run effect (1 %); drift-only series (linear
-+3 % over the series; random walk 0.3 % per record) and series with a 5 % step. Targets: a
-reported change in ≤ 5 % of drift-only series; the step found at the right record ±1 in ≥ 90 %.
+Part 2, simulated histories through ``history regressions``' own function
+(:func:`steadybench.testing.simulated_history`): records of 5 executions (2.5 % spread), each
+record shifted by a run effect (1 %), 1.67 % per record in all (``--record-noise`` scales
+both; a default ``run`` on the development VM scattered by 0.88 %, ``docs/comparison.md``);
+drift-only series (linear +3 % over the series; random walk 0.3 % per record) and series with a
+5 % step. Targets: a reported change in ≤ 5 % of drift-only series; the step found at the
+right record ±1 in ≥ 90 %. Each rate with its exact 95 % interval.
 
 Part 3, the oracle bound (:func:`oracle`): how often a level-5 % test that knows the true noise
-model finds the same steps; a method that must estimate the model cannot do better.
+model finds the same steps; a method that must estimate the model cannot do much better.
+
+Part 4 (``--noise-table``): parts 2 and 3 at several record noises, and a table of the steps
+found by each.
 
     python benchmarks/over_time.py                   # 20 + 20 pairs, 200 simulated series
     python benchmarks/over_time.py --pairs 3 --series 20   # a quick look
     python benchmarks/over_time.py --skip-real             # parts 2 and 3 only
+    python benchmarks/over_time.py --skip-real --series 400 --false-series 1000 \
+        --record-noise 0.0088                              # at this VM's record noise
+    python benchmarks/over_time.py --noise-table 0.006,0.0088,0.0125,0.0167,0.025
 """
 
 from __future__ import annotations
