@@ -12,7 +12,9 @@ taken for wander. Its covariance is σ²·(I + q·W) with W_st = min(s, t); W = 
 closed form (a sine basis, applied by one FFT), so for every q the generalized least squares
 fit is a weighted least squares fit with weights 1/(1 + q·λ_i) in the rotated coordinates Uᵀy,
 and the restricted likelihood (Patterson & Thompson, Biometrika 1971; Harville, JASA 1977) is
-evaluated on a grid of q at that cost. REML (not the least-squares fit of a variogram used
+evaluated on a grid of q at that cost. A step found is confirmed by the likelihood-ratio test
+of :func:`step_lr_z`, against the simulated largest statistic over the places
+(:func:`max_z_p_value`). REML (not the least-squares fit of a variogram used
 before) because it is the efficient estimate: on simulated histories
 (``benchmarks/over_time.py``) it found 5 % steps in 81 % of 30-record series where the
 variogram's noisy, clipped walk estimate left 71 %.
@@ -127,10 +129,14 @@ def profile_loglik(y: Sequence[float], cuts: Sequence[int] = (),
 
 
 def step_lr_z(y: Sequence[float], k: int, cuts: Sequence[int] = ()) -> tuple[float, float]:
-    """√ of the likelihood-ratio statistic of a step at ``k`` (the other ``cuts`` in both
-    models), the walk ratio q profiled under each model — so a step chosen where the level
-    wandered most cannot lower the walk it is judged against, as a fixed q from the model
-    with the step does — and the q of the model without the step."""
+    """The likelihood-ratio test of a step at ``k`` (the other ``cuts`` in both models) with
+    the walk ratio q profiled under each model — so a step chosen where the level wandered most
+    cannot lower the walk it is judged against, as a fixed q from the model with the step does
+    — as a normal z, and the q of the model without the step. The step is an intervention
+    variable (Box & Tiao, JASA 1975) in the local level model, tested as level shifts are in
+    structural models (Harvey 1989, §5.4; de Jong & Penzer, JASA 1998, on the shocks they
+    leave), by the full likelihood: restricted likelihoods of models with different
+    regressors cannot be compared."""
     from scipy import stats
 
     n = len(y)

@@ -347,7 +347,7 @@ def _confirmed(ya: Sequence[float], cut: int, accepted: Sequence[int],
     against the walk estimated with the step among the regressors; at the place where a random
     walk wandered most, that step absorbs the wander and the walk it is judged against shrinks
     (the walk at half its size in the false changes of 0.3 %-per-record walks under 0.88 %
-    record noise, which were 7.1–7.3 % of series, benchmarks/over_time.py)."""
+    record noise, which were 5.9–7.3 % of series, benchmarks/over_time.py)."""
     from .local_level import max_z_p_value, step_lr_z
 
     z, q0 = step_lr_z(ya, cut, accepted)
