@@ -3,7 +3,8 @@ the tests that must hold their level. References: scipy (Welch's t, Brunner–Mu
 normal and t distributions, Theil–Sen), direct formulas written out here (the biweight
 midvariance, the restricted likelihood with dense matrices, HC3), and seeded simulations whose
 Monte Carlo error is stated beside each bound. R, which the issue named as the reference, is
-not installable on the development VM (CRAN unreachable), and statsmodels is not installed;
+not installable on the development VM (CRAN unreachable); statsmodels (a test-only reference)
+checks the local level likelihood in tests/test_local_level_statsmodels.py;
 values quoted from R (pnorm) are its documented outputs, checked here against scipy too."""
 
 from __future__ import annotations
