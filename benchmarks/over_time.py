@@ -7,17 +7,26 @@ compared with ``steadybench compare A.json B.json`` and with the change-since-th
 between-run noise). Targets (issue 25): identical code called different in ≤ 1 of 20, the 5 %
 slowdown called slower in ≥ 16 of 20, never the wrong direction.
 
-Part 2, simulated histories through ``history regressions``' own function: records of 5
-executions (2.5 % spread), each record shifted by a run effect (1 %); drift-only series (linear
-+3 % over the series; random walk 0.3 % per record) and series with a 5 % step. Targets: a
-reported change in ≤ 5 % of drift-only series; the step found at the right record ±1 in ≥ 90 %.
+Part 2, simulated histories through ``history regressions``' own function
+(:func:`steadybench.testing.simulated_history`): records of 5 executions (2.5 % spread), each
+record shifted by a run effect (1 %), 1.67 % per record in all (``--record-noise`` scales
+both; a default ``run`` on the development VM scattered by 0.88 %, ``docs/comparison.md``);
+drift-only series (linear +3 % over the series; random walk 0.3 % per record) and series with a
+5 % step. Targets: a reported change in ≤ 5 % of drift-only series; the step found at the
+right record ±1 in ≥ 90 %. Each rate with its exact 95 % interval.
 
 Part 3, the oracle bound (:func:`oracle`): how often a level-5 % test that knows the true noise
-model finds the same steps; a method that must estimate the model cannot do better.
+model finds the same steps; a method that must estimate the model cannot do much better.
+
+Part 4 (``--noise-table``): parts 2 and 3 at several record noises, and a table of the steps
+found by each.
 
     python benchmarks/over_time.py                   # 20 + 20 pairs, 200 simulated series
     python benchmarks/over_time.py --pairs 3 --series 20   # a quick look
     python benchmarks/over_time.py --skip-real             # parts 2 and 3 only
+    python benchmarks/over_time.py --skip-real --series 400 --false-series 1000 \
+        --record-noise 0.0088                              # at this VM's record noise
+    python benchmarks/over_time.py --noise-table 0.006,0.0088,0.0125,0.0167,0.025
 """
 
 from __future__ import annotations
@@ -35,6 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from steadybench.testing import HISTORY_KINDS, HistoryNoise, simulated_history
 
 WORKLOAD = '''
 import os
@@ -162,44 +173,45 @@ def summarize(done: list[Pair], pairs: int) -> None:
                   for src in sorted({p.noise_source for p in done})))
 
 
-def simulated(series: int, seed: int = 25) -> None:
+def _rate(hits: int, trials: int) -> str:
+    """``4.5% [3.4, 5.9]``: the rate and its exact (Clopper–Pearson) 95 % interval."""
+    from scipy import stats
+
+    low = stats.beta.ppf(0.025, hits, trials - hits + 1) if hits else 0.0
+    high = stats.beta.ppf(0.975, hits + 1, trials - hits) if hits < trials else 1.0
+    return f"{hits / trials:6.1%} [{low:.1%}, {high:.1%}]"
+
+
+def simulated(series: int, noise: HistoryNoise, seed: int = 25,
+              sizes: tuple[int, ...] = (30, 100, 200), false_series: int | None = None
+              ) -> dict[tuple[int, str], float]:
+    """Part 2: the rates of ``history regressions``' own function on simulated histories
+    (:func:`steadybench.testing.simulated_history`); returns the step-found rate per cell."""
     from steadybench.history.regressions import find_changes
-    from steadybench.history.store import Point
 
     rng = np.random.default_rng(seed)
-
-    def make(n: int, kind: str, step_at: int | None) -> list[Point]:
-        if kind == "drift":
-            level = np.linspace(0.0, math.log(1.03), n)
-        elif kind == "walk":
-            level = np.cumsum(rng.normal(0.0, 0.003, n))
-        else:
-            level = np.zeros(n)
-        if step_at is not None:
-            level = level + np.where(np.arange(n) >= step_at, math.log(1.05), 0.0)
-        shift = rng.normal(0.0, 0.01, n)
-        pts = []
-        for i in range(n):
-            ex = np.exp(level[i] + shift[i] + rng.normal(0.0, 0.025, 5))
-            pts.append(Point(i, "", f"{i:040x}", "main", False, None, "m", "b", "s",
-                             float(np.median(ex)), None, None, None, tuple(ex)))
-        return pts
-
-    print(f"\nsimulated histories ({series} series per cell; 5 executions of 2.5 %, run "
-          "effect 1 %; targets: a change reported in ≤ 5 % of series without a step, the step "
-          "found at its record ±1 in ≥ 90 %)")
-    for n in (30, 100, 200):
-        for kind in ("flat", "drift", "walk"):
-            false = sum(bool(find_changes(make(n, kind, None)).changes) for _ in range(series))
+    false_series = false_series or series
+    print(f"\nsimulated histories ({false_series} series without a step and {series} with one "
+          f"per cell; {noise.executions} executions of {noise.spread:.2%}, run effect "
+          f"{noise.run_effect:.2%}: record noise {noise.record_sd:.2%}; targets: a change "
+          "reported in ≤ 5 % of series without a step, the step found at its record ±1 in "
+          "≥ 90 %; exact 95 % intervals)")
+    found_rates = {}
+    for n in sizes:
+        for kind in HISTORY_KINDS:
+            false = sum(bool(find_changes(simulated_history(rng, n, kind, noise=noise)).changes)
+                        for _ in range(false_series))
             found = 0
             for _ in range(series):
                 at = int(rng.integers(n // 4, 3 * n // 4))
-                changes = find_changes(make(n, kind, at)).changes
+                changes = find_changes(simulated_history(rng, n, kind, at, noise=noise)).changes
                 found += any(abs(c.index - at) <= 1 and c.direction == "slower"
                              for c in changes)
-            print(f"  {n:3d} records {kind:5s}: change reported in {false / series:6.1%} of "
-                  f"series without a step; a 5% step found at its record ±1 in "
-                  f"{found / series:6.1%}", flush=True)
+            found_rates[n, kind] = found / series
+            print(f"  {n:3d} records {kind:5s}: change reported in {_rate(false, false_series)} "
+                  f"of series without a step; a 5% step found at its record ±1 in "
+                  f"{_rate(found, series)}", flush=True)
+    return found_rates
 
 
 def _gls_scan(y: np.ndarray, winv: np.ndarray, m: np.ndarray, ms: np.ndarray,
@@ -216,24 +228,24 @@ def _gls_scan(y: np.ndarray, winv: np.ndarray, m: np.ndarray, ms: np.ndarray,
     return num / den[:, None], num / np.sqrt(den[:, None] * s2)
 
 
-def oracle(series: int, seed: int = 26) -> None:
+def oracle(series: int, noise: HistoryNoise, seed: int = 26,
+           sizes: tuple[int, ...] = (30, 100, 200)) -> dict[tuple[int, str], float]:
     """The best a level-5 % test can do on the same simulated histories, as a bound for part
     2: generalized least squares for one step at every place, with a trend term and the
     *true* noise model (the walk's variance ratio q known: 0, or 0.003²/σ_w² for the walk), σ
     estimated from the series, and the exact 95 % point of the largest |t| over the places
     under that model (simulated). A method that must also estimate q cannot do better."""
     rng = np.random.default_rng(seed)
-    # the record-level noise of the simulation: median of 5 executions (2.5 %) plus 1 %
-    med = np.median(rng.normal(0.0, 0.025, (200_000, 5)), axis=1)
-    white = math.sqrt(float(np.var(med)) + 0.01 ** 2)
+    white = noise.record_sd
     print(f"\noracle bound (record noise {white:.2%}; {series} series per cell): a 5% step "
           "found at its record ±1")
-    for n in (30, 100, 200):
+    found_rates = {}
+    for n in sizes:
         t = np.arange(n)
         steps = (t[:, None] >= np.arange(1, n)[None, :]).astype(float)
         x = np.column_stack([np.ones(n), t.astype(float)])
         row = []
-        for kind in ("flat", "drift", "walk"):
+        for kind in HISTORY_KINDS:
             q = (0.003 / white) ** 2 if kind == "walk" else 0.0
             v = np.eye(n) + q * np.minimum.outer(t, t)
             winv = np.linalg.inv(np.linalg.cholesky(v))
@@ -245,22 +257,35 @@ def oracle(series: int, seed: int = 26) -> None:
             null = np.linalg.cholesky(v) @ rng.standard_normal((n, 4000))
             _, tn = _gls_scan(null, winv, m, ms, den)
             crit = float(np.quantile(np.max(np.abs(tn), axis=0), 0.95))
-            level = np.zeros((n, series))
             at = rng.integers(n // 4, 3 * n // 4, series)
-            if kind == "drift":
-                level += np.linspace(0.0, math.log(1.03), n)[:, None]
-            elif kind == "walk":
-                level += np.cumsum(rng.normal(0.0, 0.003, (n, series)), axis=0)
-            level += np.where(t[:, None] >= at[None, :], math.log(1.05), 0.0)
-            y = level + rng.normal(0.0, 0.01, (n, series)) + np.median(
-                rng.normal(0.0, 0.025, (n, series, 5)), axis=2)
+            y = np.column_stack([
+                np.log([p.value for p in simulated_history(rng, n, kind, int(a), noise=noise)])
+                for a in at])
             d, tt = _gls_scan(y, winv, m, ms, den)
             best = np.argmax(np.abs(tt), axis=0)
             cols = np.arange(series)
             ok = ((np.abs(tt[best, cols]) > crit) & (np.abs(best + 1 - at) <= 1)
                   & (np.expm1(d[best, cols]) >= 0.02))
+            found_rates[n, kind] = float(ok.mean())
             row.append(f"{kind} {ok.mean():6.1%}")
         print(f"  {n:3d} records: " + ", ".join(row), flush=True)
+    return found_rates
+
+
+def noise_table(series: int, record_sds: list[float]) -> None:
+    """Part 4: the step-found rates of the finder and of the oracle as the record noise
+    varies (the shape of :class:`HistoryNoise` kept, scaled to each record noise)."""
+    rows = []
+    for sd in record_sds:
+        noise = HistoryNoise().scaled_to(sd)
+        rows.append((sd, simulated(series, noise), oracle(series, noise)))
+    print("\n5% steps found at their record ±1, by record noise (finder / oracle):")
+    sizes = sorted({n for _, found, _ in rows for n, _ in found})
+    print("  record noise | " + " | ".join(f"{n} records flat, drift, walk" for n in sizes))
+    for sd, found, bound in rows:
+        cells = [", ".join(f"{found[n, k]:.0%}/{bound[n, k]:.0%}" for k in HISTORY_KINDS)
+                 for n in sizes]
+        print(f"  {sd:11.2%}  | " + " | ".join(cells))
 
 
 def main() -> None:
@@ -271,13 +296,24 @@ def main() -> None:
     parser.add_argument("--skip-real", action="store_true")
     parser.add_argument("--skip-simulated", action="store_true")
     parser.add_argument("--skip-oracle", action="store_true")
+    parser.add_argument("--false-series", type=int, default=None,
+                        help="series without a step per cell (default: --series)")
+    parser.add_argument("--record-noise", type=float, default=None,
+                        help="the simulated record noise (default 1.67 %%: the issue's figures)")
+    parser.add_argument("--noise-table", type=str, default=None,
+                        help="comma-separated record noises: the step-found rates at each")
     args = parser.parse_args()
+    noise = HistoryNoise() if args.record_noise is None else HistoryNoise().scaled_to(
+        args.record_noise)
+    if args.noise_table:
+        noise_table(args.series, [float(v) for v in args.noise_table.split(",")])
+        return
     if not args.skip_real:
         real_pairs(args.pairs, args.slowdown)
     if not args.skip_simulated:
-        simulated(args.series)
+        simulated(args.series, noise, false_series=args.false_series)
     if not args.skip_oracle:
-        oracle(args.series)
+        oracle(args.series, noise)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Test helpers: a deterministic virtual clock.
+"""Test helpers: a deterministic virtual clock, and simulated benchmark histories.
 
 :class:`SimulatedClock` stands in for ``time.perf_counter_ns`` so that timing code can be tested
 without depending on the speed of the machine. Every read returns the current virtual time
@@ -16,7 +16,9 @@ interval ending at that read is longer by the spike; the next interval is not sh
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -107,3 +109,80 @@ def time_function(work: Callable[[], Any], clock: Callable[[], int]) -> Callable
         return (clock() - t0) / 1e9
 
     return timed
+
+
+# --------------------------------------------------------------------------- simulated histories
+#: the shapes of a simulated history's level without a step (issue 25's drift-only series)
+HISTORY_KINDS = ("flat", "drift", "walk")
+
+
+@dataclass(frozen=True)
+class HistoryNoise:
+    """How the records of a simulated history scatter: each record is ``executions``
+    executions whose ln(time) spread by ``spread`` around the record's level, and the whole
+    record is shifted by a run effect of ``run_effect`` (the machine moves every execution of
+    one run together, issue 25 item 1). The defaults are the figures the issue and the docs
+    state (executions 2.5 %, a run effect of 1 %), a record noise of 1.67 %; a default ``run``
+    on the development VM (25 executions, 3.6 % spread, load 1) scattered by 0.88 % per record
+    (``docs/comparison.md``)."""
+
+    executions: int = 5
+    spread: float = 0.025
+    run_effect: float = 0.01
+
+    @property
+    def record_sd(self) -> float:
+        """The standard deviation of a record's level (the median of its executions' ln time
+        plus the run effect), the median's variance by a seeded simulation."""
+        return float(np.sqrt(self.spread ** 2 * _median_variance(self.executions)
+                             + self.run_effect ** 2))
+
+    def scaled_to(self, record_sd: float) -> HistoryNoise:
+        """The same shape (executions, ratio of run effect to spread) with this record noise."""
+        return HistoryNoise(self.executions, self.spread * record_sd / self.record_sd,
+                           self.run_effect * record_sd / self.record_sd)
+
+
+@functools.lru_cache(maxsize=16)
+def _median_variance(k: int) -> float:
+    """The variance of the median of ``k`` standard normal values (seeded simulation)."""
+    rng = np.random.default_rng(0)
+    return float(np.var(np.median(rng.standard_normal((200_000, k)), axis=1)))
+
+
+def history_level(rng: np.random.Generator, n: int, kind: str, step_at: int | None = None,
+                  step: float = 0.05, drift: float = 0.03, walk: float = 0.003) -> np.ndarray:
+    """The true ln level of ``n`` records: ``flat``; a linear ``drift`` (+3 % over the whole
+    series); or a random ``walk`` (0.3 % per record); plus a ``step`` (5 %) from record
+    ``step_at`` on when given. Issue 25's simulated histories."""
+    if kind == "drift":
+        level = np.linspace(0.0, np.log1p(drift), n)
+    elif kind == "walk":
+        level = np.cumsum(rng.normal(0.0, walk, n))
+    elif kind == "flat":
+        level = np.zeros(n)
+    else:
+        raise ValueError(f"unknown history kind {kind!r}: one of {', '.join(HISTORY_KINDS)}")
+    if step_at is not None:
+        level = level + np.where(np.arange(n) >= step_at, np.log1p(step), 0.0)
+    return level
+
+
+def simulated_history(rng: np.random.Generator, n: int, kind: str,
+                      step_at: int | None = None, step: float = 0.05,
+                      noise: HistoryNoise = HistoryNoise(), drift: float = 0.03,
+                      walk: float = 0.003) -> list[Any]:
+    """``n`` history records (:class:`~steadybench.history.store.Point`, oldest first, one
+    commit each) of one benchmark whose level is :func:`history_level` and whose records
+    scatter as ``noise`` says. Used by ``tests/test_over_time.py`` and
+    ``benchmarks/over_time.py``."""
+    from .history.store import Point
+
+    level = history_level(rng, n, kind, step_at, step, drift, walk)
+    shift = rng.normal(0.0, noise.run_effect, n)
+    points = []
+    for i in range(n):
+        ex = np.exp(level[i] + shift[i] + rng.normal(0.0, noise.spread, noise.executions))
+        points.append(Point(i, "", f"{i:040x}", "main", False, None, "m", "b", "s",
+                            float(np.median(ex)), None, None, None, tuple(ex)))
+    return points
