@@ -64,9 +64,21 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def identity_of(entry: dict[str, Any]) -> str | None:
+    """What produced a benchmark's counts (``extra.counts.identity``: valgrind, interpreter or
+    program, layouts and method), as canonical JSON; None for a time or a result without it."""
+    counts = (entry.get("extra") or {}).get("counts") if isinstance(entry.get("extra"),
+                                                                    dict) else None
+    identity = counts.get("identity") if isinstance(counts, dict) else None
+    if not isinstance(identity, dict):
+        return None
+    return json.dumps(identity, sort_keys=True, default=str)
+
+
 def measurements_of(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per benchmark of a results document: label, headline, interval and the
-    per-execution values (the single value when it ran in one execution)."""
+    """One row per benchmark of a results document: label, headline, interval, the
+    per-execution values (the single value when it ran in one execution) and, for counts, what
+    produced them (:func:`identity_of`)."""
     rows = []
     for entry in data.get("benchmarks") or []:
         if not isinstance(entry, dict):
@@ -92,7 +104,7 @@ def measurements_of(data: dict[str, Any]) -> list[dict[str, Any]]:
                                                                               // 2]),
             "ci_low": _finite(est.get("ci_low")), "ci_high": _finite(est.get("ci_high")),
             "level": est.get("level"), "n_executions": len(executions),
-            "executions": executions,
+            "executions": executions, "identity": identity_of(entry),
         })
     return rows
 
