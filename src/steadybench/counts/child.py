@@ -35,6 +35,8 @@ import math
 import os
 import pickle
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
@@ -108,24 +110,58 @@ def _load_implementation(task: dict) -> Any:
     return pickle.loads(task["implementation"])
 
 
+class Stage:
+    """What a child process is doing, for the one line it writes when the user's code fails."""
+
+    def __init__(self) -> None:
+        self.name = "loading the benchmark"
+
+    def failed(self, exc: BaseException) -> str:
+        what = ("called sys.exit(" + repr(exc.code) + ")" if isinstance(exc, SystemExit)
+                else f"{type(exc).__name__}: {exc}")
+        return f"{self.name} failed: {what}"
+
+
+@dataclass(frozen=True)
+class LoadedCase:
+    """A case loaded and set up in a child process, ready for its calls."""
+
+    implementation: Any
+    call: Callable[[], Any]
+    #: ``(init_run, release_run)`` when the case defines them (the run loop calls them around
+    #: each call), else ``()``
+    hooks: tuple[Callable[[], Any], ...]
+
+
+def load_case(task: dict[str, Any], stage: Stage) -> LoadedCase:
+    """Stand where the benchmark's process stood (:func:`enter_task`), load the case, run its
+    set-up: the start of every child that calls a case (counted here, profiled in
+    :mod:`steadybench.profiles.child`). ``stage`` follows along for the failure message."""
+    enter_task(task)
+    from ..model.implementation import Implementation
+
+    stage.name = "loading the benchmark"
+    implementation = _load_implementation(task)
+    stage.name = "set-up"
+    implementation.setup(task["params"])
+    stage.name = "a call"
+    hooks: tuple[Callable[[], Any], ...] = ()
+    if any(getattr(type(implementation), name) is not getattr(Implementation, name)
+           for name in ("init_run", "release_run")):
+        hooks = (implementation.init_run, implementation.release_run)
+    return LoadedCase(implementation, implementation.run, hooks)
+
+
 def main(argv: list[str]) -> None:
     (mode,) = argv
     task = pickle.load(sys.stdin.buffer)
     spec = pickle.load(sys.stdin.buffer) if mode == "segments" else None
-    enter_task(task)
-    from ..model.implementation import Implementation
-
-    stage = "loading the benchmark"
+    stage = Stage()
     try:
-        implementation = _load_implementation(task)
-        stage = "set-up"
-        implementation.setup(task["params"])
-        stage = "a call"
-        call = implementation.run
-        hooks = [getattr(implementation, name) for name in ("init_run", "release_run")
-                 if getattr(type(implementation), name) is not getattr(Implementation, name)]
-        if hooks:  # the run loop's order: init_run, the call, release_run
-            init, release = implementation.init_run, implementation.release_run
+        case = load_case(task, stage)
+        implementation, call = case.implementation, case.call
+        if case.hooks:  # the run loop's order: init_run, the call, release_run
+            init, release = case.hooks
 
             def calls(count: int) -> None:
                 for _ in repeat(None, count):
@@ -157,21 +193,19 @@ def main(argv: list[str]) -> None:
                 _fail(f"the code calls {MARKER}(), steadybench's marker between counted "
                       "segments, so its calls cannot be counted apart; measure it with "
                       "--measure time")
-            stage = "sizing the call count"
+            stage.name = "sizing the call count"
             n = spec["calls"] or calls_for(_instructions_in(f"{spec['out_file']}.2"))
-            stage = "a call"
+            stage.name = "a call"
             gc.collect()
             mark()  # segment 3: sizing n
             for k in range(1, spec["points"] + 1):
                 calls(k * n)
                 gc.collect()
                 mark()  # segment 3 + k: k·n calls
-        stage = "teardown"
+        stage.name = "teardown"
         implementation.teardown()
     except BaseException as exc:  # noqa: BLE001 - contained: one line for the parent
-        what = ("called sys.exit(" + repr(exc.code) + ")" if isinstance(exc, SystemExit)
-                else f"{type(exc).__name__}: {exc}")
-        _fail(f"{stage} failed: {what}")
+        _fail(stage.failed(exc))
     sys.stdout.write(f"\n{CALLS} {n}\n{DONE}\n")
     sys.stdout.flush()
     # leave at once: the user's atexit handlers and threads are not part of the count
