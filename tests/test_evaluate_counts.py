@@ -25,6 +25,7 @@ def sort_reversed():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # five Python start-ups under valgrind: 86 s on the loaded 2-core VM
 @pytest.mark.skipif(shutil.which("valgrind") is None,
                     reason="valgrind is not installed (apt-get install valgrind)")
 def test_counts_do_not_change_across_presets_and_the_report_says_so(tmp_path, monkeypatch,
