@@ -255,7 +255,9 @@ class HistoryStore:
         history holds a million points: this is most of what reading it costs)."""
         ids = [int(r[0]) for r in self.db.execute("SELECT id FROM records ORDER BY id")]
         out: dict[tuple[str, str], list[Point]] = {}
-        record: tuple[Any, ...] = ()
+        #: the record's columns of the current rows (id, created, commit, branch, dirty, name,
+        #: machine)
+        record: tuple[int, Any, Any, Any, Any, Any, str] | None = None
         strings: dict[str, str] = {}
         for start in range(0, len(ids), EVERY_SERIES_RECORDS):  # the rows of a few records
             last = ids[min(start + EVERY_SERIES_RECORDS, len(ids)) - 1]  # at a time in memory
@@ -268,11 +270,13 @@ class HistoryStore:
                 (ids[start], last))
             executions = _executions([row[13] for row in rows])
             for row, execs in zip(rows, executions, strict=True):
-                if not record or record[0] != row[0]:
+                if record is None or record[0] != row[0]:
                     record = (int(row[0]), row[1], row[2], row[3],
                               None if row[4] is None else bool(row[4]), row[5], row[6])
                 label = strings.setdefault(row[7], row[7])
-                point = Point(*record, label, strings.setdefault(row[8], row[8]),
+                rid, created, commit, branch, dirty, name, machine = record
+                point = Point(rid, created, commit, branch, dirty, name, machine, label,
+                              strings.setdefault(row[8], row[8]),
                               float(row[9]), row[10], row[11],
                               row[12] and strings.setdefault(row[12], row[12]),
                               execs or (float(row[9]),),
