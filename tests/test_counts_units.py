@@ -471,20 +471,6 @@ def test_counts_refuse_options_they_cannot_honour_in_one_line(argv, flag, tmp_pa
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("measure", ["instructions", "cycles"])
-def test_evaluate_refuses_counts_saying_why(measure, tmp_path, capsys):
-    # evaluate compares machine presets; a count is the same under every preset, so there is
-    # nothing to evaluate: one line, exit 2, before any preset is applied
-    bench = tmp_path / "b.py"
-    bench.write_text("import steadybench\n\n@steadybench.benchmark\ndef f():\n"
-                     "    return lambda: None\n")
-    code = main(["evaluate", "--measure", measure, str(bench)])
-    err = capsys.readouterr().err
-    assert code == 2 and len(err.strip().splitlines()) == 1
-    assert f"evaluate --measure {measure}: evaluate compares machine presets" in err
-    assert "change time but not counts" in err.replace("changes", "change")
-
-
 def test_python_counts_made_in_segments_say_so_in_their_identity():
     # counts per call made by one process per point (before) and by segments of one process
     # differ (11,992 vs 11,786 per call for a loop of 40 additions): compare must warn

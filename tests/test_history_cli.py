@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from steadybench.cli import main
+from steadybench.history.schema import SCHEMA_VERSION
 from steadybench.history.store import HistoryStore
 
 BENCH = textwrap.dedent("""
@@ -77,7 +78,8 @@ def test_a_newer_history_is_one_line(project: Path, capsys: pytest.CaptureFixtur
     with HistoryStore.open(str(db)):
         pass
     conn = sqlite3.connect(db)
-    conn.execute("UPDATE steadybench_meta SET value = '3' WHERE key = 'schema_version'")
+    conn.execute("UPDATE steadybench_meta SET value = ? WHERE key = 'schema_version'",
+                 (str(SCHEMA_VERSION + 1),))
     conn.commit()
     conn.close()
     assert main(["history", "list", "--history-url", str(db)]) == 2

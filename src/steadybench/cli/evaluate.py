@@ -69,12 +69,12 @@ def _progress(quiet: bool):
     def show(record: Any, done: int, total: int) -> None:
         if quiet:
             return
-        from ..output.format import format_seconds
+        from ..output.format import format_value
 
         median = record.median()
         where = "long" if record.series == "long" else f"launch {record.launch + 1}"
         text = (f"[{done}/{total}] {record.case.label} {record.preset} {where}: "
-                f"median {format_seconds(median)}"
+                f"median {format_value(median, record.case.unit)}"
                 + (" (interrupted)" if record.case.interrupted else ""))
         click.echo(text, err=True)
 
@@ -174,7 +174,7 @@ def evaluate_cmd(ctx: click.Context, what: tuple[str, ...], cmds: tuple[str, ...
     from ..evaluate.session import EvaluateOptions, EvaluationSession
     from ..output.deferral import DeferredSignals
 
-    refuse_counts(opts["measure"])
+    check_counts(opts["measure"], what, cmds, opts)
     _check_places(opts)
     root = (ctx.obj or {}).get("root", "/")
     options = EvaluateOptions(
@@ -184,7 +184,7 @@ def evaluate_cmd(ctx: click.Context, what: tuple[str, ...], cmds: tuple[str, ...
         confidence=opts["confidence"], highlight_abs=_nonneg(opts["highlight_abs"],
                                                              "--highlight-abs"),
         highlight_rel=_nonneg(opts["highlight_rel"], "--highlight-rel"),
-        root=root, wait_lock=bool(opts.get("wait_lock")))
+        root=root, wait_lock=bool(opts.get("wait_lock")), measure=opts["measure"])
     from ..redact import command_line
 
     opts["command_line"] = command_line()
@@ -225,16 +225,25 @@ def evaluate_cmd(ctx: click.Context, what: tuple[str, ...], cmds: tuple[str, ...
                               f"{first.preset}: {first.case.errors[0]}")
 
 
-def refuse_counts(measure: str) -> None:
-    """``evaluate`` compares machine presets: what the frequency governor, pinning, isolated
-    cores and the rest do to time. A count under valgrind runs on a simulated CPU that none
-    of them reaches, so both presets would give the same count: there is nothing to evaluate.
-    Refused in one line rather than measured and shown as "no difference"."""
-    if measure != "time":
-        raise ConfigurationError(
-            f"evaluate --measure {measure}: evaluate compares machine presets, which change "
-            "time but not counts (valgrind's simulated CPU is the same under every preset); "
-            f"use --measure time, or 'steadybench run --measure {measure}' to count the code")
+def check_counts(measure: str, what: tuple[str, ...], cmds: tuple[str, ...],
+                 opts: dict[str, Any]) -> None:
+    """``evaluate --measure instructions|cycles`` counts a benchmark file's cases here, one
+    counted process per launch (:mod:`steadybench.evaluate.counts`); what it cannot count is
+    refused in one line: commands (``exec --measure`` counts those), a device (valgrind
+    runs here) and a fleet host, and ``--long``."""
+    if measure == "time":
+        return
+    from ..evaluate.counts import check_count_options
+
+    if cmds or not (len(what) == 1 and what[0].endswith(".py")):
+        raise ConfigurationError(f"evaluate --measure {measure} counts the cases of a benchmark "
+                                 f"file (FILE.py); count a command with 'steadybench exec "
+                                 f"--measure {measure}'")
+    for name in ("target", "cluster"):
+        if opts.get(name):
+            raise ConfigurationError(f"evaluate --measure {measure} with --{name}: counts are "
+                                     "made under valgrind on this machine; drop --" + name)
+    check_count_options(opts["long_runs"])
 
 
 def _check_places(opts: dict[str, Any]) -> None:

@@ -63,7 +63,8 @@ class CountIdentity:
 #: how a Python case's count per call is made (one process per layout, cut into segments, its
 #: paths through a view): counts made otherwise differ (e.g. 11,786 vs 11,992 per call for a
 #: loop of 40 additions), so it is part of the identity ``compare`` checks
-PYTHON_SEGMENTS = "callgrind segments in one process per layout, paths through a view"
+PYTHON_SEGMENTS = ("callgrind segments in one process per layout, a warm-up of n calls "
+                   "before the points, paths through a view")
 
 
 def make_identity(measure: str, valgrind: Valgrind, program: str,

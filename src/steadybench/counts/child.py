@@ -13,7 +13,8 @@ hashes and stores, is the same in every invocation. ``MODE`` is
   objects (so the calls' collections start from the same state in every process), then marks
   the end of segment 1 (start-up, imports, set-up); makes one call (segment 2, the probe: the
   first call's one-off costs land here); reads segment 2's instruction count from callgrind's
-  file and sizes ``n`` from it (:func:`calls_for`; segment 3); then makes ``n, 2n, …, P·n``
+  file and sizes ``n`` from it (:func:`calls_for`; segment 3); makes ``n`` calls of warm-up
+  (segment 4, not fitted: :data:`WARMUP`); then makes ``n, 2n, …, P·n``
   calls, one segment each (with the case's ``init_run`` and ``release_run`` hooks around each
   call, as the run loop does), each ended by a collection and the marker; then the teardown,
   the line ``calls n`` and the marker line :data:`DONE`. One process thus counts every point
@@ -35,6 +36,8 @@ import math
 import os
 import pickle
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
@@ -49,8 +52,22 @@ CALLS = "steadybench-count: calls"
 #: the C function whose entry ends a segment (callgrind ``--dump-before``); the process enters
 #: it through ``os.getresgid()``
 MARKER = "getresgid"
-#: segments before the points: start-up and set-up, the probe call, the sizing of ``n``
-LEAD_SEGMENTS = 3
+#: segments before the points: start-up and set-up, the probe call, the sizing of ``n``, the
+#: warm-up
+LEAD_SEGMENTS = 4
+#: Why ``n`` calls are made, and counted apart, before the points. CPython's adaptive
+#: interpreter (PEP 659) quickens a code object after a few calls and specialises each
+#: instruction when its counter runs out (backing off exponentially when it fails), and the
+#: allocator's pools settle: without a warm-up, all of that fell in the first point, whose
+#: n calls of a JSON decode then counted 20,285 instructions more than the line through the
+#: later points (``_PyCode_Quicken``, ``_Py_Specialize_*``, unspecialised dictionary and
+#: method look-ups, by callgrind's functions): 0.018 % of the slope over n, 2n, 3n. After a
+#: warm-up of n calls the excess was 1,600 (0.0016 %). Through the whole pipeline (``run
+#: --measure instructions``, the warm-up and the points in one loop), the first point's excess
+#: over the line through the other two went from 1,865 to 15 instructions for the loop of 40
+#: additions (500 calls: 0.032 % to 0.00025 %) and from 1,057 to 122 for a JSON decode (100
+#: calls: 0.020 % to 0.0023 %).
+WARMUP = "n calls before the points, counted apart"
 #: the counted calls of the smallest point, in instructions: ten million, far above the few
 #: hundred instructions a segment's own harness costs, small enough to keep valgrind's run short
 TARGET_COUNT = 10_000_000
@@ -108,24 +125,58 @@ def _load_implementation(task: dict) -> Any:
     return pickle.loads(task["implementation"])
 
 
+class Stage:
+    """What a child process is doing, for the one line it writes when the user's code fails."""
+
+    def __init__(self) -> None:
+        self.name = "loading the benchmark"
+
+    def failed(self, exc: BaseException) -> str:
+        what = ("called sys.exit(" + repr(exc.code) + ")" if isinstance(exc, SystemExit)
+                else f"{type(exc).__name__}: {exc}")
+        return f"{self.name} failed: {what}"
+
+
+@dataclass(frozen=True)
+class LoadedCase:
+    """A case loaded and set up in a child process, ready for its calls."""
+
+    implementation: Any
+    call: Callable[[], Any]
+    #: ``(init_run, release_run)`` when the case defines them (the run loop calls them around
+    #: each call), else ``()``
+    hooks: tuple[Callable[[], Any], ...]
+
+
+def load_case(task: dict[str, Any], stage: Stage) -> LoadedCase:
+    """Stand where the benchmark's process stood (:func:`enter_task`), load the case, run its
+    set-up: the start of every child that calls a case (counted here, profiled in
+    :mod:`steadybench.profiles.child`). ``stage`` follows along for the failure message."""
+    enter_task(task)
+    from ..model.implementation import Implementation
+
+    stage.name = "loading the benchmark"
+    implementation = _load_implementation(task)
+    stage.name = "set-up"
+    implementation.setup(task["params"])
+    stage.name = "a call"
+    hooks: tuple[Callable[[], Any], ...] = ()
+    if any(getattr(type(implementation), name) is not getattr(Implementation, name)
+           for name in ("init_run", "release_run")):
+        hooks = (implementation.init_run, implementation.release_run)
+    return LoadedCase(implementation, implementation.run, hooks)
+
+
 def main(argv: list[str]) -> None:
     (mode,) = argv
     task = pickle.load(sys.stdin.buffer)
     spec = pickle.load(sys.stdin.buffer) if mode == "segments" else None
-    enter_task(task)
-    from ..model.implementation import Implementation
-
-    stage = "loading the benchmark"
+    stage = Stage()
     try:
-        implementation = _load_implementation(task)
-        stage = "set-up"
-        implementation.setup(task["params"])
-        stage = "a call"
-        call = implementation.run
-        hooks = [getattr(implementation, name) for name in ("init_run", "release_run")
-                 if getattr(type(implementation), name) is not getattr(Implementation, name)]
-        if hooks:  # the run loop's order: init_run, the call, release_run
-            init, release = implementation.init_run, implementation.release_run
+        case = load_case(task, stage)
+        implementation, call = case.implementation, case.call
+        if case.hooks:  # the run loop's order: init_run, the call, release_run
+            init, release = case.hooks
 
             def calls(count: int) -> None:
                 for _ in repeat(None, count):
@@ -157,21 +208,31 @@ def main(argv: list[str]) -> None:
                 _fail(f"the code calls {MARKER}(), steadybench's marker between counted "
                       "segments, so its calls cannot be counted apart; measure it with "
                       "--measure time")
-            stage = "sizing the call count"
-            n = spec["calls"] or calls_for(_instructions_in(f"{spec['out_file']}.2"))
-            stage = "a call"
+            stage.name = "sizing the call count"
+            # read in every process, also when ``calls`` fixes n: a process that sized n and
+            # one that did not then run the same code before the points (reading the file
+            # leaves the allocator in another state: the first of an evaluation's launches,
+            # the one that sized n, counted 0.015 % more per call than the others in the
+            # same layout)
+            probe = _instructions_in(f"{spec['out_file']}.2")
+            n = spec["calls"] or calls_for(probe)
+            stage.name = "a call"
+            # the warm-up (n calls, not fitted: see WARMUP), then the points; one loop, so
+            # that every point's segment runs the same harness code: the loop's set-up and
+            # first step fall in the warm-up (in a loop of the points alone they fell in the
+            # first point: 1,865 instructions more than the line through the others for a
+            # loop of 40 additions, 0.03 % of its 500 calls)
+            multiples = [1, *range(1, spec["points"] + 1)]
             gc.collect()
             mark()  # segment 3: sizing n
-            for k in range(1, spec["points"] + 1):
+            for k in multiples:
                 calls(k * n)
                 gc.collect()
-                mark()  # segment 3 + k: k·n calls
-        stage = "teardown"
+                mark()  # segment 4: the warm-up; segment 4 + k: k·n calls
+        stage.name = "teardown"
         implementation.teardown()
     except BaseException as exc:  # noqa: BLE001 - contained: one line for the parent
-        what = ("called sys.exit(" + repr(exc.code) + ")" if isinstance(exc, SystemExit)
-                else f"{type(exc).__name__}: {exc}")
-        _fail(f"{stage} failed: {what}")
+        _fail(stage.failed(exc))
     sys.stdout.write(f"\n{CALLS} {n}\n{DONE}\n")
     sys.stdout.flush()
     # leave at once: the user's atexit handlers and threads are not part of the count

@@ -18,47 +18,30 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
-from ..history.changes import FASTER, SLOWER, SeriesAnalysis
+from ..history.changes import FASTER, SLOWER, Change, SeriesAnalysis
 from ..history.store import Point
 
 
 @dataclass(frozen=True)
-class CountChange:
-    """A difference between two consecutive records of a series of counts.
+class CountChange(Change):
+    """A difference between two consecutive records of a series of counts: a
+    :class:`~steadybench.history.changes.Change` (so every reader of changes reads it) with
+    what an exact verdict rests on.
 
-    ``before_median``/``after_median`` are the two records' counts (the names match
-    :class:`~steadybench.history.regressions.Change`, which the command reads either way);
-    ``difference`` is their exact difference; ``spread`` the larger of the two records'
-    layout spreads (relative; 0 for records of one layout, where none was measured).
+    ``before_median``/``after_median`` are the two records' counts; ``difference`` is their
+    exact difference; ``spread`` the larger of the two records' layout spreads (relative; 0
+    for records of one layout, where none was measured); ``layouts`` the fewer layouts of the
+    two. No test against noise is made, so ``confidence`` is 1 and ``p_value`` 0 (the
+    difference is exact for counts of one identity, :mod:`steadybench.history.finders`), and
+    the lines printed for it name no confidence.
     """
 
-    label: str
-    machine: str
-    index: int
-    before_record: int
-    after_record: int
-    before_commit: str | None
-    after_commit: str | None
-    after_name: str | None
-    magnitude: float
-    direction: str
-    difference: float
-    spread: float
-    layouts: int
-    before_median: float
-    after_median: float
-    unit: str
-    n_before: int = 1
-    n_after: int = 1
-
-    @property
-    def commit_range(self) -> str:
-        left = self.before_commit[:10] if self.before_commit else f"#{self.before_record}"
-        right = self.after_commit[:10] if self.after_commit else f"#{self.after_record}"
-        return f"{left}..{right}"
+    difference: float = 0.0
+    spread: float = 0.0
+    layouts: int = 1
 
     @property
     def basis(self) -> str:
@@ -78,7 +61,7 @@ class CountChange:
                 f"{self.after_median:,.1f} {self.unit}, {self.difference:+,.1f}; {self.basis})")
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "commit_range": self.commit_range, "basis": self.basis}
+        return {**super().to_dict(), "basis": self.basis}
 
 
 def layout_spread(point: Point) -> float:
@@ -111,9 +94,10 @@ def find_count_changes(points: Sequence[Point], label: str = "", machine: str = 
             label=label, machine=machine, index=i, before_record=a.record_id,
             after_record=b.record_id, before_commit=a.commit, after_commit=b.commit,
             after_name=b.name, magnitude=magnitude,
-            direction=SLOWER if magnitude > 0 else FASTER, difference=b.value - a.value,
-            spread=spread, layouts=min(len(a.executions) or 1, len(b.executions) or 1),
-            before_median=a.value, after_median=b.value, unit=a.unit))
+            direction=SLOWER if magnitude > 0 else FASTER, confidence=1.0, p_value=0.0,
+            n_before=1, n_after=1, before_median=a.value, after_median=b.value, unit=a.unit,
+            difference=b.value - a.value, spread=spread,
+            layouts=min(len(a.executions) or 1, len(b.executions) or 1)))
     return SeriesAnalysis(label, machine, len(points), None,
                           "counts: exact differences between consecutive records against "
-                          "their layout spread", list(changes))  # type: ignore[arg-type]
+                          "their layout spread", list(changes))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.results import CaseResult, Results
+from ..output.format import COUNT_UNITS
 from .levels import detect_levels
 from .session import EvaluateOptions, ExecutionRecord, ScheduleItem, Unit, pool_cases
 from .stats import (
@@ -74,6 +75,9 @@ class CaseEvaluation:
     levels: list[LevelFlag]
     relation: str | None
     unit: str = "s"
+    #: counts (``--measure``): what the presets did to the counts, in one line
+    #: (:func:`steadybench.evaluate.counts.finding`)
+    finding: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -88,7 +92,7 @@ class CaseEvaluation:
                       "reference_source": f"median of the managed {self.table2_source}",
                       **{k: v.to_dict() for k, v in self.evolution.items()}},
             "levels": [f.to_dict() for f in self.levels],
-            "relation": self.relation,
+            "relation": self.relation, "finding": self.finding,
         }
 
 
@@ -129,6 +133,12 @@ def _relation(pooled: dict[str, CaseResult], medians: dict[str, list[float]],
                 for role, case in pooled.items() if case.estimate is not None]
     lines = summary_lines(variants, confidence)
     return lines[0] if lines else None
+
+
+def _count_finding(medians: dict[str, list[float]], unit: str) -> str:
+    from .counts import finding
+
+    return finding(medians, unit)
 
 
 def analyse(units: Sequence[Unit], records: Sequence[ExecutionRecord],
@@ -178,8 +188,10 @@ def analyse(units: Sequence[Unit], records: Sequence[ExecutionRecord],
             if runs:
                 case = pool_cases([r.case for r in runs],
                                   {**unit.params, "preset": preset, "series": "launches"})
+                # counts: the launches' mean (no time method applies to a count per call)
+                method = None if case.unit in COUNT_UNITS else unit.method
                 try:
-                    finalize_case(case, (), unit.method, options.confidence)
+                    finalize_case(case, (), method, options.confidence)
                 except Exception as exc:  # informative; the runs are kept
                     case.errors.append(f"estimate: {type(exc).__name__}: {exc}")
                 pooled[role] = case
@@ -187,13 +199,18 @@ def analyse(units: Sequence[Unit], records: Sequence[ExecutionRecord],
             for r in longs:
                 r.case.params = {**unit.params, "preset": preset, "series": "long"}
                 cases.append(r.case)
+        unit_name = next((r.case.unit for r in mine), "s")
+        counted = unit_name in COUNT_UNITS
+        # the absolute highlight threshold is in seconds: counts are highlighted by the
+        # relative one alone
+        highlight_abs = 0.0 if counted else options.highlight_abs
         both_long = all(role in long_series for role in roles)
         source = "long execution" if both_long else "pooled launches"
         base_series = long_series["baseline"] if both_long else series["baseline"]
         man_series = long_series["managed"] if both_long else series["managed"]
-        t2 = (table2_row(base_series, man_series, options.highlight_abs, options.highlight_rel)
+        t2 = (table2_row(base_series, man_series, highlight_abs, options.highlight_rel)
               if base_series and man_series else None)
-        t3 = (table3_row(medians["baseline"], medians["managed"], options.highlight_abs,
+        t3 = (table3_row(medians["baseline"], medians["managed"], highlight_abs,
                          options.highlight_rel)
               if medians["baseline"] and medians["managed"] else None)
         reference = box_stats(man_series).median if man_series else None
@@ -206,7 +223,10 @@ def analyse(units: Sequence[Unit], records: Sequence[ExecutionRecord],
             evolution={"baseline": error_evolution(base_series, reference),
                        "managed": error_evolution(man_series, reference)},
             levels=levels,
-            relation=_relation(pooled, medians, options.confidence)))
+            # counts: the finding says it exactly (a ratio of 1.000× has no direction)
+            relation=None if counted else _relation(pooled, medians, options.confidence),
+            unit=unit_name,
+            finding=_count_finding(medians, unit_name) if counted else None))
     return evaluation, cases
 
 

@@ -63,6 +63,8 @@ class EvaluateOptions:
     #: the machine to tune: a folder (``--root``) or a SysRoot (a remote target's, --target)
     root: Any = "/"
     wait_lock: bool = False
+    #: ``time``, or a count measure: each launch is then one counted process (.counts)
+    measure: str = "time"
 
     def __post_init__(self) -> None:
         if self.order not in ORDERS:
@@ -194,9 +196,24 @@ class FileTarget:
                                         config.implementation.name, params.to_dict(),
                                         (config, params), config.runner.method))
         self.last_case: CaseResult | None = None
+        #: the counts backends of the cases (``--measure instructions|cycles``)
+        self._counted: Any = None
 
     def units(self) -> list[Unit]:
         return list(self._units)
+
+    def _count(self, unit: Unit, preset: str, options: EvaluateOptions) -> CaseResult:
+        """One launch counted (:mod:`.counts`): the k-th execution of a case under a preset
+        counts it in layout k."""
+        from .counts import CountedLaunches
+
+        if self._counted is None:
+            self._counted = CountedLaunches()
+
+        def started(case: CaseResult) -> None:
+            self.last_case = case
+
+        return self._counted.execute(unit, preset, options, started)
 
     def execute(self, unit: Unit, preset: str, runs: int,
                 options: EvaluateOptions) -> CaseResult:
@@ -208,6 +225,8 @@ class FileTarget:
         from ..runner.stop import RunState, build_stop_condition
         from ..system.presets import build_preset
 
+        if options.measure != "time":
+            return self._count(unit, preset, options)
         config, params = unit.payload
         self.last_case = None
         runner = Runner(build_stop_condition(runs=runs), warmup=options.warmup,

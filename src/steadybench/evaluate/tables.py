@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..output.format import format_percent, format_seconds
+from ..output.format import COUNT_UNITS, format_percent, format_seconds, format_value
 from .levels import Level
 
 WIDTH = 80
@@ -25,21 +25,23 @@ def _wrap(text: str, indent: str = "  ") -> list[str]:
     return textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_on_hyphens=False)
 
 
-def _abs(value: Any) -> str:
+def _abs(value: Any, unit: str = "s") -> str:
     if value is None:
         return "—"
-    text = format_seconds(abs(value))
+    if unit in COUNT_UNITS:  # the cell is narrow: the number, the unit is in the header
+        return f"{value:,.0f}" if abs(value) >= 1 or value == 0 else f"{value:.3g}"
+    text = format_value(abs(value), unit)
     return ("-" if value < 0 else "") + text
 
 
-def _row(label: str, row: Mapping[str, Any] | None) -> list[str]:
+def _row(label: str, row: Mapping[str, Any] | None, unit: str = "s") -> list[str]:
     if row is None:
         return [f"{label}  (not measured for both presets)"]
     cells = []
     for key in ("performance", "precision"):
         imp = row[key]
         mark = "*" if imp["highlight"] else " "
-        cells.append(f"{_abs(imp['absolute']):>{COLUMN - 1}}{mark}")
+        cells.append(f"{_abs(imp['absolute'], unit):>{COLUMN - 1}}{mark}")
         cells.append(f"{format_percent(imp['relative']):>{COLUMN}}")
     name = label if len(label) <= LABEL_WIDTH else label[:LABEL_WIDTH - 1] + "…"
     lines = [f"{name:<{LABEL_WIDTH}}" + "".join(cells)]
@@ -68,17 +70,31 @@ def table_lines(evaluation: Mapping[str, Any]) -> list[str]:
                  f"({options['managed']}), {what}")
     out += _header()
     for case in cases:
-        out += _row(case["label"], case.get("table2"))
+        out += _row(case["label"], case.get("table2"), case.get("unit", "s"))
     out.append("")
-    out.append(f"Table 3. Reproducibility: {options['launches']} launches × {options['runs']} "
-               "runs; median and std")
+    counted = any(c.get("unit", "s") in COUNT_UNITS for c in cases)
+    each = "one counted process" if counted else f"{options['runs']} runs"
+    out.append(f"Table 3. Reproducibility: {options['launches']} launches × {each}; "
+               "median and std")
     out.append("of the per-launch medians")
     out += _header()
     for case in cases:
-        out += _row(case["label"], case.get("table3"))
+        out += _row(case["label"], case.get("table3"), case.get("unit", "s"))
     out += _wrap("improvement = baseline − managed (positive: managed is faster / steadier); "
                  f"* = over both {format_seconds(options['highlight_abs_s'])} and "
                  f"{format_percent(options['highlight_rel'], 0)}")
+    units = sorted({c.get("unit", "s") for c in cases} & set(COUNT_UNITS))
+    if units:
+        out += _wrap(f"absolute columns in {', '.join(units)} per call; counts are "
+                     "highlighted by the relative threshold alone")
+        out.append("")
+        out.append("Counts across the presets (what the evaluation measured):")
+        for case in cases:
+            if case.get("finding"):
+                out += _wrap(f"{case['label']}: {case['finding']}")
+        from ..counts.backend import NOT_TIME
+
+        out += _wrap(f"note: {NOT_TIME}")
     relations = [(c["label"], c["relation"]) for c in cases if c.get("relation")]
     if relations:
         out.append("")

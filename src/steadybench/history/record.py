@@ -82,6 +82,8 @@ class MeasurementRow:
     level: str | None
     n_executions: int
     executions: list[float]
+    #: what produced a count (:func:`identity_of`); None for a time
+    identity: str | None = None
 
 
 def _headline(entry: dict[str, Any]) -> tuple[Estimate | None, dict[str, Any]]:
@@ -95,8 +97,20 @@ def _headline(entry: dict[str, Any]) -> tuple[Estimate | None, dict[str, Any]]:
         return None, raw
 
 
+def identity_of(entry: dict[str, Any]) -> str | None:
+    """What produced a benchmark's counts (``extra.counts.identity``: valgrind, interpreter or
+    program, layouts and method), as canonical JSON; None for a time or a result without it."""
+    counts = (entry.get("extra") or {}).get("counts") if isinstance(entry.get("extra"),
+                                                                    dict) else None
+    identity = counts.get("identity") if isinstance(counts, dict) else None
+    if not isinstance(identity, dict):
+        return None
+    return json.dumps(identity, sort_keys=True, default=str)
+
+
 def measurements_of(data: dict[str, Any]) -> list[MeasurementRow]:
-    """One row per benchmark of a results document (see :class:`MeasurementRow`)."""
+    """One row per benchmark of a results document (see :class:`MeasurementRow`), with, for
+    counts, what produced them (:func:`identity_of`)."""
     rows = []
     for entry in data.get("benchmarks") or []:
         if not isinstance(entry, dict):
@@ -124,6 +138,7 @@ def measurements_of(data: dict[str, Any]) -> list[MeasurementRow]:
             # an estimate written before levels were recorded has none (not the default)
             level=est.level if est is not None and "level" in raw else None,
             n_executions=len(executions), executions=executions,
+            identity=identity_of(entry),
         ))
     return rows
 

@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any
 from ..stats.robust import robust_sd
 
 # the direction words, a change and a series' analysis live in .changes: the counts' finder
-# (steadybench.counts.history), to which this module dispatches, builds them too
+# (steadybench.counts.history), chosen beside this one by .finders, builds them too
 from .changes import FASTER, SLOWER, Change, SeriesAnalysis
 from .noise import MIN_DF, record_level
 from .thresholds import DEFAULT_THRESHOLD
@@ -471,7 +471,11 @@ def regressions(store: HistoryStore, labels: Sequence[str] | None = None,
                 machine: str | None = None, branch: str | None = None,
                 confidence: float = 0.95,
                 min_change: float | None = None) -> list[SeriesAnalysis]:
-    """Every benchmark's series (each machine on its own) analysed with :func:`find_changes`."""
+    """Every benchmark's series (each machine on its own), cut where its unit or its counts'
+    identity changes and each stretch read by its measure's finder
+    (:func:`steadybench.history.finders.analyse_series`)."""
+    from .finders import analyse_series
+
     out = []
     for label in labels or store.labels():
         points = store.series(label, machine=machine, branch=branch)
@@ -479,20 +483,5 @@ def regressions(store: HistoryStore, labels: Sequence[str] | None = None,
         for p in points:
             by_machine.setdefault(p.machine, []).append(p)
         for name, series in sorted(by_machine.items()):
-            out.append(_counts_or_time(series, label, name, confidence, min_change))
+            out.append(analyse_series(series, label, name, confidence, min_change))
     return out
-
-
-def _counts_or_time(series: list[Point], label: str, machine: str, confidence: float,
-                    min_change: float | None) -> SeriesAnalysis:
-    """A series of counts is read by exact differences (:mod:`steadybench.counts.history`),
-    one of times by :func:`find_changes`."""
-    from ..output.format import COUNT_UNITS
-
-    if series and series[-1].unit in COUNT_UNITS:
-        from ..counts.history import find_count_changes
-
-        unit = series[-1].unit
-        return find_count_changes([p for p in series if p.unit == unit], label, machine,
-                                  min_change)
-    return find_changes(series, label, machine, confidence, min_change)

@@ -10,6 +10,10 @@ processes opening an old store at once migrate it once. A store whose version is
 * **2** — ``measurements``: one row per benchmark of a record (its headline, interval and
   per-execution values), so trends, noise and change points read a few numbers instead of
   every result; filled from the records already there.
+* **3** — ``measurements.identity``: what produced a count (valgrind, interpreter or program,
+  layouts and method: :class:`steadybench.counts.backend.CountIdentity`, as canonical JSON;
+  NULL for times), so a series can be split where it changes (:mod:`.finders`); filled from
+  the records already there.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from .backends import Backend, HistoryError
 if TYPE_CHECKING:
     from .record import MeasurementRow
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _V1 = [
     """CREATE TABLE IF NOT EXISTS steadybench_meta (
@@ -76,22 +80,47 @@ def _fill_measurements(db: Backend) -> None:
         except (TypeError, ValueError):
             continue
         for row in measurements_of(data):
-            insert_measurement(db, int(record_id), row)
+            insert_measurement(db, int(record_id), row, identity=False)  # no column yet
 
 
-def insert_measurement(db: Backend, record_id: int, row: MeasurementRow) -> None:
-    db.execute("INSERT INTO measurements (record_id, label, benchmark, implementation, params, "
-               "unit, value, ci_low, ci_high, level, n_executions, executions) "
-               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-               (record_id, row.label, row.benchmark, row.implementation, row.params,
-                row.unit, row.value, row.ci_low, row.ci_high, row.level,
-                row.n_executions, json.dumps(row.executions)))
+_V3 = ["ALTER TABLE measurements ADD COLUMN identity {json}"]
+
+
+def _fill_identity(db: Backend) -> None:
+    """Version 3's data step: each existing count measurement's identity, from its record."""
+    from .record import measurements_of
+
+    for record_id, text in db.execute("SELECT id, results FROM records ORDER BY id"):
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError):
+            continue
+        for row in measurements_of(data):
+            if row.identity is not None:
+                db.execute("UPDATE measurements SET identity = ? WHERE record_id = ? AND "
+                           "label = ?", (row.identity, int(record_id), row.label))
+
+
+def insert_measurement(db: Backend, record_id: int, row: MeasurementRow,
+                       identity: bool = True) -> None:
+    """One measurement row (``identity=False``: a store below version 3, without its column)."""
+    columns = ("record_id, label, benchmark, implementation, params, unit, value, ci_low, "
+               "ci_high, level, n_executions, executions")
+    values = [record_id, row.label, row.benchmark, row.implementation, row.params,
+              row.unit, row.value, row.ci_low, row.ci_high, row.level,
+              row.n_executions, json.dumps(row.executions)]
+    if identity:
+        columns += ", identity"
+        values.append(row.identity)
+    db.execute(f"INSERT INTO measurements ({columns}) VALUES "
+               f"({', '.join('?' * len(values))})", values)
 
 
 #: version → the steps that reach it from the version before
 MIGRATIONS: dict[int, list[str | Callable[[Backend], None]]] = {
     1: list(_V1),
     2: [*_V2, _fill_measurements],
+    3: [*_V3, _fill_identity],
 }
 
 

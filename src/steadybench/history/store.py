@@ -44,6 +44,10 @@ class Point:
     ci_high: float | None
     level: str | None
     executions: tuple[float, ...]
+    #: what produced a count (canonical JSON of its ``CountIdentity``); None for a time. Counts
+    #: of different identities are not comparable: a series is split where it changes
+    #: (:mod:`steadybench.history.finders`)
+    identity: str | None = None
 
 
 class HistoryStore:
@@ -220,8 +224,8 @@ class HistoryStore:
         """Every recorded point of one benchmark, oldest first (by record order)."""
         sql = ("SELECT r.id, r.created, r.git_commit, r.git_branch, r.git_dirty, r.name, "
                "r.machine, m.label, m.unit, m.value, m.ci_low, m.ci_high, m.level, "
-               "m.executions FROM measurements m JOIN records r ON r.id = m.record_id "
-               "WHERE m.label = ?")
+               "m.executions, m.identity FROM measurements m JOIN records r "
+               "ON r.id = m.record_id WHERE m.label = ?")
         params: list[Any] = [label]
         if machine:
             sql += " AND r.machine = ?"
@@ -241,7 +245,7 @@ class HistoryStore:
             points.append(Point(int(row[0]), row[1], row[2], row[3],
                                 None if row[4] is None else bool(row[4]), row[5], row[6],
                                 row[7], row[8], float(row[9]), row[10], row[11], row[12],
-                                execs or (float(row[9]),)))
+                                execs or (float(row[9]),), row[14]))
         return points
 
     def every_series(self) -> dict[tuple[str, str], list[Point]]:
@@ -251,26 +255,32 @@ class HistoryStore:
         history holds a million points: this is most of what reading it costs)."""
         ids = [int(r[0]) for r in self.db.execute("SELECT id FROM records ORDER BY id")]
         out: dict[tuple[str, str], list[Point]] = {}
-        record: tuple[Any, ...] = ()
+        #: the record's columns of the current rows (id, created, commit, branch, dirty, name,
+        #: machine)
+        record: tuple[int, Any, Any, Any, Any, Any, str] | None = None
         strings: dict[str, str] = {}
         for start in range(0, len(ids), EVERY_SERIES_RECORDS):  # the rows of a few records
             last = ids[min(start + EVERY_SERIES_RECORDS, len(ids)) - 1]  # at a time in memory
             rows = self.db.execute(
                 "SELECT r.id, r.created, r.git_commit, r.git_branch, r.git_dirty, r.name, "
                 "r.machine, m.label, m.unit, m.value, m.ci_low, m.ci_high, m.level, "
-                "m.executions FROM measurements m JOIN records r ON r.id = m.record_id "
-                "WHERE m.value IS NOT NULL AND r.id >= ? AND r.id <= ? ORDER BY r.id",
+                "m.executions, m.identity FROM measurements m JOIN records r "
+                "ON r.id = m.record_id WHERE m.value IS NOT NULL AND r.id >= ? AND r.id <= ? "
+                "ORDER BY r.id",
                 (ids[start], last))
             executions = _executions([row[13] for row in rows])
             for row, execs in zip(rows, executions, strict=True):
-                if not record or record[0] != row[0]:
+                if record is None or record[0] != row[0]:
                     record = (int(row[0]), row[1], row[2], row[3],
                               None if row[4] is None else bool(row[4]), row[5], row[6])
                 label = strings.setdefault(row[7], row[7])
-                point = Point(*record, label, strings.setdefault(row[8], row[8]),
+                rid, created, commit, branch, dirty, name, machine = record
+                point = Point(rid, created, commit, branch, dirty, name, machine, label,
+                              strings.setdefault(row[8], row[8]),
                               float(row[9]), row[10], row[11],
                               row[12] and strings.setdefault(row[12], row[12]),
-                              execs or (float(row[9]),))
+                              execs or (float(row[9]),),
+                              row[14] and strings.setdefault(row[14], row[14]))
                 out.setdefault((label, record[6]), []).append(point)
         return out
 

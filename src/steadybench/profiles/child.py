@@ -129,23 +129,13 @@ def main(argv: list[str]) -> None:
     seconds = float(seconds_text)
     with open(task_file, "rb") as fh:
         task = pickle.load(fh)
-    from ..counts.child import _load_implementation, enter_task
+    from ..counts.child import Stage, load_case
 
-    enter_task(task)
-    from ..model.implementation import Implementation
-
-    stage = "loading the benchmark"
+    stage = Stage()
     try:
-        implementation = _load_implementation(task)
-        stage = "set-up"
-        implementation.setup(task["params"])
-        stage = "a call"
-        call = implementation.run
+        case = load_case(task, stage)
+        implementation, call, hooks = case.implementation, case.call, case.hooks
         asynchronous = False
-        hooks: tuple[Callable[[], Any], ...] = ()
-        if any(getattr(type(implementation), name) is not getattr(Implementation, name)
-               for name in ("init_run", "release_run")):
-            hooks = (implementation.init_run, implementation.release_run)
         if hooks:
             hooks[0]()
         first = call()  # warm-up: first-call costs (imports, caches) are not the benchmark's
@@ -170,12 +160,10 @@ def main(argv: list[str]) -> None:
         finally:
             gc.callbacks.remove(timer)
         alloc = _allocations(call, hooks, max(0.05, seconds / 4))
-        stage = "teardown"
+        stage.name = "teardown"
         implementation.teardown()
     except BaseException as exc:  # noqa: BLE001 - contained: one line for the parent
-        what = ("called sys.exit(" + repr(exc.code) + ")" if isinstance(exc, SystemExit)
-                else f"{type(exc).__name__}: {exc}")
-        _fail(f"{stage} failed: {what}")
+        _fail(stage.failed(exc))
     result = {"calls": calls, "seconds": elapsed, "gc_collections": timer.collections,
               "gc_pause_seconds": timer.pause, "alloc": alloc,
               "asynchronous": asynchronous,
