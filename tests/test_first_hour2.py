@@ -667,7 +667,11 @@ def test_runs_and_max_time_say_per_execution_and_impossible_runs_are_refused(tmp
                      "    return lambda: None\n")
     code, out, err = cli(["run", str(bench), "--runs", "1000000", "--stream"], capsys)
     assert code == 2 and err.count("\n") == 1 and "beyond --time-limit 600 s" in err
-    code, out, err = cli(["run", str(bench), "--max-time", "0.25", "-p", "24"], capsys)
+    # 3 executions of 2 s: the expectation is over 5 s, so it is printed; the calls sleep,
+    # so the 6 s take no processor time (24 executions of 0.25 s of spinning took 7.8 s)
+    bench.write_text("import time\nimport steadybench as sb\n\n@sb.benchmark\ndef f():\n"
+                     "    return lambda: time.sleep(0.01)\n")
+    code, out, err = cli(["run", str(bench), "--max-time", "2", "-p", "3"], capsys)
     assert code == 0, err
     assert "expected: about 6 s of measuring" in err
 
