@@ -1,8 +1,8 @@
 """``steadybench bisect``: the search (with a simulated measure: every first-bad position, skips,
 the step bound and the Bonferroni confidence), and live on generated git repositories whose
 benchmark's loop count lives in a file: 12 commits with 6 % more work from commit 10, bisected
-on instruction counts (exact, so the test cannot be swayed by a loaded machine), and 8 commits
-with 50 % more work from commit 5, bisected on time."""
+on instruction counts (exact, so the test cannot be swayed by a loaded machine), and 5 commits
+with 50 % more work from commit 3, bisected on time."""
 
 from __future__ import annotations
 
@@ -229,26 +229,28 @@ def test_nothing_changed_on_counts_ends_with_no_regression(tmp_path, monkeypatch
 
 @pytest.mark.slow
 @needs_git
-@pytest.mark.timeout(600)  # at most 4 steps of 15 s (the bad end 30 s), on a loaded machine
+@pytest.mark.timeout(600)  # at most 3 steps of 15 s (the bad end 30 s), on a loaded machine
 def test_bisect_on_time_names_a_50_percent_slowdown(tmp_path, monkeypatch, capsys):
-    """The one live search on time. 50 % more work from commit 5 of 8, timed with the
+    """The one live search on time. 50 % more work from commit 3 of 5 (3 steps, each some
+    thirty executions in fresh workers: the repository is small), timed with the
     benchmark's own CPU time (thread_time): two CPU-bound processes beside the test take time
     slices, not the benchmark's CPU time, and a 50 % change is decided in a few rounds even at
     a step's 98.75 %; the budget (15 s a step) is far above what it needs."""
-    repo = make_repo(tmp_path / "repo", slow_at=5, commits=8, slower=0.5)
+    repo = make_repo(tmp_path / "repo", slow_at=3, commits=5, slower=0.5)
     before = _state(repo)
     monkeypatch.chdir(repo)
     history = tmp_path / "h.sqlite"
     out = tmp_path / "bisect.json"
-    code = main(["bisect", "--good", "HEAD~7", "bench.py::loop", *LIVE,
+    code = main(["bisect", "--good", "HEAD~4", "bench.py::loop", *LIVE,
                  "--history-url", str(history), "--json", str(out)])
     text = capsys.readouterr().out
     doc = json.loads(out.read_text())
     assert code == 1, text
-    assert doc["first_bad_subject"] == "commit 5: a loop 50% longer", text
-    assert len(doc["steps"]) <= 4
-    assert doc["overall_confidence"] >= 0.95
-    assert "first slower commit:" in text and "message: commit 5" in text
+    assert doc["first_bad_subject"] == "commit 3: a loop 50% longer", text
+    assert len(doc["steps"]) <= max_steps(4) == 3
+    # every step of the bound measured: 1 − 3 × 0.05/3 is 0.95 but for the floating point
+    assert doc["overall_confidence"] >= 0.95 - 1e-12
+    assert "first slower commit:" in text and "message: commit 3" in text
     assert _state(repo) == before
     records = json.loads(_history_list(history, tmp_path))
     assert len(records) == 2 * len(doc["steps"])  # both sides of every step
