@@ -27,15 +27,16 @@ $(PEERS)/.installed: $(STAMP)
 	touch $@
 
 # two pytest-xdist workers, one test file each at a time (--dist loadfile: a file's
-# module-scoped fixtures, such as the valgrind and PostgreSQL ones, are built once);
+# module-scoped fixtures, such as the valgrind and PostgreSQL ones, are built once), the
+# costliest files first (tests/file_costs.txt; --no-loadscope-reorder keeps that order);
 # TEST_WORKERS=0 runs the suite serially
 TEST_WORKERS ?= 2
 test: $(STAMP) $(PEERS)/.installed
-	STEADYBENCH_TEST_PEERS=$(abspath $(PEERS)) $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	STEADYBENCH_TEST_PEERS=$(abspath $(PEERS)) $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # the suite without the tests marked slow (pytest -m slow runs only those)
 test-fast: $(STAMP) $(PEERS)/.installed
-	STEADYBENCH_TEST_PEERS=$(abspath $(PEERS)) $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not slow"
+	STEADYBENCH_TEST_PEERS=$(abspath $(PEERS)) $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not slow"
 
 # ruff everywhere, mypy on the core packages ([tool.mypy] files), the import layers
 # ([tool.importlinter]); .ci/run runs this before the tests and fails on a violation

@@ -55,13 +55,68 @@ def _serial_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name, raising=False)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Files with the most tests marked ``slow`` first, each file's tests in their order: the
-    two xdist workers of ``make test`` (``--dist loadfile``) start on the long files, so no
-    long file is left for one worker at the end while the other waits. The order of the
-    tests inside a file, and of files without slow tests, is kept."""
-    from collections import Counter
+#: processor seconds a test file costs when tests/file_costs.txt does not list it, per test
+_UNLISTED_SECONDS_PER_TEST = 0.3
 
-    slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
-    order = {path: i for i, path in enumerate(dict.fromkeys(item.path for item in items))}
-    items.sort(key=lambda item: (-slow[item.path], order[item.path]))
+
+def _file_costs() -> dict[str, float]:
+    """tests/file_costs.txt: measured processor seconds per test file (tests/file_costs.py)."""
+    from pathlib import Path
+
+    costs: dict[str, float] = {}
+    for line in Path(__file__).with_name("file_costs.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            seconds, path = line.split(None, 1)
+            costs[path.strip()] = float(seconds)
+    return costs
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The costliest files first, each file's tests in their order. ``make test`` runs two
+    xdist workers a whole file at a time (``--dist loadfile --no-loadscope-reorder``: xdist
+    would otherwise order the files by their number of tests, and a file of one 30-second test
+    came last); given the files longest first, each worker takes the next file when it is
+    done, and the run ends on short files, so neither worker waits long for the other. A file
+    that tests/file_costs.txt does not list counts 0.3 s per test. Only the order depends on
+    these figures, never a test's outcome."""
+    from collections import Counter
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    listed = _file_costs()
+    tests = Counter(item.path for item in items)
+    order = {path: i for i, path in enumerate(tests)}
+
+    def cost(path: Path) -> float:
+        try:
+            name = path.relative_to(here).as_posix()
+        except ValueError:
+            name = str(path)
+        return listed.get(name, _UNLISTED_SECONDS_PER_TEST * tests[path])
+
+    costs = {path: cost(path) for path in tests}
+    items.sort(key=lambda item: (-costs[item.path], order[item.path]))
+
+
+# -- opt-in: CPU time per test (STEADYBENCH_TEST_CPU_LOG=file) -------------------------------
+# Wall times lie on a loaded machine; the processor time a test costs (this process's and its
+# waited-for children's, user + system) does not. Each worker appends one line per test:
+# "nodeid<TAB>cpu seconds"; the setup of a module-scoped fixture counts for its first test.
+_CPU_LOG = __import__("os").environ.get("STEADYBENCH_TEST_CPU_LOG")
+
+
+def _cpu_now() -> float:
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+if _CPU_LOG:
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+        before = _cpu_now()
+        yield
+        with open(_CPU_LOG, "a") as log:
+            log.write(f"{item.nodeid}\t{_cpu_now() - before:.3f}\n")

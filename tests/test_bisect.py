@@ -1,8 +1,8 @@
 """``steadybench bisect``: the search (with a simulated measure: every first-bad position, skips,
 the step bound and the Bonferroni confidence), and live on generated git repositories whose
-benchmark's loop count lives in a file: 40 commits with 6 % more work from commit 27, bisected
-on instruction counts (exact, so the test cannot be swayed by a loaded machine), and 8 commits
-with 50 % more work from commit 5, bisected on time."""
+benchmark's loop count lives in a file: 12 commits with 6 % more work from commit 10, bisected
+on instruction counts (exact, so the test cannot be swayed by a loaded machine), and 5 commits
+with 50 % more work from commit 3, bisected on time."""
 
 from __future__ import annotations
 
@@ -169,22 +169,25 @@ COUNTS = ["--measure", "instructions", "--calls", "2"]
 @pytest.mark.slow
 @needs_git
 @needs_valgrind
-@pytest.mark.timeout(900)  # 8 counts of 3 processes under valgrind: 235 s at load average 10
-def test_bisect_on_counts_names_commit_27_in_at_most_7_steps(tmp_path, monkeypatch, capsys):
-    """The 40-commit search on instruction counts: every step exact, so the answer cannot
-    depend on the machine's load; the good revision is counted once, each candidate once."""
-    repo = make_repo(tmp_path / "repo", slow_at=27, loops=4000)
+@pytest.mark.timeout(900)  # 5 counts of 3 processes under valgrind: 235 s for 8 at load 10
+def test_bisect_on_counts_names_commit_10_in_at_most_5_steps(tmp_path, monkeypatch, capsys):
+    """A 12-commit search on instruction counts: every step exact, so the answer cannot
+    depend on the machine's load; the good revision is counted once, each candidate once.
+    (Each count starts Python under valgrind three times, so the repository is small: the
+    search itself over 40 commits and every first-bad position is checked above with a
+    simulated measure; here the bad end and three halvings, 4 steps.)"""
+    repo = make_repo(tmp_path / "repo", slow_at=10, commits=12, loops=4000)
     before = _state(repo)
     monkeypatch.chdir(repo)
     history = tmp_path / "h.sqlite"
     out = tmp_path / "bisect.json"
-    code = main(["bisect", "--good", "HEAD~39", "--bad", "HEAD", "bench.py::loop", *COUNTS,
+    code = main(["bisect", "--good", "HEAD~11", "--bad", "HEAD", "bench.py::loop", *COUNTS,
                  "--history-url", str(history), "--json", str(out)])
     text = capsys.readouterr().out
     doc = json.loads(out.read_text())
     assert code == 1, text
-    assert doc["first_bad_subject"] == "commit 27: a loop 6% longer", text
-    assert len(doc["steps"]) <= 7
+    assert doc["first_bad_subject"] == "commit 10: a loop 6% longer", text
+    assert len(doc["steps"]) <= max_steps(11) == 5
     assert doc["measure"] == "instructions" and doc["exact"] is True
     assert doc["overall_confidence"] is None and doc["step_confidence"] is None
     assert doc["threshold"]["source"] in ("the default", "steadybench.toml: default")
@@ -194,7 +197,7 @@ def test_bisect_on_counts_names_commit_27_in_at_most_7_steps(tmp_path, monkeypat
             assert 0.05 < step["change"] < 0.07, step
         else:
             assert abs(step["change"]) < 0.005, step
-    assert "first commit with more instructions:" in text and "message: commit 27" in text
+    assert "first commit with more instructions:" in text and "message: commit 10" in text
     assert "counts are exact (no confidence level, no Bonferroni)" in text
     assert text.count("counts are not time") == 1
     assert _state(repo) == before  # worktrees removed, checkout untouched
@@ -226,26 +229,28 @@ def test_nothing_changed_on_counts_ends_with_no_regression(tmp_path, monkeypatch
 
 @pytest.mark.slow
 @needs_git
-@pytest.mark.timeout(600)  # at most 4 steps of 15 s (the bad end 30 s), on a loaded machine
+@pytest.mark.timeout(600)  # at most 3 steps of 15 s (the bad end 30 s), on a loaded machine
 def test_bisect_on_time_names_a_50_percent_slowdown(tmp_path, monkeypatch, capsys):
-    """The one live search on time. 50 % more work from commit 5 of 8, timed with the
+    """The one live search on time. 50 % more work from commit 3 of 5 (3 steps, each some
+    thirty executions in fresh workers: the repository is small), timed with the
     benchmark's own CPU time (thread_time): two CPU-bound processes beside the test take time
     slices, not the benchmark's CPU time, and a 50 % change is decided in a few rounds even at
     a step's 98.75 %; the budget (15 s a step) is far above what it needs."""
-    repo = make_repo(tmp_path / "repo", slow_at=5, commits=8, slower=0.5)
+    repo = make_repo(tmp_path / "repo", slow_at=3, commits=5, slower=0.5)
     before = _state(repo)
     monkeypatch.chdir(repo)
     history = tmp_path / "h.sqlite"
     out = tmp_path / "bisect.json"
-    code = main(["bisect", "--good", "HEAD~7", "bench.py::loop", *LIVE,
+    code = main(["bisect", "--good", "HEAD~4", "bench.py::loop", *LIVE,
                  "--history-url", str(history), "--json", str(out)])
     text = capsys.readouterr().out
     doc = json.loads(out.read_text())
     assert code == 1, text
-    assert doc["first_bad_subject"] == "commit 5: a loop 50% longer", text
-    assert len(doc["steps"]) <= 4
-    assert doc["overall_confidence"] >= 0.95
-    assert "first slower commit:" in text and "message: commit 5" in text
+    assert doc["first_bad_subject"] == "commit 3: a loop 50% longer", text
+    assert len(doc["steps"]) <= max_steps(4) == 3
+    # every step of the bound measured: 1 − 3 × 0.05/3 is 0.95 but for the floating point
+    assert doc["overall_confidence"] >= 0.95 - 1e-12
+    assert "first slower commit:" in text and "message: commit 3" in text
     assert _state(repo) == before
     records = json.loads(_history_list(history, tmp_path))
     assert len(records) == 2 * len(doc["steps"])  # both sides of every step

@@ -68,7 +68,7 @@ def _chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("demo") / "steadybench-demo"
-    assert main(["demo", "--out", str(out), "--max-time", "0.3"]) == 0
+    assert main(["demo", "--out", str(out), "--max-time", "0.3", "-p", "2"]) == 0
     report = out / "report.html"
     assert report.exists(), "steadybench demo did not write report.html"
     return report

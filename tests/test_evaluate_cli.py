@@ -39,6 +39,9 @@ def _case(data: dict, name: str, params: dict) -> dict:
 
 
 @pytest.mark.slow
+# ~30 s of CPU, most of it drawing the report's 69 figures: the suite's 120 s ran out twice at
+# load average 10 (six helpers' suites on two cores)
+@pytest.mark.timeout(300)
 def test_demo_suite_writes_tables_and_figures_and_restores_exactly(tmp_path, board, capsys):
     before = snapshot(board)
     out, report = tmp_path / "r.json", tmp_path / "r.html"

@@ -667,7 +667,11 @@ def test_runs_and_max_time_say_per_execution_and_impossible_runs_are_refused(tmp
                      "    return lambda: None\n")
     code, out, err = cli(["run", str(bench), "--runs", "1000000", "--stream"], capsys)
     assert code == 2 and err.count("\n") == 1 and "beyond --time-limit 600 s" in err
-    code, out, err = cli(["run", str(bench), "--max-time", "0.25", "-p", "24"], capsys)
+    # 3 executions of 2 s: the expectation is over 5 s, so it is printed; the calls sleep,
+    # so the 6 s take no processor time (24 executions of 0.25 s of spinning took 7.8 s)
+    bench.write_text("import time\nimport steadybench as sb\n\n@sb.benchmark\ndef f():\n"
+                     "    return lambda: time.sleep(0.01)\n")
+    code, out, err = cli(["run", str(bench), "--max-time", "2", "-p", "3"], capsys)
     assert code == 0, err
     assert "expected: about 6 s of measuring" in err
 
@@ -684,16 +688,19 @@ def test_ctrl_c_to_the_group_during_run_is_clean(tmp_path):
 
     mark = tmp_path / "b-is-measuring"
     (tmp_path / "b.py").write_text(
-        "import pathlib\nimport steadybench as sb\n\n"
+        "import pathlib, time\nimport steadybench as sb\n\n"
         "@sb.benchmark(group='g')\ndef a():\n    return lambda: sum(range(50))\n\n"
         "@sb.benchmark(group='g')\ndef b():\n"
         f"    pathlib.Path({str(mark)!r}).touch()  # ready: b's first execution set up\n"
-        "    return lambda: sum(range(500))\n")
+        "    return lambda: time.sleep(0.1) or sum(range(500))\n")
     env = {**os.environ, "COLUMNS": "80", "XDG_STATE_HOME": str(tmp_path / "state")}
-    # b's 8 executions of 2 s each outlast any delay in this loop's noticing the mark (with
-    # 0.3 s each, a loaded machine let b finish before the signal was sent)
+    # b's 8 executions of 20 runs of 0.1 s each (16 s, asleep: no processor time taken from
+    # the rest of the suite) outlast any delay in this loop's noticing the mark (with 0.3 s
+    # each, a loaded machine let b finish before the signal was sent); a's 8 × 20 runs are
+    # over in moments (with --max-time 2 instead of --runs, a alone cost 12 s of CPU)
     proc = subprocess.Popen([sys.executable, "-m", "steadybench", "run", "b.py", "-p", "8",
-                             "--max-time", "2", "--json", "r.json"], cwd=tmp_path,
+                             "--runs", "20", "--max-time", "60", "--json", "r.json"],
+                            cwd=tmp_path,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     err_lines: list[str] = []
