@@ -64,6 +64,14 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def _samples_mean(samples: Any) -> float | None:
+    """The mean of a case's finite ``samples`` (None when it has none)."""
+    if not isinstance(samples, list):
+        return None
+    values = [v for v in map(_finite, samples) if v is not None]
+    return math.fsum(values) / len(values) if values else None
+
+
 def measurements_of(data: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per benchmark of a results document: label, headline, interval and the
     per-execution values (the single value when it ran in one execution)."""
@@ -79,6 +87,11 @@ def measurements_of(data: dict[str, Any]) -> list[dict[str, Any]]:
         est = est if isinstance(est, dict) else {}
         value = _finite(est.get("value"))
         executions = execution_values(entry.get("processes"))
+        if value is None and not executions:
+            # a file with samples and no estimate (made by hand or converted): one execution,
+            # the mean of its samples, the value ``direct`` gives it (issue 27 item 13: such a
+            # file of 10^6 benchmarks was "nothing to record")
+            value = _samples_mean(entry.get("samples"))
         if not executions and value is not None:
             executions = [value]
         if value is None and not executions:
