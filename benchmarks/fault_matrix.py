@@ -48,6 +48,10 @@ third pass                hangs under --in-process and at import,     results lo
                           a setsid child, ITERS counts to 10^12,
                           impossible times, 1e308, generator
                           benchmarks, os._exit (items 2, 12, 14, 15)
+start-up and size         a signal at the entry point's first moment  lines printed at
+                          (each ending signal); compare, report and   start-up
+                          history import of 20,000 benchmarks (items
+                          13, 16)
 ========================  ==========================================  =====================
 
 Extending: write a generator ``def more(ctx: Context) -> list[Case]`` and decorate it with
@@ -68,6 +72,7 @@ import json
 import os
 import random
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -1571,6 +1576,70 @@ def build(ctx: Context, only: Iterable[str] | None) -> dict[str, list[Case]]:
     wanted = set(only) if only else set(CATEGORIES)
     return {key: [case for gen in cat.generators for case in gen(ctx)]
             for key, cat in CATEGORIES.items() if key in wanted}
+
+
+# ============================================================================ start-up, sizes
+CATEGORIES["start-up and size"] = Category("start-up and size", "start-up and size",
+                                           "lines printed at start-up")
+
+#: the shell's status after each ending signal
+ENDING = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
+
+
+def _at_start_up(signame: str) -> Callable[[subprocess.Popen], None]:
+    """Wait for the entry point's ``ready`` (``STEADYBENCH_TEST_HOLD_START=1``: said on the
+    standard output just after its guard, before any other import), then send ``signame``."""
+
+    def drive(proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], 60)
+        if ready and proc.stdout.readline() == b"ready\n":
+            proc.send_signal(getattr(signal, signame))
+
+    return drive
+
+
+def _quiet(folder: Path, outcome: Outcome) -> int:
+    """1 when the interrupted start-up printed anything (it should end in silence)."""
+    return int(bool(outcome.err.strip() or outcome.out.strip()))
+
+
+def _many_cases(entries: int) -> Callable[[Path], None]:
+    """A results file of ``entries`` benchmarks of three samples each, no estimate."""
+
+    def setup(folder: Path) -> None:
+        rng = random.Random(entries)
+        benchmarks = [{"name": f"bench{i:07d}", "implementation": "x",
+                       "samples": [round(1e-3 + rng.random() * 1e-4, 7) for _ in range(3)]}
+                      for i in range(entries)]
+        (folder / "big.json").write_text(json.dumps({"schema_version": 1, "suite": "large",
+                                                     "benchmarks": benchmarks}))
+
+    return setup
+
+
+@category("start-up and size")
+def start_up_and_size(ctx: Context) -> list[Case]:
+    """Issue 27 items 13 and 16 (the rest): a signal at the first moment of the entry point
+    (every command, every ending signal: exit 128 + N, nothing printed) and results files of
+    many benchmarks through compare, report and history import (no hang, no traceback, a
+    record made). ``benchmarks/memory_large_inputs.py`` measures the 10^6-entry sizes."""
+    cases = []
+    commands = [["--version"], ["exec", "--runs", "1", "--", "true"],
+                ["compare", "a.txt", "b.txt"], ["system", "show"]]
+    for argv in ctx.sample(commands, 2):
+        for signame, status in ENDING.items():
+            cases.append(Case(f"{signame} at the first moment: {argv[0]}", argv, (status,),
+                              check=_quiet, drive=_at_start_up(signame),
+                              env={"STEADYBENCH_TEST_HOLD_START": "1"}))
+    entries = 2000 if ctx.quick else 20000
+    for name, argv in (("compare", ["compare", "big.json", "big.json"]),
+                       ("report", ["report", "big.json", "-o", "{dir}/big.html"]),
+                       ("history import", ["history", "import", "big.json", "--history-url",
+                                           "sqlite:///{dir}/h.sqlite"])):
+        cases.append(Case(f"{name} of {entries} benchmarks", argv, (0,),
+                          setup=_many_cases(entries), timeout=600))
+    return cases
 
 
 def main() -> int:

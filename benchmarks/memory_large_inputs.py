@@ -1,12 +1,20 @@
 """Peak memory and time of commands on large inputs (issue 27 item 13).
 
 ``blocks`` with 100,000 rounds asked numpy for 74.5 GiB (a full SVD made an n×n factor) and
-``blocks --unit`` of 100,000 characters ran for minutes. This script makes the inputs in a
+``blocks --unit`` of 100,000 characters ran for minutes; a results file of 10⁶ entries (84 MB)
+took ``compare`` 7.6 GB and 146 s, ``report`` more than 300 s and 5.6 GB, and ``history import``
+5.7 GB before it said "nothing to record".
+
+The results files come in two shapes, since "entries" can mean either: **many cases** (10⁶
+benchmarks of three samples each, as a hand-made or converted file has them: 95 MB, the issue's
+size) and **one case** of 10⁶ samples (13 MB). Each is compared with itself, made into an HTML
+report and imported into a fresh history. This script makes the inputs in a
 temporary folder, runs each command as a subprocess under an address-space limit (so an n×n
 allocation fails at once instead of swapping), and prints its exit status, wall time and peak
 resident memory (``ru_maxrss`` of the child).
 
-Usage: python benchmarks/memory_large_inputs.py [--rows N] [--limit-gb G] [--src DIR]
+Usage: python benchmarks/memory_large_inputs.py [--rows N] [--entries N] [--only blocks|results]
+[--limit-gb G] [--timeout S] [--src DIR]
 
 ``--src`` runs another checkout's ``src`` (e.g. an export of an older commit) for a before/after
 comparison.
@@ -36,29 +44,69 @@ def make_counts(path: Path, rows: int) -> None:
             f.write(f"{a},{b},{c},{1.5 * a + 2.5 * b + 0.5 * c + rng.random() * 0.1:.6f}\n")
 
 
-def run(args: list[str], src: Path, limit: int) -> tuple[int, float, float, str]:
-    """(exit status, seconds, peak RSS in MiB, last line of standard error) of one command."""
+def make_many_cases(path: Path, entries: int) -> None:
+    """``entries`` benchmarks of three samples each, no estimate (a hand-made file)."""
+    rng = random.Random(1)
+    with path.open("w") as f:
+        f.write('{"schema_version": 1, "suite": "large", "benchmarks": [\n')
+        for i in range(entries):
+            values = ", ".join(f"{0.001 + rng.random() * 1e-4:.7f}" for _ in range(3))
+            f.write(("" if i == 0 else ",\n") + f'{{"name": "bench{i:07d}", '
+                    f'"implementation": "x", "samples": [{values}]}}')
+        f.write("\n]}\n")
+
+
+def make_one_case(path: Path, entries: int) -> None:
+    """One benchmark of ``entries`` samples, no estimate."""
+    rng = random.Random(1)
+    with path.open("w") as f:
+        f.write('{"schema_version": 1, "suite": "large", "benchmarks": '
+                '[{"name": "big", "samples": [\n')
+        f.write(",\n".join(f"{0.001 + rng.random() * 1e-4:.9f}" for _ in range(entries)))
+        f.write("\n]}]}\n")
+
+
+def run(args: list[str], src: Path, limit: int, timeout: float = 600,
+        cwd: Path | None = None) -> tuple[int, float, float, str]:
+    """(exit status, seconds, peak RSS in MiB, last line of output) of one command; status
+    -9 and the word "timeout" when it ran past ``timeout`` seconds."""
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
-    env = {**os.environ, "PYTHONPATH": str(src)}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    env = {**os.environ, "PYTHONPATH": str(src), "XDG_STATE_HOME": str(cwd or Path.cwd())}
     t0 = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "steadybench", *args], env=env,
-                          capture_output=True, text=True, preexec_fn=limited, timeout=600)
-    seconds = time.monotonic() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of RUSAGE_CHILDREN is the largest child so far: report it only when it grew
-    rss = peak / 1024 if peak > before else float("nan")
-    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
-    return done.returncode, seconds, rss, (lines[-1][:110] if lines else "")
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "steadybench", *args], env=env,
+                                stdout=out, stderr=subprocess.STDOUT, text=True,
+                                preexec_fn=limited, cwd=cwd)
+        while True:  # the child's own peak (wait4), not the largest child's so far
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - t0 > timeout:
+                proc.kill()
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.05)
+        seconds = time.monotonic() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        lines = [ln for ln in out.read().splitlines() if ln.strip()]
+    last = "timeout" if seconds > timeout else (lines[-1][:110] if lines else "")
+    return proc.returncode, seconds, usage.ru_maxrss / 1024, last
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000, help="rounds of blocks (100000)")
-    parser.add_argument("--limit-gb", type=float, default=4.0,
-                        help="address-space limit of each command in GiB (4)")
+    parser.add_argument("--entries", type=int, default=1_000_000,
+                        help="entries of the large results files (1000000)")
+    parser.add_argument("--only", choices=["blocks", "results"], default=None,
+                        help="run only these cases")
+    parser.add_argument("--timeout", type=float, default=600,
+                        help="seconds before a command is stopped (600)")
+    parser.add_argument("--limit-gb", type=float, default=8.0,
+                        help="address-space limit of each command in GiB (8)")
     parser.add_argument("--src", type=Path, default=ROOT / "src",
                         help="the steadybench sources to run (this checkout's)")
     args = parser.parse_args()
@@ -68,16 +116,32 @@ def main() -> int:
         make_counts(counts, args.rows)
         small = Path(tmp) / "small.csv"
         make_counts(small, 20)
-        cases = [
-            (f"blocks, {args.rows} rounds", ["blocks", str(counts)]),
-            ("blocks --unit of 100,000 characters", ["blocks", "--unit", "x" * 100_000,
-                                                      str(small)]),
-        ]
+        cases = []
+        if args.only != "results":
+            cases += [
+                (f"blocks, {args.rows} rounds", ["blocks", str(counts)]),
+                ("blocks --unit of 100,000 characters", ["blocks", "--unit", "x" * 100_000,
+                                                          str(small)]),
+            ]
+        if args.only != "blocks":
+            for shape, make in (("cases", make_many_cases), ("samples", make_one_case)):
+                path = Path(tmp) / f"{shape}.json"
+                make(path, args.entries)
+                size = path.stat().st_size / 2**20
+                label = f"{args.entries} {shape} ({size:.0f} MiB)"
+                cases += [
+                    (f"compare, {label}", ["compare", str(path), str(path)]),
+                    (f"report, {label}", ["report", str(path), "-o",
+                                          str(Path(tmp) / f"{shape}.html")]),
+                    (f"history import, {label}", ["history", "import", str(path),
+                                                  "--history-url",
+                                                  f"sqlite:///{tmp}/{shape}.sqlite"]),
+                ]
         print(f"sources: {args.src}; address-space limit {args.limit_gb:g} GiB")
-        print(f"{'case':<40} {'exit':>4} {'seconds':>8} {'peak RSS MiB':>13}  last line")
+        print(f"{'case':<44} {'exit':>4} {'seconds':>8} {'peak RSS MiB':>13}  last line")
         for name, argv in cases:
-            code, seconds, rss, last = run(argv, args.src, limit)
-            print(f"{name:<40} {code:>4} {seconds:>8.2f} {rss:>13.1f}  {last}")
+            code, seconds, rss, last = run(argv, args.src, limit, args.timeout, Path(tmp))
+            print(f"{name:<44} {code:>4} {seconds:>8.2f} {rss:>13.1f}  {last}", flush=True)
     return 0
 
 

@@ -9,11 +9,13 @@ The names below are loaded on first use (PEP 562), so ``import steadybench.iters
 measured program does not pay for numpy and scipy.
 """
 
-from __future__ import annotations
+# No import here but .lazy, which imports nothing the interpreter has not loaded already: the
+# console script (steadybench.entry) runs this before it can guard against Ctrl-C (issue 27
+# item 16), and a measured program pays nothing for it. Type checkers take a module-level
+# TYPE_CHECKING as typing's.
+TYPE_CHECKING = False
 
-from typing import TYPE_CHECKING
-
-from .lazy import lazy_exports
+from .lazy import lazy_exports  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -65,5 +65,20 @@ def test_state_directory_made_immutable_mid_run_keeps_the_results(tmp_path):
     lines = [ln for ln in done.stderr.splitlines() if ln.startswith("error:")]
     assert len(lines) == 1 and "the machine was restored, but its journal" in lines[0], \
         done.stderr
+    # the line is true from its first words: the settings were restored, the journal stayed
+    assert lines[0].startswith("error: machine settings restored, but a restore journal was "
+                               "left behind"), lines[0]
+    assert "not restored" not in lines[0]
     assert json.loads((tmp_path / "r.json").read_text())["benchmarks"][0]["n"] > 0
     assert snapshot(root) == before  # every setting put back
+
+
+def test_the_heading_says_not_restored_when_any_setting_was_not():
+    from steadybench.system.journal import RESTORED_BUT, restore_heading
+
+    journal_only = f"b: {RESTORED_BUT} /s/run-1.json could not be removed (EPERM)"
+    assert restore_heading([journal_only]) == \
+        "machine settings restored, but a restore journal was left behind"
+    assert restore_heading([journal_only, "b2: cpu0 governor: Read-only file system"]) == \
+        "machine settings not restored"
+    assert restore_heading([]) == "machine settings not restored"

@@ -215,8 +215,10 @@ def evaluate_cmd(ctx: click.Context, what: tuple[str, ...], cmds: tuple[str, ...
     with DeferredSignals():
         _finish(session, title, opts, context)
     if session.restore_failures:
-        raise SystemControlError("machine settings not restored (the results were written): "
-                                 + "; ".join(session.restore_failures))
+        from ..system.journal import restore_heading
+
+        raise SystemControlError(f"{restore_heading(session.restore_failures)} (the results "
+                                 "were written): " + "; ".join(session.restore_failures))
     failed = [r for r in session.records if r.case.errors]
     if failed:
         first = failed[0]
@@ -259,8 +261,10 @@ def _check_places(opts: dict[str, Any]) -> None:
 
 
 def _report_unrestored(session: EvaluationSession) -> None:
+    from ..system.journal import restore_heading
+
     for line in session.restore_failures:
-        click.echo(f"error: machine settings not restored: {line}", err=True)
+        click.echo(f"error: {restore_heading(session.restore_failures)}: {line}", err=True)
 
 
 def _nonneg(value: float, option: str) -> float:

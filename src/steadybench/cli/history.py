@@ -410,6 +410,7 @@ def import_cmd(files: tuple[str, ...], url: str | None, name: str | None) -> Non
                 results, source = read_asv(path, data), "asv"
             else:
                 results, source = results_from_data(data, path), "steadybench"
+            del data  # one copy at a time (issue 27 item 13)
             git = results.context.get("git") if source != "steadybench" else None
             info = None
             if isinstance(git, dict):
@@ -417,9 +418,11 @@ def import_cmd(files: tuple[str, ...], url: str | None, name: str | None) -> Non
                                dirty=git.get("dirty"),
                                note=None if git.get("commit") else f"{source} file names no "
                                                                    "commit")
+            created = results.created or None
             doc = _finite(results.to_dict())
+            del results
             rec = store.add(doc, name=name, command=f"history import {path}", git=info,
-                            source=source, created=results.created or None)
+                            source=source, created=created)
             click.echo(describe(rec, store.where))
 
 

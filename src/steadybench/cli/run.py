@@ -294,8 +294,11 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         except KeyboardInterrupt as exc:  # PartialResults, or a signal in the last loggers
             results = keeper.partial(exc)
             write_outputs(results, opts)
-            for line in unrestored(results):
-                click.echo(f"error: machine settings not restored: {line}", err=True)
+            from ..system.journal import restore_heading
+
+            lost = unrestored(results)
+            for line in lost:
+                click.echo(f"error: {restore_heading(lost)}: {line}", err=True)
             raise Interrupted(said=not opts.get("quiet")) from None  # the logger said it
         finally:
             if lock is not None:  # every tuned file was restored (or journaled) by now
@@ -313,7 +316,9 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     lost = unrestored(results)
     if lost:
         also = f"; also {len(failed)} benchmark(s) failed" if failed else ""
-        raise SystemControlError(f"machine settings not restored (the results were written): "
+        from ..system.journal import restore_heading
+
+        raise SystemControlError(f"{restore_heading(lost)} (the results were written): "
                                  f"{'; '.join(lost)}{also}")
     if failed:
         from ..output.tracebacks import debug_text, error_location

@@ -204,6 +204,27 @@ def noise_lines(comparison: Comparison) -> list[str]:
             for text, names in by_text.items()]
 
 
+#: the most benchmarks the terminal table (and the summary's list of changes) shows: a table of
+#: 10^6 rows took rich minutes to lay out and is read by nobody (issue 27 item 13); the files
+#: (--json, --csv, --markdown) and ``--style plain`` keep every row
+TERMINAL_ROWS = 1000
+
+
+def shown_rows(rows: list[BenchmarkComparison]) -> list[BenchmarkComparison]:
+    """The rows the terminal shows: all of them up to :data:`TERMINAL_ROWS`, else the changes
+    first and then the others, up to that many, in their order."""
+    if len(rows) <= TERMINAL_ROWS:
+        return rows
+    moved = [i for i, r in enumerate(rows) if r.moved][:TERMINAL_ROWS]
+    rest = [i for i, r in enumerate(rows) if not r.moved][:TERMINAL_ROWS - len(moved)]
+    return [rows[i] for i in sorted(moved + rest)]
+
+
+def not_shown_line(total: int, shown: int) -> str:
+    return (f"({total - shown} of {total} benchmarks not shown here; --json, --csv, "
+            "--markdown or --style plain list every one)")
+
+
 def summary_sentences(comparison: Comparison) -> list[str]:
     """NEW against BASE in plain words: how many benchmarks moved each way, and for each one
     that moved, "NEW is 1.645× slower than BASE [1.52, 1.78] on NAME"."""
@@ -216,12 +237,14 @@ def summary_sentences(comparison: Comparison) -> list[str]:
     if rest:
         parts.append(f"{rest} without a significant difference")
     lines = [f"NEW against BASE on {len(rows)} benchmark(s): {', '.join(parts) or 'none'}"]
-    for r in rows:
-        if r.moved:
-            words, _, interval = speedup_text(r).partition(" [")
-            times = times_text(r)
-            lines.append(f"  {r.name}: " + (f"{times}: " if times else "")
-                         + f"NEW is {words} than BASE" + (f" [{interval}" if interval else ""))
+    moved = [r for r in rows if r.moved]
+    for r in moved[:TERMINAL_ROWS]:
+        words, _, interval = speedup_text(r).partition(" [")
+        times = times_text(r)
+        lines.append(f"  {r.name}: " + (f"{times}: " if times else "")
+                     + f"NEW is {words} than BASE" + (f" [{interval}" if interval else ""))
+    if len(moved) > TERMINAL_ROWS:
+        lines.append(f"  ... and {len(moved) - TERMINAL_ROWS} more changes (--json lists them)")
     return lines
 
 
@@ -241,7 +264,8 @@ def print_table(comparison: Comparison, console: Console | None = None,
     columns.append(Column("Warnings", justify="left", wrap=True, drop=5))
     spec = TableSpec(columns, title="steadybench compare: BASE → NEW")
     styles = {"faster": "green", "slower": "red"}
-    for r in comparison.benchmarks:
+    rows = comparison.benchmarks if style == "plain" else shown_rows(comparison.benchmarks)
+    for r in rows:
         style_ = styles.get(r.verdict, "")
         cells = [escape(r.name), escape(speedup_text(r)),
                  f"[{style_}]{r.verdict}[/]" if style_ else r.verdict,
@@ -251,6 +275,8 @@ def print_table(comparison: Comparison, console: Console | None = None,
         cells.append(escape("; ".join(r.warnings)))
         spec.add_row(*cells)
     render(spec, console, style)
+    if len(rows) < len(comparison.benchmarks):
+        console.print(not_shown_line(len(comparison.benchmarks), len(rows)), highlight=False)
     console.print(_legend(comparison), highlight=False)
     for line in summary_sentences(comparison):
         console.print(escape(line), highlight=False)
@@ -259,7 +285,7 @@ def print_table(comparison: Comparison, console: Console | None = None,
                       highlight=False)
     for line in noise_lines(comparison):
         console.print(escape(line), highlight=False)
-    for r in comparison.benchmarks:
+    for r in rows:
         if r.confidence_note:
             console.print(escape(f"{r.name}: {r.confidence_note}"), highlight=False)
     if comparison.suite:

@@ -335,6 +335,7 @@ def read_samples(path: str | os.PathLike[str], column: str | None = None,
     if text.lstrip().startswith(("{", "[")):
         try:
             data = json.loads(text)
+            del text  # one copy at a time: the parsed document from here (issue 27 item 13)
         except json.JSONDecodeError as exc:
             raise SampleFormatError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from None
         except RecursionError:
@@ -344,7 +345,9 @@ def read_samples(path: str | os.PathLike[str], column: str | None = None,
         if isinstance(data, dict) and "schema_version" in data and "benchmarks" in data:
             from ..output.results_io import results_from_data
 
-            return _from_results(p, results_from_data(data, str(p)), metric)
+            results = results_from_data(data, str(p))
+            del data  # the Results from here, not the document too
+            return _from_results(p, results, metric)
         imported = _imported(p, data)
         if imported is not None:
             return imported

@@ -97,6 +97,14 @@ def _headline(entry: dict[str, Any]) -> tuple[Estimate | None, dict[str, Any]]:
         return None, raw
 
 
+def _samples_mean(samples: Any) -> float | None:
+    """The mean of a case's finite ``samples`` (None when it has none)."""
+    if not isinstance(samples, list):
+        return None
+    values = [v for v in map(_finite, samples) if v is not None]
+    return math.fsum(values) / len(values) if values else None
+
+
 def identity_of(entry: dict[str, Any]) -> str | None:
     """What produced a benchmark's counts (``extra.counts.identity``: valgrind, interpreter or
     program, layouts and method), as canonical JSON; None for a time or a result without it."""
@@ -122,6 +130,11 @@ def measurements_of(data: dict[str, Any]) -> list[MeasurementRow]:
         est, raw = _headline(entry)
         value = _finite(est.value) if est is not None else None
         executions = execution_values(entry.get("processes"))
+        if value is None and not executions:
+            # a file with samples and no estimate (made by hand or converted): one execution,
+            # the mean of its samples, the value ``direct`` gives it (issue 27 item 13: such a
+            # file of 10^6 benchmarks was "nothing to record")
+            value = _samples_mean(entry.get("samples"))
         if not executions and value is not None:
             executions = [value]
         if value is None and not executions:

@@ -81,6 +81,11 @@ TEMPLATES = Path(__file__).with_name("templates")
 COMPACT_CASES = 24
 #: at most this many cases per overview box plot
 BOX_CHUNK = 30
+#: figures of their own for the first this many cases, overview box plots for the first
+#: MAX_BOX_PLOTS × BOX_CHUNK: a report of 10^6 cases drew 10^6 figures for hours (issue 27
+#: item 13); the table and every case's figures in numbers stay whole
+MAX_CASE_FIGURES = 40
+MAX_BOX_PLOTS = 4
 #: per-pair comparison plots are drawn for at most this many pairs
 MAX_PAIR_PLOTS = 40
 #: longest text shown for one value of the environment, context or extra fields
@@ -212,6 +217,8 @@ class _Figures:
     plot_format: str
     images: list[Image] = field(default_factory=list)
     written: list[Path] = field(default_factory=list)
+    #: cases given figures of their own so far (at most MAX_CASE_FIGURES)
+    cases_drawn: int = 0
 
     def add(self, name: str, make: Callable[[], Any], caption: str = "") -> Image:
         image = Image(name, make, caption)
@@ -489,6 +496,9 @@ def _case_figures(case: CaseResult, stem: str, figs: _Figures, *, compact: bool,
     from .figures.histogram import histogram_figure
     from .figures.timeseries import timeseries_figure
 
+    if figs.cases_drawn >= MAX_CASE_FIGURES:
+        return []
+    figs.cases_drawn += 1
     out = []
     has_runs = case.keep_samples and case.runs_recorded > 0
     if compact and has_runs:
@@ -922,7 +932,8 @@ def _input_view(results: Results, name: str, r_index: int, multi: bool, figs: _F
                 lambda p=param, s=series_list, u=unit: growth_figure(
                     s, parameter=p, unit=u, title=f"time against {p}")))
     overview = []
-    for c_index, start in enumerate(range(0, len(results.cases), BOX_CHUNK), start=1):
+    for c_index, start in enumerate(range(0, min(len(results.cases),
+                                                 MAX_BOX_PLOTS * BOX_CHUNK), BOX_CHUNK), start=1):
         chunk = results.cases[start:start + BOX_CHUNK]
         if not any(c.keep_samples and c.n for c in chunk):
             continue

@@ -16,6 +16,9 @@ from .results_check import time_problem
 
 def _finite(obj: Any) -> Any:
     """Replace NaN and infinities (not valid JSON) by None, recursively."""
+    kind = type(obj)
+    if kind is str or kind is int or kind is bool or obj is None:  # most leaves: at once
+        return obj
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):

@@ -7,6 +7,11 @@ worker. The exception looks the same either way; the signal does not. While a ca
 :func:`counting` wraps the program's handlers of SIGINT, SIGTERM and SIGHUP so that every such
 signal is counted before its handler raises; :func:`arrivals` reads the count, and a
 ``KeyboardInterrupt`` during which it did not change came from the benchmark's own code.
+
+There is one count, :mod:`steadybench.arrivals`: the machine-control guard's handler
+(:mod:`steadybench.system.signals`) counts each signal it receives and the wrappers made here
+count into it too, so a SIGTERM the guard (installed after counting began) turns into an
+interrupt is the user's.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-_count = 0
+from .. import arrivals as count
 
 #: what is said of a KeyboardInterrupt raised by the benchmark's own code
 MESSAGE = "KeyboardInterrupt raised by the benchmark itself (no Ctrl-C arrived)"
@@ -29,19 +34,14 @@ class OwnInterrupt(Exception):
 
 
 def arrivals() -> int:
-    """Signals counted so far: those :func:`counting` wrapped (while it is in force), and those
-    the machine-control guard's handler received (:mod:`steadybench.system.signals`, which a
-    countermeasure installs after :func:`counting` began: a SIGTERM it turns into an interrupt
-    is the user's)."""
-    from ..system import signals
-
-    return _count + signals.arrivals
+    """Signals counted so far (the one count: see the module notes)."""
+    return count.arrivals()
 
 
 def _wrap(previous: Any) -> Any:
     def handler(signum: int, frame: Any) -> Any:
-        global _count
-        _count += 1
+        if not getattr(previous, "counts_arrivals", False):  # the guard counts its own
+            count.count_arrival()
         return previous(signum, frame)
     handler.__wrapped__ = previous  # type: ignore[attr-defined]
     return handler

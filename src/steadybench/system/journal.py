@@ -58,6 +58,17 @@ TUNE_JOURNAL = "tune.json"
 RUN_PREFIX = "run-"
 #: a sysfs attribute holds at most a page; a longer "original" is not one
 MAX_VALUE_BYTES = 4096
+#: how a restore failure begins when every setting was put back and only the journal stayed
+RESTORED_BUT = "the machine was restored, but its journal"
+
+
+def restore_heading(messages: list[str]) -> str:
+    """The words an error line about restore failures starts with, true in each case: the
+    settings were not all restored, or they were and only a journal could not be removed
+    (a state directory made immutable during the run: issue 27 item 14)."""
+    if messages and all(RESTORED_BUT in m for m in messages):
+        return "machine settings restored, but a restore journal was left behind"
+    return "machine settings not restored"
 
 __all__ = ["Entry", "Journal", "Writer", "default_journal_path", "find_journals", "pid_alive",
            "run_journal_path", "scan_journals", "state_dir", "write_file"]
@@ -243,7 +254,7 @@ class Journal:
             except SystemControlError as again:
                 left = f"it still lists the changes ({again})"
             raise SystemControlError(
-                f"the machine was restored, but its journal {self.path} could not be removed "
+                f"{RESTORED_BUT} {self.path} could not be removed "
                 f"({why}); {left}: remove it by hand") from exc
 
     # ------------------------------------------------------------------ changes

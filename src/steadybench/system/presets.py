@@ -840,7 +840,9 @@ class MachineSession:
             raise first
         failed = self._case.extra.get("machine", {}).get("restore_failed")
         if failed:
-            raise SystemControlError(f"machine settings not restored: {failed}")
+            from .journal import restore_heading
+
+            raise SystemControlError(f"{restore_heading([str(failed)])}: {failed}")
 
 
 @contextlib.contextmanager

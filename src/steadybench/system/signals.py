@@ -36,6 +36,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..arrivals import count_arrival
+
 GUARDED_SIGNALS: tuple[int, ...] = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
@@ -88,18 +90,15 @@ def _quietly(signum: int, previous: dict[int, Any]) -> None:
         _call_previous(signum, previous)
 
 
-#: signals this module's handler received: a KeyboardInterrupt it raises is the user's, not the
-#: benchmark's (steadybench.runner.sigint counts these with the signals it wraps itself)
-arrivals = 0
-
-
 def _handler(signum: int, frame: Any) -> None:
-    global arrivals
-    arrivals += 1
+    count_arrival()  # the one count (steadybench.arrivals): the user's signal, not the benchmark's
     if _STATE.protecting or _STATE.raised:
         _STATE.pending.append(signum)
         return
     _deliver(signum, _STATE.previous)
+
+
+_handler.counts_arrivals = True  # type: ignore[attr-defined] # sigint's wrappers: count no more
 
 
 def _flush(previous: dict[int, Any], raised: bool) -> None:

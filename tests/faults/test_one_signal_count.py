@@ -1,0 +1,49 @@
+"""Issue 27 follow-up: one count of arriving signals, shared by the runner's wrappers
+(``runner/sigint``) and the machine-control guard (``system/signals``), in
+:mod:`steadybench.arrivals`."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from steadybench import arrivals
+from steadybench.runner import sigint
+from steadybench.system import signals
+
+
+def test_a_wrapped_signal_is_counted_once_in_the_one_count():
+    before = arrivals.arrivals()
+    with sigint.counting() as active:
+        assert active
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
+    assert arrivals.arrivals() == sigint.arrivals() == before + 1
+
+
+def test_the_guards_signal_counts_in_the_same_count_once():
+    # counting begun under the guard: the wrapper sees the guard's handler and leaves the
+    # counting to it
+    before = arrivals.arrivals()
+    assert signals.install()
+    try:
+        with sigint.counting(), pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
+    finally:
+        signals.uninstall()
+    assert sigint.arrivals() == before + 1
+
+
+def test_a_guard_installed_after_counting_began_counts_too():
+    # a countermeasure installs the guard while the case runs: its SIGTERM-made interrupt is
+    # the user's, which the count changing says
+    before = arrivals.arrivals()
+    with sigint.counting():
+        assert signals.install()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                signal.raise_signal(signal.SIGINT)
+        finally:
+            signals.uninstall()
+    assert sigint.arrivals() > before
