@@ -100,7 +100,7 @@ def test_history_import_records_benchmarks_with_samples_and_no_estimate(tmp_path
         record = store.records()[0]
         assert record.count == 5
         assert record.id is not None
-        rows = {r["label"]: r for r in measurements_of(store.get(record.id).results)}
+        rows = {r.label: r for r in measurements_of(store.get(record.id).results)}
     # the value is the samples' mean, as direct gives it
     expected = sum(1e-3 + 1e-6 * (k % 7) for k in range(30)) / 30
-    assert abs(rows["bench000 x"]["value"] - expected) < 1e-15, rows.keys()
+    assert abs(rows["bench000 x"].value - expected) < 1e-15, rows.keys()

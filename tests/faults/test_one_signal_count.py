@@ -47,3 +47,14 @@ def test_a_guard_installed_after_counting_began_counts_too():
         finally:
             signals.uninstall()
     assert sigint.arrivals() > before
+
+
+def test_counting_inside_counting_counts_an_arrival_once():
+    # a wrapper around a wrapper (counting begun inside counting, or a wrapped handler some
+    # caller left installed): the make-test suite counted one SIGINT four times this way
+    before = arrivals.arrivals()
+    with sigint.counting() as outer, sigint.counting() as inner:
+        assert outer and inner
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
+    assert arrivals.arrivals() == before + 1

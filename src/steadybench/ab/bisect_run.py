@@ -101,7 +101,8 @@ def range_from_history(store: Any, label: str, machine: str | None = None,
     WINDOW` records each side). A change point's place moves by a record or two with the noise
     (one slow record just before the real change draws it one commit early), while the windows'
     levels are what the test found different; the search costs a step or two more for it."""
-    from ..history.regressions import SLOWER, regressions
+    from ..history.finders import regressions
+    from ..history.regressions import SLOWER
 
     found = [c for analysis in regressions(store, [label], machine, confidence=confidence)
              for c in analysis.changes if c.direction == SLOWER]

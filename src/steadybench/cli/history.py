@@ -275,7 +275,7 @@ def regressions_cmd(url: str | None, benchmarks: tuple[str, ...], machine: str |
     commit range, the magnitude and the confidence of each."""
     from ..compare.protocol import gate_status
     from ..history.changes import confidence_text
-    from ..history.regressions import regressions
+    from ..history.finders import regressions
     from ..output.sanitize import terminal_text
     from .compare import parse_fraction
 

@@ -101,7 +101,7 @@ class CountedLaunches:
         from ..runner.runner import Runner
         from ..runner.stop import RunState, build_stop_condition
         from ..system.presets import build_preset
-        from .session import _contained, _preset_summary
+        from .case_parts import contained, preset_summary
 
         backend = self.backend(unit, options)
         launch = self._launches.get((unit.index, preset), 0)
@@ -134,9 +134,9 @@ class CountedLaunches:
                 case.extra["counts"] = {**backend.record(), "layouts": layouts, "per": "call"}
                 case.stop_reason = (f"counted at {', '.join(map(str, backend.calls or []))} "
                                     f"calls in layout {launch}")
-            with _contained(case):
+            with contained(case):
                 CountMethod(backend.settings).finish(case)
-        summary = _preset_summary(plan.record)
+        summary = preset_summary(plan.record)
         summary["not_applied_to_counts"] = per_run
         case.extra["preset"] = summary
         return case

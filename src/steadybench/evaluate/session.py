@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 from ..errors import ConfigurationError, SteadybenchError
 from ..model.results import PRIMARY_METRIC, RUN_OK, CaseResult
+from .case_parts import contained, preset_summary
 
 ORDERS = ("random", "alternate")
 #: the paper's reproducibility design: 30 launches of 50 runs (§VI-C)
@@ -153,12 +154,6 @@ class Target(Protocol):
         ...
 
 
-def _preset_summary(record: dict[str, Any]) -> dict[str, Any]:
-    return {"preset": record.get("preset"), "source": record.get("source"),
-            "applied": record.get("applied", []), "skipped": record.get("skipped", []),
-            "meters": record.get("meters", [])}
-
-
 class FileTarget:
     """The cases of a benchmark file (the short form and module-level Benchmark objects),
     selected with ``pattern`` like ``run -k``; each execution is one worker process."""
@@ -248,27 +243,10 @@ class FileTarget:
                            actions=StageActions.of_runner(runner.actions, ctx),
                            hard_limits=runner.hard_limits())
         finally:
-            with _contained(case):
+            with contained(case):
                 finalize_case(case, (), runner.method, options.confidence)
-        case.extra["preset"] = _preset_summary(plan.record)
+        case.extra["preset"] = preset_summary(plan.record)
         return case
-
-
-class _contained:
-    """Around the estimate of an execution: a failure is an error of the case, not of the
-    session (the raw runs still count)."""
-
-    def __init__(self, case: CaseResult) -> None:
-        self.case = case
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
-        if exc is not None and isinstance(exc, Exception):
-            self.case.errors.append(f"estimate: {type(exc).__name__}: {exc}")
-            return True
-        return False
 
 
 class CommandTarget:
@@ -352,10 +330,10 @@ class CommandTarget:
                 partial = session.results(interrupted=True)
                 if partial.cases:
                     self.last_case = partial.cases[0]
-                    self.last_case.extra["preset"] = _preset_summary(machine.record)
+                    self.last_case.extra["preset"] = preset_summary(machine.record)
                 raise
         case = results.cases[0]
-        case.extra["preset"] = _preset_summary(machine.record)
+        case.extra["preset"] = preset_summary(machine.record)
         # what the session's countermeasures did (the files tuned...), as a runner records it
         case.extra["machine"] = dict(machine.record.get("session") or {})
         self.last_case = case

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .changes import SeriesAnalysis
-from .store import Point
+from .store import HistoryStore, Point
 
 
 class ChangeFinder(Protocol):
@@ -133,3 +133,20 @@ def analyse_series(points: Sequence[Point], label: str, machine: str,
               if a.note]
     return dataclasses.replace(last, points=len(points), changes=changes,
                                note="; ".join(notes))
+
+
+def regressions(store: HistoryStore, labels: Sequence[str] | None = None,
+                machine: str | None = None, branch: str | None = None,
+                confidence: float = 0.95,
+                min_change: float | None = None) -> list[SeriesAnalysis]:
+    """Every benchmark's series (each machine on its own), cut where its unit or its counts'
+    identity changes and each stretch read by its measure's finder (:func:`analyse_series`)."""
+    out = []
+    for label in labels or store.labels():
+        points = store.series(label, machine=machine, branch=branch)
+        by_machine: dict[str, list[Point]] = {}
+        for p in points:
+            by_machine.setdefault(p.machine, []).append(p)
+        for name, series in sorted(by_machine.items()):
+            out.append(analyse_series(series, label, name, confidence, min_change))
+    return out

@@ -70,7 +70,7 @@ from .noise import MIN_DF, record_level
 from .thresholds import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
-    from .store import HistoryStore, Point
+    from .store import Point
 
 #: points needed before the spread of consecutive differences is trusted as the drift
 MIN_POINTS_FOR_DRIFT = 8
@@ -465,23 +465,3 @@ def find_changes(points: Sequence[Point], label: str = "", machine: str = "",
     return SeriesAnalysis(label, machine, len(points), sigma,
                           f"{source}; record noise: {model.source}", changes, note,
                           trend=model.slope, walk=model.walk)
-
-
-def regressions(store: HistoryStore, labels: Sequence[str] | None = None,
-                machine: str | None = None, branch: str | None = None,
-                confidence: float = 0.95,
-                min_change: float | None = None) -> list[SeriesAnalysis]:
-    """Every benchmark's series (each machine on its own), cut where its unit or its counts'
-    identity changes and each stretch read by its measure's finder
-    (:func:`steadybench.history.finders.analyse_series`)."""
-    from .finders import analyse_series
-
-    out = []
-    for label in labels or store.labels():
-        points = store.series(label, machine=machine, branch=branch)
-        by_machine: dict[str, list[Point]] = {}
-        for p in points:
-            by_machine.setdefault(p.machine, []).append(p)
-        for name, series in sorted(by_machine.items()):
-            out.append(analyse_series(series, label, name, confidence, min_change))
-    return out

@@ -44,6 +44,9 @@ def _wrap(previous: Any) -> Any:
             count.count_arrival()
         return previous(signum, frame)
     handler.__wrapped__ = previous  # type: ignore[attr-defined]
+    # a wrapper counts, so a wrapper around it (counting begun inside counting, or a handler
+    # left installed by a caller) delegates the count to it: one arrival, one count
+    handler.counts_arrivals = True  # type: ignore[attr-defined]
     return handler
 
 
