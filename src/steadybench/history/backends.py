@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -78,6 +78,11 @@ class Backend:
         return text.format(**self.words)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement for each of ``rows`` (an insert of many rows: one call to the
+        driver, not one per row; issue 27 item 13)."""
         raise NotImplementedError
 
     @contextmanager
@@ -141,6 +146,12 @@ class SQLiteBackend(Backend):
         except self._sqlite3.Error as exc:
             raise self.error(exc) from None
 
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        try:
+            self.conn.executemany(self.sql(sql), (tuple(r) for r in rows))
+        except self._sqlite3.Error as exc:
+            raise self.error(exc) from None
+
     @contextmanager
     def transaction(self, schema_lock: bool = False) -> Iterator[None]:
         # IMMEDIATE: the write lock is taken at the start, so two writers take turns instead
@@ -201,6 +212,14 @@ class PostgresBackend(Backend):
         try:
             cur = self.conn.execute(text, tuple(params))  # type: ignore[arg-type]
             return cur.fetchall() if cur.description is not None else []
+        except self._psycopg.Error as exc:
+            raise self.error(exc) from None
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        text = re.sub(r"\?", "%s", self.sql(sql))
+        try:
+            with self.conn.cursor() as cur:
+                cur.executemany(text, [tuple(r) for r in rows])  # type: ignore[arg-type]
         except self._psycopg.Error as exc:
             raise self.error(exc) from None
 

@@ -18,7 +18,7 @@ from ..redact import redact, redact_tree
 from .backends import Backend, HistoryError, open_backend
 from .git import GitInfo, git_info, resolve_commit
 from .record import Record, current_machine, measurements_of, preset_of
-from .schema import insert_measurement, migrate
+from .schema import insert_measurements, migrate
 
 #: records whose measurements :meth:`HistoryStore.every_series` reads at a time
 EVERY_SERIES_RECORDS = 100
@@ -87,7 +87,8 @@ class HistoryStore:
             cwd: str | os.PathLike[str] | None = None) -> Record:
         """Record a results document (the JSON form of :class:`~steadybench.model.results.
         Results`); the git state is read from ``cwd`` unless given."""
-        if not measurements_of(results):
+        measurements = measurements_of(results)  # read once (issue 27 item 13)
+        if not measurements:
             raise HistoryError("nothing to record: the results hold no benchmark with a value")
         info = git if git is not None else git_info(cwd)
         command = redact(command) if command else command  # no credential is ever stored
@@ -108,8 +109,7 @@ class HistoryStore:
                  json.dumps(record.fingerprint), record.preset, source,
                  json.dumps(results, allow_nan=False)))
             record.id = int(rows[0][0])
-            for row in measurements_of(results):
-                insert_measurement(self.db, record.id, row)
+            insert_measurements(self.db, record.id, measurements)
         return record
 
     # ------------------------------------------------------------------ reading

@@ -1,0 +1,101 @@
+"""Issue 27 item 13, second round: what reading and recording a file of very many benchmarks
+does per benchmark.
+
+``history import`` of 10^6 benchmarks ran one INSERT statement per benchmark and read the
+measurement rows of the document twice; every ``Estimate`` read looked up its dataclass fields
+again. These tests pin that the work per benchmark is gone: the measurement rows go in by one
+``executemany``, the rows are read once, and the field names are looked up once per class.
+The times and peaks are printed by ``benchmarks/memory_large_inputs.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from steadybench.history import record as record_module
+from steadybench.history.backends import SQLiteBackend
+from steadybench.history.git import GitInfo
+from steadybench.history.record import measurements_of
+from steadybench.history.store import HistoryStore
+
+CASES = 300
+
+
+def document(cases: int) -> dict:
+    """A results document of ``cases`` benchmarks with samples and no estimate."""
+    return {"schema_version": 1, "suite": "large",
+            "benchmarks": [{"name": f"bench{i:04d}", "implementation": "x",
+                            "samples": [1e-3 + 1e-6 * (i % 5), 1.1e-3, 0.9e-3]}
+                           for i in range(cases)]}
+
+
+def test_history_add_inserts_the_measurements_in_one_statement_not_one_per_benchmark(
+        tmp_path: Path, monkeypatch):
+    statements: list[str] = []
+    batches: list[int] = []
+    execute, executemany = SQLiteBackend.execute, SQLiteBackend.executemany
+
+    def counted(self, sql, params=()):
+        statements.append(sql)
+        return execute(self, sql, params)
+
+    def counted_many(self, sql, rows):
+        rows = list(rows)
+        batches.append(len(rows))
+        return executemany(self, sql, rows)
+
+    reads = []
+    real_measurements_of = record_module.measurements_of
+
+    def counted_reads(data):
+        reads.append(1)
+        return real_measurements_of(data)
+
+    url = f"sqlite:///{tmp_path}/h.sqlite"
+    with HistoryStore.open(url, create=True) as store:
+        monkeypatch.setattr(SQLiteBackend, "execute", counted)
+        monkeypatch.setattr(SQLiteBackend, "executemany", counted_many)
+        monkeypatch.setattr("steadybench.history.store.measurements_of", counted_reads)
+        rec = store.add(document(CASES), git=GitInfo(commit="abc", branch="main"))
+        monkeypatch.undo()
+        assert rec.id is not None
+        stored = {r.label: r for r in measurements_of(store.get(rec.id).results)}
+        assert store.records()[0].count == CASES
+    inserts = [s for s in statements if "INTO measurements" in s]
+    assert inserts == [], "one INSERT per benchmark"
+    assert batches == [CASES]
+    assert len(statements) < 10, statements  # the record's own statements, not per benchmark
+    assert len(reads) == 1, "the measurement rows were read more than once"
+    assert abs(stored["bench0003 x"].value - (1.003e-3 + 1.1e-3 + 0.9e-3) / 3) < 1e-15
+
+
+def test_history_add_with_nothing_to_record_writes_nothing(tmp_path: Path):
+    import pytest
+
+    from steadybench.history.backends import HistoryError
+
+    url = f"sqlite:///{tmp_path}/h.sqlite"
+    with HistoryStore.open(url, create=True) as store:
+        with pytest.raises(HistoryError, match="nothing to record"):
+            store.add({"schema_version": 1, "benchmarks": [{"name": "a"}]},
+                      git=GitInfo(commit="abc"))
+        assert store.records() == []
+
+
+def test_estimates_look_up_their_fields_once_not_per_benchmark(monkeypatch):
+    from steadybench.model import estimate
+
+    estimate._field_names.cache_clear()
+    calls = []
+    real = estimate.fields
+
+    def counted(cls):
+        calls.append(cls)
+        return real(cls)
+
+    monkeypatch.setattr(estimate, "fields", counted)
+    read = [estimate.Estimate.from_dict({"value": 1.0 + i, "method": "median", "unit": "s",
+                                         "p": 0.5}) for i in range(CASES)]
+    assert [e.to_dict()["value"] for e in read[:2]] == [1.0, 2.0]
+    assert read[0].figure("p") == 0.5
+    assert len(calls) == 1, len(calls)
