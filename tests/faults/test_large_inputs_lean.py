@@ -99,3 +99,50 @@ def test_estimates_look_up_their_fields_once_not_per_benchmark(monkeypatch):
     assert [e.to_dict()["value"] for e in read[:2]] == [1.0, 2.0]
     assert read[0].figure("p") == 0.5
     assert len(calls) == 1, len(calls)
+
+
+def test_the_small_median_is_numpys_median_exactly():
+    import math
+
+    import numpy as np
+
+    from steadybench.compare.median import SMALL, median
+
+    rng = np.random.default_rng(7)
+    for n in range(1, SMALL + 4):
+        for _ in range(200):
+            x = rng.random(n) * 10.0 ** rng.integers(-9, 3)
+            if rng.random() < 0.3:
+                x = np.round(x, 4)  # ties
+            assert median(x) == float(np.median(x))
+            assert median(list(x)) == float(np.median(x))
+    assert math.isnan(median(np.array([1.0, math.nan, 2.0])))
+    assert median(np.array([1, 2])) == 1.5
+
+
+def test_comparing_many_small_benchmarks_does_not_call_numpy_median_per_benchmark(
+        tmp_path: Path, monkeypatch):
+    import json
+
+    import numpy as np
+
+    from steadybench.compare.core import compare_files
+    from steadybench.compare.protocol import CompareOptions
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(document(CASES)))
+    calls = []
+    real = np.median
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(np, "median", counted)
+    comparison, _, _ = compare_files(str(path), str(path), CompareOptions())
+    doc = comparison.to_dict()
+    assert len(doc["benchmarks"]) == CASES
+    first = doc["benchmarks"][0]
+    assert first["base"]["median"] == 1.0e-3
+    assert first["speedup"] == 1.0
+    assert len(calls) < CASES, len(calls)

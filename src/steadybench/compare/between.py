@@ -44,6 +44,8 @@ from typing import Any
 
 import numpy as np
 
+from .median import median
+
 #: the stated default run-to-run spread (σ of ln time of a run's shift) when nothing is known
 DEFAULT_SIGMA = 0.01
 #: earlier run-level values needed before this machine's own spread replaces the floor: with
@@ -215,7 +217,7 @@ def _t_test(d: float, se: float, df: float, se_a: float, se_b: float,
 def across_time(base: np.ndarray, new: np.ndarray, noise: RunNoise) -> AcrossTime:
     """Test median(BASE) = median(NEW) for one run on each side (module docs)."""
     a, b = np.asarray(base, dtype=float), np.asarray(new, dtype=float)
-    d = math.log(float(np.median(a))) - math.log(float(np.median(b)))
+    d = math.log(median(a)) - math.log(median(b))
     se_a, se_b = log_median_se(a), log_median_se(b)
     within = se_a ** 2 + se_b ** 2
     if noise.source == "history":

@@ -59,6 +59,7 @@ from ..stats.speedup import (
     variance_test,
 )
 from .choices import SMALL_SAMPLE_MODES
+from .median import median
 from .readers import Sample
 
 FASTER = "faster"
@@ -138,7 +139,7 @@ def describe_unit(values: np.ndarray) -> dict[str, float | None]:
     return {
         "n": int(values.size),
         "mean": float(values.mean()),
-        "median": float(np.median(values)),
+        "median": median(values),
         "min": float(values.min()),
         "stdev": float(values.std(ddof=1)) if values.size > 1 else None,
     }

@@ -33,6 +33,7 @@ from ..fileio import content_lines, read_user_text
 from ..model.estimate import Estimate
 from ..model.execution import execution_values
 from ..model.results import Results
+from .median import median
 
 
 @dataclass
@@ -196,9 +197,9 @@ def _metric_sample(path: Path, case: Any, metric: str) -> Sample | str:
             chunk = [v for v in ok[start:start + n] if not math.isnan(v)]
             start += n
             if chunk:
-                per.append(float(np.median(chunk)))
+                per.append(median(chunk))
     if not per:
-        per = [float(np.median(values))]
+        per = [median(values)]
     return Sample(case.benchmark, values, case.implementation, dict(case.params), unit,
                   np.asarray(per, dtype=float), str(path), None, unit_name="executions")
 
@@ -229,7 +230,7 @@ def _from_results(path: Path, results: Results, metric: str | None = None) -> Sa
             if estimate is not None and estimate.ok:
                 processes = [float(estimate.value)]
             elif values:
-                processes = [float(np.median(values))]
+                processes = [median(values)]
         if not values and not processes:
             why = "no successful runs" if case.keep_samples else "raw samples were not kept"
             skipped.append(f"{path}: {case.label}: skipped ({why})")
