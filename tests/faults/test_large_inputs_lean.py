@@ -146,3 +146,51 @@ def test_comparing_many_small_benchmarks_does_not_call_numpy_median_per_benchmar
     assert first["base"]["median"] == 1.0e-3
     assert first["speedup"] == 1.0
     assert len(calls) < CASES, len(calls)
+
+
+def test_finite_in_place_gives_what_finite_gives_without_a_second_copy():
+    import math
+
+    import numpy as np
+
+    from steadybench.output.results_io import _finite, finite_in_place
+
+    def make():
+        return {"a": [1.0, math.nan, {"b": math.inf, 3: (1.5, -math.inf)}], "c": "x",
+                "d": None, "e": True, "f": np.float64(2.5), "g": [np.int64(4), [math.nan]],
+                "h": {"i": -0.0, "j": [[], {}]}}
+
+    doc = make()
+    inner = doc["a"]
+    out = finite_in_place(doc)
+    assert out == _finite(make())
+    assert json_text(out) == json_text(_finite(make()))
+    assert out is doc and out["a"] is inner  # changed where it is, not copied
+
+
+def json_text(doc) -> str:
+    import json
+
+    return json.dumps(doc, allow_nan=False, sort_keys=True)
+
+
+def test_history_import_stores_the_same_document_as_before(tmp_path: Path):
+    import json
+
+    from click.testing import CliRunner
+
+    from steadybench.cli import cli
+    from steadybench.model.results import Results
+    from steadybench.output.results_io import _finite, results_from_data
+
+    data = document(50)
+    data["benchmarks"][3]["samples"] = [1e-3, 2e-3]
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))
+    url = f"sqlite:///{tmp_path}/h.sqlite"
+    done = CliRunner().invoke(cli, ["history", "import", str(path), "--history-url", url])
+    assert done.exit_code == 0, done.output
+    with HistoryStore.open(url) as store:
+        stored = store.get(store.records()[0].id).results
+    expected: Results = results_from_data(json.loads(path.read_text()), str(path))
+    assert stored == json.loads(json.dumps(_finite(expected.to_dict())))

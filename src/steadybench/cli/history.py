@@ -399,7 +399,7 @@ def import_cmd(files: tuple[str, ...], url: str | None, name: str | None) -> Non
     from ..formats.pytest_benchmark import is_pytest_benchmark, read_pytest_benchmark
     from ..history.git import GitInfo
     from ..history.options import describe
-    from ..output.results_io import _finite, results_from_data
+    from ..output.results_io import finite_in_place, results_from_data
 
     with _open(url, create=True) as store:
         for path in files:
@@ -419,8 +419,9 @@ def import_cmd(files: tuple[str, ...], url: str | None, name: str | None) -> Non
                                note=None if git.get("commit") else f"{source} file names no "
                                                                    "commit")
             created = results.created or None
-            doc = _finite(results.to_dict())
-            del results
+            doc = results.to_dict()
+            del results  # one copy at a time, made finite where it is (issue 27 item 13)
+            doc = finite_in_place(doc)
             rec = store.add(doc, name=name, command=f"history import {path}", git=info,
                             source=source, created=created)
             click.echo(describe(rec, store.where))
