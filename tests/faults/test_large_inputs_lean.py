@@ -194,3 +194,26 @@ def test_history_import_stores_the_same_document_as_before(tmp_path: Path):
         stored = store.get(store.records()[0].id).results
     expected: Results = results_from_data(json.loads(path.read_text()), str(path))
     assert stored == json.loads(json.dumps(_finite(expected.to_dict())))
+
+
+def test_a_comparison_does_not_keep_its_documents_rows_beside_its_own(tmp_path: Path):
+    import gc
+    import json
+
+    from steadybench.compare.core import compare_files
+    from steadybench.compare.protocol import CompareOptions
+    from steadybench.compare.result import Comparison
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(document(20)))
+    comparison, _, _ = compare_files(str(path), str(path), CompareOptions())
+    doc = comparison.to_dict()
+    rows = doc["benchmarks"]
+    again = Comparison.from_dict(doc)
+    del doc
+    gc.collect()
+    holders = [r for r in gc.get_referrers(rows) if isinstance(r, dict)]
+    assert holders == [], "the comparison keeps the document's rows"
+    assert again.to_dict() == comparison.to_dict()
+    assert list(again.to_dict()) == list(comparison.to_dict())  # keys in their order
+    assert len(again.benchmarks) == 20

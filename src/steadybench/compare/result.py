@@ -44,6 +44,17 @@ def _back(source: Mapping[str, Any], modelled: Mapping[str, Any]) -> dict[str, A
     return {k: modelled.get(k, v) for k, v in source.items()}
 
 
+def _without_rows(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The document kept as a comparison's source, its ``benchmarks`` emptied: the rows are
+    read into :class:`BenchmarkComparison` (each keeps its own), and ``to_dict`` writes them
+    from there, so the document's rows need not stay alive too (a comparison of 10^6
+    benchmarks held every row twice; issue 27 item 13). The key keeps its place."""
+    out = dict(doc)
+    if "benchmarks" in out:
+        out["benchmarks"] = ()
+    return out
+
+
 @dataclass(frozen=True)
 class RatioInterval:
     """The interval of the ratio BASE/NEW at ``confidence`` (above 1: NEW is faster)."""
@@ -250,7 +261,7 @@ class Comparison:
                    MappingProxyType(dict(doc.get("inputs") or {})),
                    tuple(str(w) for w in doc.get("warnings") or ()),
                    _frozen(doc.get("suite")), _frozen(doc.get("profiles")),
-                   MappingProxyType(dict(doc)))
+                   MappingProxyType(_without_rows(doc)))
 
     def to_dict(self) -> dict[str, Any]:
         profiles = None if self.profiles is None else dict(self.profiles)
