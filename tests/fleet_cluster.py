@@ -97,7 +97,9 @@ class Fleet:
 
     def worker_names(self) -> dict[str, str]:
         """Dask worker address → host id, as the scheduler lists them."""
-        info = self.client.scheduler_info(n_workers=-1)["workers"]
+        from steadybench.fleet.connect import scheduler_workers
+
+        info = scheduler_workers(self.client)
         return {address: str(w.get("name")) for address, w in info.items()}
 
     def wait_for_workers(self, hosts: set[str]) -> None:

@@ -156,6 +156,30 @@ def test_a_plain_worker_listens_only_on_the_loopback(tmp_path):
         assert list(fleet.worker_names())[0].startswith("tcp://127.0.0.1:")
 
 
+def test_the_workers_read_never_miss_a_registered_worker(tmp_path):
+    """Issue 27: right after the worker was seen, the next read listed none. The client's
+    periodic refresh of its cached identity (which asks for no workers) overwrote the cache
+    between ``scheduler_info(n_workers=-1)``'s refresh and its return. A refresh every 2 ms
+    makes that overlap frequent; every read asks the scheduler directly and sees the worker."""
+    import dask
+
+    from steadybench.fleet.connect import benchmark_hosts, scheduler_workers
+
+    with local_fleet(tmp_path / "fleet") as fleet:
+        fleet.start_worker("h1", tmp_path)
+        fleet.wait_for_workers({"h1"})
+        with dask.config.set({"distributed.client.scheduler-info-interval": "2ms"}):
+            from distributed import Client
+
+            client = Client(fleet.address, timeout=30, set_as_default=False)
+        try:
+            reads = [len(scheduler_workers(client)) for _ in range(300)]
+            assert reads == [1] * 300, reads.count(0)
+            assert [h.host for h in benchmark_hosts(client, describe=False)] == ["h1"]
+        finally:
+            client.close(timeout=5)
+
+
 @pytest.mark.parametrize("args, message", [
     (["tcp://192.0.2.7:8786"], "refusing to serve tcp://192.0.2.7:8786 over plain TCP"),
     (["tcp://127.0.0.1:8786", "--host", "0.0.0.0"], "over plain TCP from 0.0.0.0"),

@@ -80,10 +80,21 @@ def connect(target: str, timeout: float = CONNECT_TIMEOUT_S, security: Any = Non
                          f"({reason})") from None
 
 
+def scheduler_workers(client: Client) -> dict[str, dict[str, Any]]:
+    """The scheduler's workers now (address -> what it reports), asked of the scheduler itself.
+
+    Not ``client.scheduler_info(n_workers=-1)``: that refreshes the client's cached identity
+    and then returns the cache, which the client's own periodic refresh (every
+    ``distributed.client.scheduler-info-interval``, asking for no workers) may overwrite in
+    between; under load it did, and a fleet with a worker read as one without (issue 27)."""
+    info = client.sync(client.scheduler.identity, n_workers=-1)
+    return dict(info.get("workers") or {})
+
+
 def benchmark_hosts(client: Client, describe: bool = True) -> list[Host]:
     """The workers that offer the ``benchmark`` resource, with what each reported
     (``describe=False``: without, for the frequent checks while a run waits)."""
-    info = client.scheduler_info(n_workers=-1)
+    workers = scheduler_workers(client)
     described: dict[str, Any] = {}
     if describe:
         try:
@@ -91,7 +102,7 @@ def benchmark_hosts(client: Client, describe: bool = True) -> list[Host]:
         except Exception:  # an old scheduler without metadata: hosts are still usable
             described = {}
     hosts = []
-    for address, worker in sorted(info.get("workers", {}).items()):
+    for address, worker in sorted(workers.items()):
         slots = float((worker.get("resources") or {}).get(RESOURCE, 0))
         if slots <= 0:
             continue
@@ -112,7 +123,7 @@ def require_hosts(client: Client, wait: float = WORKER_WAIT_S) -> list[Host]:
             break
         time.sleep(0.2)
     if not hosts:
-        workers = client.scheduler_info(n_workers=-1).get("workers", {})
+        workers = scheduler_workers(client)
         address = client.scheduler.address
         have = (f"its {len(workers)} worker(s) offer no {RESOURCE!r} resource"
                 if workers else "it has no workers")
