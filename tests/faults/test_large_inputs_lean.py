@@ -85,7 +85,7 @@ def test_history_add_with_nothing_to_record_writes_nothing(tmp_path: Path):
 def test_estimates_look_up_their_fields_once_not_per_benchmark(monkeypatch):
     from steadybench.model import estimate
 
-    estimate._field_names.cache_clear()
+    monkeypatch.setattr(estimate, "_FIELD_NAMES", {})
     calls = []
     real = estimate.fields
 

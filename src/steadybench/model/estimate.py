@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from functools import cache
 from typing import Any
 
 #: the interval is across independent executions (fresh processes)
@@ -33,11 +32,16 @@ LEVEL_EXECUTIONS = "executions"
 LEVEL_RUNS = "runs"
 
 
-@cache
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _field_names(cls: type) -> tuple[str, ...]:
-    """A dataclass's field names, in order, looked up once (``dataclasses.fields`` was a third
-    of reading a results file of 10^6 benchmarks; issue 27 item 13)."""
-    return tuple(f.name for f in fields(cls))
+    """A dataclass's field names, in order, looked up once per class (``dataclasses.fields``
+    was a third of reading a results file of 10^6 benchmarks; issue 27 item 13)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 @dataclass(frozen=True)
