@@ -108,8 +108,38 @@ def figure_bytes(fig: Any, fmt: str = "png") -> bytes:
         # tick labels made at drawing time (categories) are not among the texts above: a
         # missing glyph's warning would print the raw character on the terminal
         warnings.filterwarnings("ignore", message="Glyph .* missing from")
+        fix_layout(fig)
         fig.savefig(buf, format=fmt, dpi=DPI, metadata=meta)
     return buf.getvalue()
+
+
+def fix_layout(fig: Any) -> None:
+    """Run ``fig``'s layout engine (constrained layout) once, then switch it off, so saving
+    draws the figure once.
+
+    With a layout engine, Matplotlib's ``savefig`` draws the whole figure twice: once without
+    rendering, which runs the layout, and once more to render it (with the engine switched
+    off). The layout itself only needs the artists' extents, which it measures on its own
+    before the first draw, so running it here and saving without an engine gives the same
+    positions for about half the cost (PNG: byte for byte the same file). The layout is
+    measured with the PNG (Agg) canvas at :data:`DPI`; an SVG file then places things within
+    a point of where Matplotlib's own pass, measured with the SVG canvas, put them, and a
+    second format of the same figure (``--plot-format svg`` after the report's PNG) reuses
+    the first one's layout.
+    """
+    import matplotlib
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    engine = fig.get_layout_engine()
+    if engine is None or isinstance(engine, PlaceHolderLayoutEngine) or not fig.axes:
+        return
+    if fig.dpi != DPI:
+        fig.set_dpi(DPI)  # the layout is measured at the resolution that is saved
+    engine.execute(fig)
+    # no engine at all (a "none" placeholder would still make savefig draw twice)
+    with matplotlib.rc_context({"figure.autolayout": False,
+                                "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)
 
 
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> Path:
