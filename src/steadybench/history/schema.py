@@ -19,7 +19,7 @@ processes opening an old store at once migrate it once. A store whose version is
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .backends import Backend, HistoryError
@@ -70,8 +70,9 @@ _V2 = [
 ]
 
 
-def _fill_measurements(db: Backend) -> None:
-    """Version 2's data step: a measurement row for each benchmark of each existing record."""
+def _stored_rows(db: Backend) -> Iterator[tuple[int, MeasurementRow]]:
+    """Each stored record's measurement rows, read again from its results document (the data
+    steps of the migrations); a document that is not JSON is passed over."""
     from .record import measurements_of
 
     for record_id, text in db.execute("SELECT id, results FROM records ORDER BY id"):
@@ -80,7 +81,13 @@ def _fill_measurements(db: Backend) -> None:
         except (TypeError, ValueError):
             continue
         for row in measurements_of(data):
-            insert_measurement(db, int(record_id), row, identity=False)  # no column yet
+            yield int(record_id), row
+
+
+def _fill_measurements(db: Backend) -> None:
+    """Version 2's data step: a measurement row for each benchmark of each existing record."""
+    for record_id, row in _stored_rows(db):
+        insert_measurement(db, record_id, row, identity=False)  # no column yet
 
 
 _V3 = ["ALTER TABLE measurements ADD COLUMN identity {json}"]
@@ -88,17 +95,10 @@ _V3 = ["ALTER TABLE measurements ADD COLUMN identity {json}"]
 
 def _fill_identity(db: Backend) -> None:
     """Version 3's data step: each existing count measurement's identity, from its record."""
-    from .record import measurements_of
-
-    for record_id, text in db.execute("SELECT id, results FROM records ORDER BY id"):
-        try:
-            data = json.loads(text)
-        except (TypeError, ValueError):
-            continue
-        for row in measurements_of(data):
-            if row.identity is not None:
-                db.execute("UPDATE measurements SET identity = ? WHERE record_id = ? AND "
-                           "label = ?", (row.identity, int(record_id), row.label))
+    for record_id, row in _stored_rows(db):
+        if row.identity is not None:
+            db.execute("UPDATE measurements SET identity = ? WHERE record_id = ? AND "
+                       "label = ?", (row.identity, record_id, row.label))
 
 
 def insert_measurement(db: Backend, record_id: int, row: MeasurementRow,
