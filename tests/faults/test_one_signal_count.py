@@ -58,3 +58,17 @@ def test_counting_inside_counting_counts_an_arrival_once():
         with pytest.raises(KeyboardInterrupt):
             signal.raise_signal(signal.SIGINT)
     assert arrivals.arrivals() == before + 1
+
+
+def test_the_guard_over_a_counting_wrapper_counts_an_arrival_once():
+    # counting begun before the guard: the guard counts and calls the wrapped handler, not
+    # the wrapper (the fresh-clone suite counted one SIGINT twice this way)
+    before = arrivals.arrivals()
+    with sigint.counting() as active:
+        assert active and signals.install()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                signal.raise_signal(signal.SIGINT)
+        finally:
+            signals.uninstall()
+    assert arrivals.arrivals() == before + 1
