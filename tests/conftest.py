@@ -12,6 +12,9 @@ run, or steadybench runs elsewhere on the machine.
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
 
 from steadybench import defaults
@@ -120,3 +123,27 @@ if _CPU_LOG:
         yield
         with open(_CPU_LOG, "a") as log:
             log.write(f"{item.nodeid}\t{_cpu_now() - before:.3f}\n")
+
+
+_ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                        if hasattr(signal, name))
+
+
+@pytest.fixture(autouse=True)
+def _ending_signal_handlers_put_back(request: pytest.FixtureRequest):
+    """Every test leaves the handlers of SIGINT, SIGTERM and SIGHUP as it found them: a test
+    that left one changed (SIGINT ignored, or a counting wrapper) broke every Ctrl-C test run
+    after it in the same xdist worker, which order alone decided (a fresh-clone run beside two
+    hogs). A handler found changed is put back; with STEADYBENCH_TEST_SIGNAL_LOG=FILE the test
+    is named there."""
+    before = {signum: signal.getsignal(signum) for signum in _ENDING_SIGNALS}
+    yield
+    changed = [signum for signum in _ENDING_SIGNALS
+               if signal.getsignal(signum) is not before[signum]]
+    for signum in changed:
+        handler = before[signum]
+        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+    log = os.environ.get("STEADYBENCH_TEST_SIGNAL_LOG")
+    if changed and log:
+        with open(log, "a") as fh:
+            fh.write(f"{request.node.nodeid} {[signal.Signals(s).name for s in changed]}\n")
