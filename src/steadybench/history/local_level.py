@@ -62,23 +62,31 @@ def _rotate(v: np.ndarray) -> np.ndarray:
     return out
 
 
-def restricted_loglik(y: Sequence[float], cuts: Sequence[int] = (),
-                      grid: np.ndarray = Q_GRID) -> tuple[np.ndarray, np.ndarray]:
-    """The restricted log-likelihood (σ² profiled out) and σ̂ at every q of ``grid``, with an
-    intercept, a slope and a step at each of ``cuts`` among the regressors."""
+def _weighted_fit(y: Sequence[float], cuts: Sequence[int],
+                  grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The generalised least-squares fit of ``y`` on an intercept, a slope and a step at each
+    of ``cuts``, at every q of ``grid``, in the basis where the local level model's covariance
+    is diagonal: the weights (grid × n), the normal matrices (grid × p × p) and the residuals
+    (grid × n). Both likelihoods below are read from it."""
     arr = np.asarray(y, dtype=float)
     n = arr.size
-    lam = _eigenvalues(n)
     t = np.arange(n)
     x = np.column_stack([np.ones(n), t.astype(float),
                          *[(t >= c).astype(float) for c in cuts if 0 < c < n]])
     ux, uy = _rotate(x), _rotate(arr)
-    p = ux.shape[1]
-    w = 1.0 / (1.0 + np.outer(grid, lam))
+    w = 1.0 / (1.0 + np.outer(grid, _eigenvalues(n)))
     a = np.einsum("gi,ip,ir->gpr", w, ux, ux)
     b = np.einsum("gi,ip,i->gp", w, ux, uy)
     coef = np.linalg.solve(a, b[:, :, None])[:, :, 0]
-    resid = uy[None, :] - coef @ ux.T
+    return w, a, uy[None, :] - coef @ ux.T
+
+
+def restricted_loglik(y: Sequence[float], cuts: Sequence[int] = (),
+                      grid: np.ndarray = Q_GRID) -> tuple[np.ndarray, np.ndarray]:
+    """The restricted log-likelihood (σ² profiled out) and σ̂ at every q of ``grid``, with an
+    intercept, a slope and a step at each of ``cuts`` among the regressors."""
+    w, a, resid = _weighted_fit(y, cuts, grid)
+    n, p = w.shape[1], a.shape[1]
     s2 = np.maximum(np.einsum("gi,gi->g", w, resid * resid) / max(n - p, 1), 1e-300)
     loglik = -0.5 * (-np.sum(np.log(w), axis=1) + np.linalg.slogdet(a)[1]
                      + (n - p) * np.log(s2))
@@ -110,18 +118,8 @@ def profile_loglik(y: Sequence[float], cuts: Sequence[int] = (),
     regression coefficients profiled out, with an intercept, a slope and a step at each of
     ``cuts``; and the q that attains it. Full likelihoods of models with different
     regressors can be compared (restricted ones cannot: their contrasts differ)."""
-    arr = np.asarray(y, dtype=float)
-    n = arr.size
-    lam = _eigenvalues(n)
-    t = np.arange(n)
-    x = np.column_stack([np.ones(n), t.astype(float),
-                         *[(t >= c).astype(float) for c in sorted(set(cuts)) if 0 < c < n]])
-    ux, uy = _rotate(x), _rotate(arr)
-    w = 1.0 / (1.0 + np.outer(grid, lam))
-    a = np.einsum("gi,ip,ir->gpr", w, ux, ux)
-    b = np.einsum("gi,ip,i->gp", w, ux, uy)
-    coef = np.linalg.solve(a, b[:, :, None])[:, :, 0]
-    resid = uy[None, :] - coef @ ux.T
+    w, _, resid = _weighted_fit(y, sorted(set(cuts)), grid)
+    n = w.shape[1]
     rss = np.maximum(np.einsum("gi,gi->g", w, resid * resid), 1e-300)
     loglik = -0.5 * (-np.sum(np.log(w), axis=1) + n * np.log(rss / n))
     g = int(np.argmax(loglik))
