@@ -19,3 +19,17 @@ def count_arrival() -> None:
 def arrivals() -> int:
     """Signals counted so far."""
     return _count
+
+
+def live_handler(handler: object) -> object:
+    """``handler`` without the counting wrappers around it whose block has ended.
+
+    Handlers are installed and put back by two hands that do not always nest: a case's counting
+    (:func:`steadybench.runner.sigint.counting`) can end while the machine guard installed
+    inside it is still in place. A hand that finds another's handler on top when it ends leaves
+    it there and marks its own wrapper ``retired``; whoever later puts back a handler it saved
+    puts back what the retired wrappers wrap, so the program ends with its own handler.
+    """
+    while getattr(handler, "retired", False) and hasattr(handler, "__wrapped__"):
+        handler = handler.__wrapped__
+    return handler

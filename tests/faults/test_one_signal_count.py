@@ -72,3 +72,40 @@ def test_the_guard_over_a_counting_wrapper_counts_an_arrival_once():
         finally:
             signals.uninstall()
     assert arrivals.arrivals() == before + 1
+
+
+def _handlers() -> dict[int, object]:
+    return {s: signal.getsignal(s) for s in sigint.SIGNALS}
+
+
+def test_counting_ended_beneath_the_guard_leaves_the_guard_then_the_programs_handlers():
+    # counting begins, the guard is installed inside it, counting ends while the guard still
+    # holds the handlers, then the guard ends (a tuned in-process case): the guard must stay in
+    # force until its own end, and the program's own handlers must be back after it. Before,
+    # counting put the original back over the guard, and the guard then put back the stale
+    # wrapper: SIGINT stayed wrapped for the rest of the process.
+    program = _handlers()
+    counting = sigint.counting()
+    assert counting.__enter__()
+    assert signals.install()
+    counting.__exit__(None, None, None)
+    assert all(signal.getsignal(s) is signals._handler for s in program)
+    before = arrivals.arrivals()
+    with signals.protected(deliver=False):
+        signal.raise_signal(signal.SIGINT)  # recorded by the guard, still in force
+    assert signals.pending() == [signal.SIGINT]
+    with pytest.raises(KeyboardInterrupt):
+        signals.uninstall()  # the recorded SIGINT is honoured by the program's handler
+    assert arrivals.arrivals() == before + 1
+    assert _handlers() == program
+
+
+def test_the_guard_ended_inside_counting_leaves_counting_then_the_programs_handlers():
+    # the nesting the other way round: both put back what they found
+    program = _handlers()
+    with sigint.counting():
+        wrapped = _handlers()
+        assert signals.install()
+        signals.uninstall()
+        assert _handlers() == wrapped
+    assert _handlers() == program

@@ -40,13 +40,14 @@ def arrivals() -> int:
 
 def _wrap(previous: Any) -> Any:
     def handler(signum: int, frame: Any) -> Any:
-        if not getattr(previous, "counts_arrivals", False):  # the guard counts its own
-            count.count_arrival()
+        if not handler.retired and not getattr(previous, "counts_arrivals", False):  # type: ignore[attr-defined]
+            count.count_arrival()  # (the guard, and an inner wrapper, count their own)
         return previous(signum, frame)
     handler.__wrapped__ = previous  # type: ignore[attr-defined]
     # a wrapper counts, so a wrapper around it (counting begun inside counting, or a handler
     # left installed by a caller) delegates the count to it: one arrival, one count
     handler.counts_arrivals = True  # type: ignore[attr-defined]
+    handler.retired = False  # type: ignore[attr-defined] # set when its block ends beneath another
     return handler
 
 
@@ -60,20 +61,25 @@ SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP"
 def counting() -> Iterator[bool]:
     """Count arrivals of SIGINT, SIGTERM and SIGHUP in the block; yields whether counting is
     in force (the main thread, with a Python handler of SIGINT to wrap). The handlers are put
-    back after."""
+    back after, each only while it is still the one in force (:func:`arrivals.live_handler`)."""
     if threading.current_thread() is not threading.main_thread() or \
             not callable(signal.getsignal(signal.SIGINT)):
         yield False
         return
     previous = {s: signal.getsignal(s) for s in SIGNALS}
-    wrapped = {s: h for s, h in previous.items() if callable(h)}
-    for signum, handler in wrapped.items():
-        signal.signal(signum, _wrap(handler))
+    wrappers = {s: (h, _wrap(h)) for s, h in previous.items() if callable(h)}
+    for signum, (_, wrapper) in wrappers.items():
+        signal.signal(signum, wrapper)
     try:
         yield True
     finally:
-        for signum, handler in wrapped.items():
-            signal.signal(signum, handler)
+        for signum, (original, wrapper) in wrappers.items():
+            if signal.getsignal(signum) is wrapper:
+                signal.signal(signum, original)
+            else:
+                # a handler installed over ours (the machine guard, begun inside this block and
+                # not yet ended) is still needed: it stays, and puts back what ours wraps
+                wrapper.retired = True
 
 
 def raised_by_benchmark(exc: BaseException, before: int, active: bool) -> bool:

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..arrivals import count_arrival
+from ..arrivals import count_arrival, live_handler
 
 GUARDED_SIGNALS: tuple[int, ...] = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -152,7 +152,7 @@ def uninstall() -> None:
     previous, raised = _STATE.previous, _STATE.raised
     _STATE.previous, _STATE.raised = {}, False
     for sig, old in previous.items():
-        signal.signal(sig, old)
+        signal.signal(sig, live_handler(old))  # a counting wrapper whose case ended: what it wraps
     _flush(previous, raised)
 
 
