@@ -70,12 +70,12 @@ def test_gate_on_instructions_fails_a_3_percent_regression_and_passes_unchanged(
     same = pytest_run(project, "--steadybench-compare", "base", "--steadybench-fail-on",
                       "slower")
     assert same.returncode == 0, same.stdout + same.stderr
-    assert "B executes the same instructions as A" in same.stdout
-    assert same.stdout.count("counts are not time") == 1
+    assert "B executes the same instructions as A" in same.stdout, same.stdout + same.stderr
+    assert same.stdout.count("counts are not time") == 1, same.stdout
 
     # sorted() of 1,030 reversed ints: timsort reverses the one descending run, about 3 % more
     commit(project, 1030, "3 % more work")
     worse = pytest_run(project, "--steadybench-compare", "base", "--steadybench-fail-on",
                        "slower")
     assert worse.returncode != 0, worse.stdout + worse.stderr
-    assert "more instructions than A (exact: +" in worse.stdout
+    assert "more instructions than A (exact: +" in worse.stdout, worse.stdout + worse.stderr
