@@ -45,7 +45,7 @@ class Measurement(Estimate):
       ``x`` is all ones and ``y`` the per-sample values);
     * ``case``: the full :class:`~steadybench.model.results.CaseResult`;
     * ``m["name"]``: a method figure (``m["overhead"]`` is ``m.fields["overhead"]``); the
-      Estimate's own attributes read this way too (``m["value"]``, ``m["ci_low"]``).
+      Estimate's own attributes read this way too (``m["ci_low"]`` is ``m.ci_low``).
     """
 
     x: list[float] = field(default_factory=list)
