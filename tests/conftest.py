@@ -129,6 +129,23 @@ _ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", 
                         if hasattr(signal, name))
 
 
+def _ending_signals_deliverable() -> None:
+    """The suite starts with Ctrl-C, SIGTERM and SIGHUP at their usual actions, whatever it
+    inherited. A shell without job control starts its background jobs with SIGINT ignored
+    (``make test &`` in a script, a CI step run that way), ``nohup`` ignores SIGHUP, and an
+    ignored signal stays ignored in every process started from there: steadybench keeps such
+    a signal ignored on purpose (the user asked for it), so the Ctrl-C tests' commands then ran
+    to the end, and the in-process ones found no handler to wrap (ten failures in a run
+    started from a background script)."""
+    for signum in _ENDING_SIGNALS:
+        if signal.getsignal(signum) is signal.SIG_IGN:
+            signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT
+                          else signal.SIG_DFL)
+
+
+_ending_signals_deliverable()
+
+
 @pytest.fixture(autouse=True)
 def _ending_signal_handlers_put_back(request: pytest.FixtureRequest):
     """Every test leaves the handlers of SIGINT, SIGTERM and SIGHUP as it found them: a test
