@@ -290,15 +290,15 @@ class PythonCountBackend:
         raw = CaseResult(benchmark=self.benchmark, implementation=self.implementation.name,
                          params=self.params.to_dict(), unit=settings.measure, method="count")
         fill_case(raw, [layout_count], {**self.record(), "layouts": [layout_count.to_dict()]})
-        per_call = _per_call(points[0].counts, points[-1].counts,
-                             self.calls[-1] - self.calls[0])
+        every_event = per_call(points[0].counts, points[-1].counts,
+                               self.calls[-1] - self.calls[0])
         layout = got.layout
-        return [Outcome(index, case=raw, counts=per_call,
+        return [Outcome(index, case=raw, counts=every_event,
                         layout=ProcessLayout(None, layout.hash_seed, layout.env_bytes, "fixed",
                                              layout.aslr_off))]
 
 
-def _per_call(low: Counts, high: Counts, span: int) -> dict[str, float]:
+def per_call(low: Counts, high: Counts, span: int) -> dict[str, float]:
     """Every event per call: the difference of two points over the calls between them."""
     return {name: value / span for name, value in high.minus(low).items() if value is not None}
 
@@ -394,7 +394,8 @@ class CountMethod:
 
 def fill_case(case: CaseResult, layouts: Sequence[LayoutCount], record: dict[str, Any],
               what: str = "call") -> None:
-    """Record the layouts' slopes as the case's runs, and the record in ``extra["counts"]``."""
+    """Record the layouts' slopes as the case's runs, and the record in ``extra["counts"]`` (a
+    layout is one execution: its record in ``case.processes`` is the merge's)."""
     unit = record["measure"]
     case.unit = unit
     case.units[PRIMARY_METRIC] = unit
@@ -402,15 +403,6 @@ def fill_case(case: CaseResult, layouts: Sequence[LayoutCount], record: dict[str
     for lc in layouts:
         case.add_run(RUN_OK, {PRIMARY_METRIC: lc.fit.slope})
         case.accumulate({PRIMARY_METRIC: lc.fit.slope})
-    if len(layouts) >= 2:
-        from ..model.execution import Execution, ProcessLayout
-
-        case.processes = [
-            Execution(index=i, value=lc.fit.slope, n=1, stop_reason="counted",
-                      layout=ProcessLayout(None, lc.executions[0].layout.hash_seed,
-                                           lc.executions[0].layout.env_bytes, "fixed",
-                                           lc.executions[0].layout.aslr_off))
-            for i, lc in enumerate(layouts)]
     case.extra["counts"] = record
     for lc in layouts:
         warning = lc.fit.warning(what)
