@@ -960,7 +960,7 @@ def test_the_moving_line_never_leaves_the_axis():
 
 
 def test_case_table_summarises_per_execution_fields():
-    from steadybench.output.report import _extra_rows
+    from steadybench.output.reportviews import _extra_rows
     case = _pooled_case([1e-3] * 25, runs=3)
     case.extra["method_options"] = [{"executions": 1000 + (i % 2), "min_sample_ns": 1e6}
                                     for i in range(25)]
