@@ -22,7 +22,7 @@ class Gpu(Countermeasure):
     options: ClassVar[dict[str, Any]] = {"mhz": None, "gpus": None}
 
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
-        from .nvidia import GpuClockLockAction, read_nvidia
+        from ..nvidia import GpuClockLockAction, read_nvidia
 
         state = read_nvidia()
         if not state["available"]:

@@ -36,8 +36,8 @@ class Monitor(Countermeasure):
 
     def meters(self, machine: PresetMachine,
                o: dict[str, Any]) -> tuple[list[Meter], list[dict[str, str]]]:
-        from ..meters.base import TimestampMeter
-        from ..meters.energy import EnergyMeter, NvmlEnergyMeter
+        from ...meters.base import TimestampMeter
+        from ...meters.energy import EnergyMeter, NvmlEnergyMeter
 
         meters: list[Meter] = []
         skipped: list[dict[str, str]] = []
