@@ -29,15 +29,15 @@ from .sysfs import SysRoot
 RESTORE_ATTEMPTS = 3
 
 
-def _machine_extra(ctx: RunContext) -> dict[str, Any]:
+def machine_extra(ctx: RunContext) -> dict[str, Any]:
     return ctx.case.extra.setdefault("machine", {})
 
 
-def _cost(ctx: RunContext, name: str, seconds: float, rounds: int = 0) -> None:
+def record_cost(ctx: RunContext, name: str, seconds: float, rounds: int = 0) -> None:
     """Add what countermeasure ``name`` cost before this run to
     ``case.extra["machine"]["costs"][name]``: total seconds, rounds (warm-up workloads,
     re-applied files...), how many runs it acted before, the longest single cost."""
-    costs = _machine_extra(ctx).setdefault("costs", {})
+    costs = machine_extra(ctx).setdefault("costs", {})
     entry = costs.setdefault(name, {"time_s": 0.0, "rounds": 0, "runs": 0, "max_s": 0.0})
     entry["time_s"] = round(entry["time_s"] + seconds, 9)
     entry["rounds"] += int(rounds)

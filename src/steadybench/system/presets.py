@@ -45,7 +45,7 @@ from .countermeasures.base import (  # the base a plug-in subclasses, importable
     FixedCpus,
     PresetMachine,
     Skip,
-    _units,
+    sensor_units,
 )
 from .fingerprint import fingerprint
 from .sysfs import SysRoot
@@ -213,7 +213,7 @@ def preset_sensor_units(spec: Preset) -> dict[str, str]:
     ``system check`` to read the sensors as the run will."""
     out: dict[str, str] = {}
     for measure in ("monitor", "cooldown"):
-        out.update(_units(spec.options.get(measure, {}), measure) or {})
+        out.update(sensor_units(spec.options.get(measure, {}), measure) or {})
     return out
 
 

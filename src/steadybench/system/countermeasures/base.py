@@ -99,7 +99,7 @@ class Countermeasure:
         return [], []
 
 
-def _num(opts: dict[str, Any], key: str, measure: str) -> float:
+def option_number(opts: dict[str, Any], key: str, measure: str) -> float:
     value = opts[key]
     if not isinstance(value, int | float) or isinstance(value, bool) or value < 0 \
             or not math.isfinite(value):
@@ -108,7 +108,7 @@ def _num(opts: dict[str, Any], key: str, measure: str) -> float:
     return float(value)
 
 
-def _units(opts: dict[str, Any], measure: str) -> dict[str, str] | None:
+def sensor_units(opts: dict[str, Any], measure: str) -> dict[str, str] | None:
     """The ``units`` option: sensor name or path → millidegrees, decidegrees or degrees."""
     value = opts.get("units")
     if value is None:
@@ -120,7 +120,7 @@ def _units(opts: dict[str, Any], measure: str) -> dict[str, str] | None:
     return dict(value)
 
 
-def _sensors(opts: dict[str, Any], measure: str) -> list[str] | None:
+def sensor_names(opts: dict[str, Any], measure: str) -> list[str] | None:
     value = opts.get("sensors")
     if value is None:
         return None
@@ -131,7 +131,7 @@ def _sensors(opts: dict[str, Any], measure: str) -> list[str] | None:
     return [str(v) for v in value]
 
 
-def _fixed_by(plan: Any) -> str:
+def frequency_fixed_by(plan: Any) -> str:
     """How a tune plan fixes the CPU frequency, in words."""
     settings = {c.setting for c in plan.changes}
     if "governor" in settings and "min_freq" in settings:

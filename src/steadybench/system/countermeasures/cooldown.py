@@ -14,11 +14,19 @@ from ...errors import SystemControlError
 from ...runner.actions import CoolDownAction, RunContext
 from ...runner.runner import Stage
 from ..actions import (
-    _cost,
+    record_cost,
     temperature_reading,
 )
 from ..sysfs import SysRoot
-from .base import Built, Countermeasure, PresetMachine, Skip, _num, _sensors, _units
+from .base import (
+    Built,
+    Countermeasure,
+    PresetMachine,
+    Skip,
+    option_number,
+    sensor_names,
+    sensor_units,
+)
 
 
 class MachineCoolDownAction(CoolDownAction):
@@ -39,7 +47,7 @@ class MachineCoolDownAction(CoolDownAction):
     def __call__(self, ctx: RunContext) -> None:
         start = ctx.now()
         super().__call__(ctx)
-        _cost(ctx, "cooldown", ctx.now() - start)
+        record_cost(ctx, "cooldown", ctx.now() - start)
 
 
 class CoolDown(Countermeasure):
@@ -49,16 +57,16 @@ class CoolDown(Countermeasure):
                                          "max_wait": 120.0, "poll": 1.0, "units": None}
 
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
-        sensors = _sensors(o, "cooldown")
-        units = _units(o, "cooldown")
+        sensors = sensor_names(o, "cooldown")
+        units = sensor_units(o, "cooldown")
         try:
             temperature_reading(machine.root, sensors, units)()
         except SystemControlError as exc:
             raise Skip(f"{exc} (/sys/class/thermal, /sys/class/hwmon)") from None
-        upper = machine.rules.max_temperature if o["upper"] is None else _num(o, "upper",
-                                                                              "cooldown")
-        lower = upper - 10.0 if o["lower"] is None else _num(o, "lower", "cooldown")
+        upper = (machine.rules.max_temperature if o["upper"] is None
+                 else option_number(o, "upper", "cooldown"))
+        lower = upper - 10.0 if o["lower"] is None else option_number(o, "lower", "cooldown")
         action = MachineCoolDownAction(machine.root, upper, lower, sensors,
-                                       _num(o, "max_wait", "cooldown") or 120.0,
-                                       _num(o, "poll", "cooldown") or 1.0, units)
+                                       option_number(o, "max_wait", "cooldown") or 120.0,
+                                       option_number(o, "poll", "cooldown") or 1.0, units)
         return [(Stage.BEFORE_RUN, action)], action.describe()

@@ -15,7 +15,7 @@ from ...meters.base import Meter
 from ..actions import current_affinity
 from ..devices import devfreq_names
 from ..meters import CpuFrequencyMeter, DevfreqMeter, LoadMeter, TemperatureMeter
-from .base import Built, Countermeasure, FixedCpus, PresetMachine, _sensors, _units
+from .base import Built, Countermeasure, FixedCpus, PresetMachine, sensor_names, sensor_units
 
 #: the meters the monitor records by default (each skipped, with the reason, where unavailable)
 MONITOR_METERS = ["cpu_freq", "temperature", "loadavg", "timestamp", "devfreq", "energy",
@@ -56,8 +56,8 @@ class Monitor(Countermeasure):
                                     "reason": "no readable scaling_cur_freq (no cpufreq files)"})
                     continue
             elif name == "temperature":
-                meter = TemperatureMeter(machine.root, _sensors(o, "monitor"),
-                                         _units(o, "monitor"))
+                meter = TemperatureMeter(machine.root, sensor_names(o, "monitor"),
+                                         sensor_units(o, "monitor"))
                 if meter.stop(True) is None:
                     skipped.append({"name": "monitor:temperature",
                                     "reason": str(meter.last_error)})

@@ -17,13 +17,13 @@ from ...errors import ConfigurationError, SystemControlError
 from ...runner.actions import Action, RunContext
 from ...runner.runner import Stage
 from ..actions import (
-    _cost,
-    _machine_extra,
     fastest_cpus,
+    machine_extra,
+    record_cost,
 )
 from ..readers import read_isolated
 from ..sysfs import format_cpulist, parse_cpulist
-from .base import Built, Countermeasure, PresetMachine, Skip, _num
+from .base import Built, Countermeasure, PresetMachine, Skip, option_number
 
 
 class PinAction(Action):
@@ -56,7 +56,7 @@ class PinAction(Action):
     def _skip(self, ctx: RunContext, reason: str) -> None:
         self.skipped = reason
         ctx.warn(f"pin: skipped ({reason}); a warm-up before each run takes over")
-        _machine_extra(ctx)["pin_skipped"] = reason
+        machine_extra(ctx)["pin_skipped"] = reason
 
     def __call__(self, ctx: RunContext) -> None:
         if self.skipped is not None:
@@ -81,7 +81,7 @@ class PinAction(Action):
         except OSError as exc:
             self._skip(ctx, f"cannot pin to CPUs {format_cpulist(target)}: {exc.strerror}")
             return
-        info = _machine_extra(ctx)
+        info = machine_extra(ctx)
         info["pinned"] = format_cpulist(usable)
         if len(usable) < len(self.cpus):
             info["pin_restricted"] = (f"CPUs {format_cpulist(sorted(set(self.cpus) - set(usable)))}"
@@ -137,7 +137,7 @@ class SpinWarmUpAction(Action):
         rounds = 0
         while clock() < end:
             rounds += 1
-        _cost(ctx, "spin_warmup", (clock() - start) / 1e9, rounds)
+        record_cost(ctx, "spin_warmup", (clock() - start) / 1e9, rounds)
 
     def describe(self) -> str:
         return f"spin {self.seconds:g} s before each run"
@@ -156,7 +156,7 @@ class Pin(Countermeasure):
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         if not hasattr(os, "sched_setaffinity"):
             raise Skip("os.sched_setaffinity is not available on this platform")
-        spin = _num(o, "fallback_spin", "pin")
+        spin = option_number(o, "fallback_spin", "pin")
         allowed = machine.affinity
         if o["cpus"] is not None:
             try:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ...runner.actions import Action, RunContext
 from ...runner.runner import Stage
-from ..actions import _machine_extra
+from ..actions import machine_extra
 from ..readers import read_power
 from ..sysfs import SysRoot
 from .base import Built, Countermeasure, PresetMachine, Skip
@@ -25,7 +25,7 @@ class PowerSupplyAction(Action):
 
     def __call__(self, ctx: RunContext) -> None:
         on_ac = read_power(self.root)["on_ac"]
-        _machine_extra(ctx)["on_ac"] = on_ac
+        machine_extra(ctx)["on_ac"] = on_ac
         if on_ac is False:
             ctx.warn("on battery power: the frequency governor may save power; "
                      "connect the charger")

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from ...errors import ConfigurationError
 from ...runner.actions import Action, RunContext
 from ...runner.runner import Stage
-from ..actions import _machine_extra
+from ..actions import machine_extra
 from .base import Built, Countermeasure, PresetMachine, Skip
 
 
@@ -46,7 +46,7 @@ class PriorityAction(Action):
             ctx.warn(f"priority: cannot set niceness {self.niceness} ({exc.strerror}); unchanged")
             return
         self._saved = old
-        _machine_extra(ctx)["niceness"] = self.niceness
+        machine_extra(ctx)["niceness"] = self.niceness
 
     def close(self, ctx: RunContext) -> None:
         saved, self._saved = self._saved, None

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from ...runner.actions import Action, RunContext
 from ...runner.runner import Stage
-from ..actions import _machine_extra
+from ..actions import machine_extra
 from ..advice import Rules
 from ..readers import (
     read_cpus,
@@ -19,7 +19,7 @@ from ..readers import (
     top_processes,
 )
 from ..sysfs import SysRoot
-from .base import Built, Countermeasure, PresetMachine, Skip, _num
+from .base import Built, Countermeasure, PresetMachine, Skip, option_number
 
 
 class QuietMachineAction(Action):
@@ -63,7 +63,7 @@ class QuietMachineAction(Action):
                          f"({'; '.join(reasons)})")
                 break
             ctx.sleep(self.interval)
-        info = _machine_extra(ctx)
+        info = machine_extra(ctx)
         info["quiet_waited_s"] = round(ctx.now() - start, 3)
         info["busy_processes"] = list(seen.values())
 
@@ -80,6 +80,7 @@ class Quiet(Countermeasure):
     def build(self, machine: PresetMachine, o: dict[str, Any]) -> Built:
         if read_load(machine.root)["loadavg"] is None:
             raise Skip("/proc/loadavg unreadable")
-        action = QuietMachineAction(machine.root, machine.rules, _num(o, "max_wait", "quiet"),
-                                    _num(o, "interval", "quiet") or 0.5)
+        action = QuietMachineAction(machine.root, machine.rules,
+                                    option_number(o, "max_wait", "quiet"),
+                                    option_number(o, "interval", "quiet") or 0.5)
         return [(Stage.BEFORE_BENCHMARK, action)], action.describe()

@@ -11,10 +11,10 @@ from typing import Any, ClassVar
 
 from ...runner.actions import Action, RunContext
 from ...runner.runner import Stage
-from ..actions import _machine_extra
+from ..actions import machine_extra
 from ..readers import read_load
 from ..sysfs import SysRoot
-from .base import Built, Countermeasure, PresetMachine, Skip, _num
+from .base import Built, Countermeasure, PresetMachine, Skip, option_number
 
 
 class SettleAfterBootAction(Action):
@@ -31,7 +31,7 @@ class SettleAfterBootAction(Action):
             return
         wait = min(self.min_uptime - uptime, self.max_wait)
         ctx.sleep(wait)
-        _machine_extra(ctx)["settle_waited_s"] = wait
+        machine_extra(ctx)["settle_waited_s"] = wait
         if uptime + wait < self.min_uptime:
             ctx.warn(f"machine booted {uptime:.0f} s before the benchmark; waited {wait:g} s, "
                      f"not the {self.min_uptime:g} s it should settle for")
@@ -49,5 +49,5 @@ class Settle(Countermeasure):
         if read_load(machine.root)["uptime_s"] is None:
             raise Skip("/proc/uptime unreadable")
         action = SettleAfterBootAction(machine.root, machine.rules.min_uptime,
-                                       _num(o, "max_wait", "settle"))
+                                       option_number(o, "max_wait", "settle"))
         return [(Stage.BEFORE_BENCHMARK, action)], action.describe()

@@ -18,8 +18,8 @@ from ...runner.runner import Stage
 from .. import signals
 from ..actions import (
     RESTORE_ATTEMPTS,
-    _cost,
-    _machine_extra,
+    machine_extra,
+    record_cost,
 )
 from ..journal import Journal, run_journal_path
 from ..lock import TuningLock
@@ -34,7 +34,7 @@ from ..tuning import (
     not_permitted,
 )
 from ..writer import Writer, write_file, write_setting
-from .base import Built, Countermeasure, PresetMachine, Skip, _fixed_by
+from .base import Built, Countermeasure, PresetMachine, Skip, frequency_fixed_by
 
 
 class TuneAction(Action):
@@ -80,7 +80,7 @@ class TuneAction(Action):
             return
         plan = make_plan(self.root, self.governor, self.boost_off,
                          explicit_governor=self.explicit_governor, devfreq=self.devfreq)
-        info = _machine_extra(ctx)
+        info = machine_extra(ctx)
         info["tune_unavailable"] = [u["reason"] for u in plan.unavailable]
         if not plan.changes:
             info["tuned"] = []
@@ -155,7 +155,7 @@ class TuneAction(Action):
     @staticmethod
     def _failed(ctx: RunContext, message: str) -> None:
         ctx.warn(f"tune: {message}")
-        _machine_extra(ctx)["restore_failed"] = message
+        machine_extra(ctx)["restore_failed"] = message
 
     def _release(self) -> None:
         """Release the lock, then put the signal handlers back (honouring recorded signals)."""
@@ -209,7 +209,7 @@ class KeepMinFreqAction(Action):
             again += 1
             ctx.warn(f"min-freq: {rel} had been reset to "
                      f"{now.decode(errors='replace').strip()}; raised again before the run")
-        _cost(ctx, "keep_min_freq", ctx.now() - start, again)
+        record_cost(ctx, "keep_min_freq", ctx.now() - start, again)
 
     def describe(self) -> str:
         return "re-apply the raised minimum frequencies before each run"
@@ -242,7 +242,7 @@ class Tune(Countermeasure):
             c.setting in ("governor", "min_freq") for c in plan.changes) or (
             not cpu_unavailable and any("governor already" in a or "minimum frequency already"
                                         in a for a in plan.already if a.startswith("CPU")))
-        machine.frequency_fixed_by = _fixed_by(plan)
+        machine.frequency_fixed_by = frequency_fixed_by(plan)
         machine.planned.update({c.path: c.new for c in plan.changes})
         action = TuneAction(machine.root, governor, bool(o["boost_off"]),
                             can_write=machine.can_write, explicit_governor=explicit,

@@ -15,13 +15,13 @@ from ...errors import ConfigurationError, SystemControlError
 from ...runner.actions import RunContext, WarmUpAction
 from ...runner.runner import Stage
 from ..actions import (
-    _cost,
     current_affinity,
     frequency_reading,
     max_frequency,
+    record_cost,
 )
 from ..sysfs import SysRoot
-from .base import Built, Countermeasure, PresetMachine, Skip, _num
+from .base import Built, Countermeasure, PresetMachine, Skip, option_number
 from .pin import SpinWarmUpAction
 
 
@@ -75,7 +75,7 @@ class FrequencyWarmUpAction(WarmUpAction):
             super().__call__(ctx)
         finally:
             self.workload = original  # picklable again (a worker process receives it)
-            _cost(ctx, "warmup", ctx.now() - start, rounds)
+            record_cost(ctx, "warmup", ctx.now() - start, rounds)
 
 
 class WarmUp(Countermeasure):
@@ -104,10 +104,10 @@ class WarmUp(Countermeasure):
                    else "no readable scaling_max_freq for the CPUs used")
             if not stands_in:
                 raise Skip(why)
-            spin = SpinWarmUpAction(max(_num(o, "max_wait", "warmup") / 10.0, 0.01))
+            spin = SpinWarmUpAction(max(option_number(o, "max_wait", "warmup") / 10.0, 0.01))
             return [(Stage.BEFORE_RUN, spin)], f"{spin.describe()} (pinning impossible; {why})"
         action = FrequencyWarmUpAction(machine.root, cpus, float(o["fraction"]),
-                                       _num(o, "max_wait", "warmup") or 2.0,
-                                       _num(o, "spin", "warmup"))
+                                       option_number(o, "max_wait", "warmup") or 2.0,
+                                       option_number(o, "spin", "warmup"))
         suffix = " (pinning impossible)" if stands_in else ""
         return [(Stage.BEFORE_RUN, action)], action.describe() + suffix
