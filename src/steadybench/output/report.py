@@ -108,7 +108,8 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
             document (``steadybench compare --json``, or another tool's with the keys
             :mod:`steadybench.output.comparedata` reads); its verdicts and the
             suite overview are shown first. With two results and no comparison, the pairs are
-            matched and their ratio of medians is shown, labelled as such (no test).
+            matched and the ratio of their estimates is shown with its interval (as the
+            relative summaries compute it), labelled as such (no test).
         plots_dir: also write every figure there as a separate file.
         plot_format: ``png`` or ``svg`` for the files in ``plots_dir`` (the report embeds PNG).
         window: moving-median window of the run-by-run series.
@@ -140,7 +141,7 @@ def write_report(results_list: list[Results], path: str | os.PathLike[str], *,
 
     shown = None
     if comparison is None and len(results_list) == 2:
-        comparison = headline_comparison(results_list[0], results_list[1])
+        comparison = headline_comparison(results_list[0], results_list[1], confidence)
     from ..compare.result import Comparison
 
     if isinstance(comparison, Comparison):  # the view reads the document's keys

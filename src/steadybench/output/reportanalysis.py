@@ -13,11 +13,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..model.execution import execution_values
 from ..model.results import PRIMARY_METRIC, CaseResult, Results
 from . import plotdata as pd
 from .format import case_estimate, format_params
 from .groups import Comparison as VariantGroup
 from .groups import comparisons
+from .relative import Variant, relative_summary
 
 #: methods whose cases are commands: at one parameter set, different commands are variants
 COMMAND_METHODS = ("exec", "iters")
@@ -89,36 +91,50 @@ def growth_text(series: pd.GrowthSeries) -> str | None:
     return f"{series.label}: time grows as {cx['best']}{c} over {series.x.size} values"
 
 
-
-def _cases_by_key(results: Results) -> dict[tuple[str, str, str], CaseResult]:
-    return {case.key: case for case in results.cases}
-
-
-def headline_comparison(base: Results, new: Results) -> dict[str, Any]:
-    """Pairs matched by (benchmark, implementation, parameters) with the ratio of their
+def headline_comparison(base: Results, new: Results, confidence: float = 0.95
+                        ) -> dict[str, Any]:
+    """Pairs matched by (benchmark, implementation, parameters), each BASE/NEW ratio of their
     headlines (each case's Estimate, the figure every output shows; never a ratio of pooled
-    per-run medians).
+    per-run medians) as :func:`steadybench.output.relative.relative_summary` computes it for
+    the variants of one result: its interval from the independent executions when both sides
+    have two or more, else from the estimates' intervals, else none.
 
-    A fallback when no comparison from ``steadybench compare`` is given: no test, no CI and no
-    verdict are made up here (those are ``compare``'s, :mod:`steadybench.compare`); the verdict
-    column says so.
+    A fallback when no comparison from ``steadybench compare`` is given: no test and no p-value
+    are made up here (those are ``compare``'s); the verdict column says so.
     """
-    from .format import headline
-
     pairs = []
-    new_cases = _cases_by_key(new)
-    for key, b in _cases_by_key(base).items():
-        n = new_cases.get(key)
+    new_cases = {case.key: case for case in new.cases}
+    for b in base.cases:
+        n = new_cases.get(b.key)
         if n is None:
             continue
         if b.unit != n.unit:  # seconds against instructions: no ratio means anything
             continue
-        bm, nm = headline(b)[0], headline(n)[0]
-        speed = bm / nm if bm is not None and nm else None
-        pairs.append({"name": b.label, "key": list(key), "speedup": speed,
-                      "verdict": "ratio of the headlines only (use steadybench compare for a "
-                                 "test)"})
+        pair: dict[str, Any] = {"name": b.label, "key": list(b.key), "speedup": None,
+                                "verdict": "ratio of the headlines only (use steadybench "
+                                           "compare for a test)"}
+        eb, en = case_estimate(b), case_estimate(n)
+        relations = relative_summary([Variant("BASE", eb, _executions(b)),
+                                      Variant("NEW", en, _executions(n))], confidence) \
+            if eb is not None and en is not None else []
+        if relations:
+            r = relations[0]  # the slower's time over the faster's
+            if r.fastest == "NEW":
+                pair["speedup"], low, high = r.ratio, r.low, r.high
+            else:
+                pair["speedup"] = 1.0 / r.ratio
+                low, high = ((1.0 / r.high, 1.0 / r.low) if r.low and r.high
+                             else (None, None))
+            if low is not None and high is not None:
+                pair["speedup_ci"] = {"low": low, "high": high, "confidence": confidence,
+                                      "method": f"from the {r.basis}"}
+        pairs.append(pair)
     return {"kind": "headline-ratio", "pairs": pairs}
+
+
+def _executions(case: CaseResult) -> list[float] | None:
+    values = execution_values(case.processes)
+    return values if len(values) >= 2 else None
 
 
 def match_case(cases: Sequence[CaseResult], entry: Mapping[str, Any], name: str
