@@ -599,3 +599,35 @@ def test_figure_timeout_must_be_positive(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("STEADYBENCH_FIGURE_TIMEOUT", "soon")
     with pytest.raises(ConfigurationError, match="STEADYBENCH_FIGURE_TIMEOUT"):
         figurepool.figure_timeout()
+
+
+def _never_finishes():
+    """A figure that never finishes drawing (in a forked worker: the pool ends it)."""
+    import threading
+
+    threading.Event().wait()
+
+
+def test_a_worker_stuck_in_a_figure_is_ended_with_the_pool(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """The forked-workers path: a worker stuck in a figure is waited for at most the time
+    limit, then ended with the pool (the report returns); the other figures are drawn."""
+    import threading
+    import warnings
+
+    from steadybench.output.figures.common import figure_bytes, new_figure
+
+    if threading.active_count() > 1:
+        pytest.skip("other tests left threads in this process: figures are drawn in-process")
+    figure_bytes(new_figure(1.0, 1.0), "png")  # matplotlib imported before the fork
+    figs = figurepool.FigureSet(None, "png")
+    figs.add("first", lambda: new_figure(1.0, 1.0))
+    figs.add("stuck", _never_finishes)
+    figs.add("last", lambda: new_figure(1.0, 1.0))
+    monkeypatch.setenv("STEADYBENCH_REPORT_WORKERS", "2")
+    monkeypatch.setenv("STEADYBENCH_FIGURE_TIMEOUT", "3")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        missed = figurepool.draw_all(figs)
+    assert missed == ["stuck"]
+    assert figs.images[0].src and figs.images[2].src and not figs.images[1].src
