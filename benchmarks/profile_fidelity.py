@@ -32,35 +32,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-SLOW_FAST = '''from steadybench import benchmark
+from steadybench import testing
 
-
-def work(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-
-
-def slow():
-    return work(2000)
-
-
-def fast():
-    return work(2000)
-
-
-def both():
-    slow()
-    slow()
-    slow()
-    fast()
-
-
-@benchmark
-def case():
-    return both
-'''
+SLOW_FAST = testing.SLOW_FAST  # slow() ×3 + fast() ×1: shares 0.75 and 0.25
 
 WORKLOADS = {
     "numeric loop": '''def work(n):

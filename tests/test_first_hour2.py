@@ -61,11 +61,11 @@ def test_exec_takes_hyperfine_positional_command_lines(capsys):
 
 
 def test_exec_dash_dash_form_is_one_command(capsys):
-    from steadybench.cli.programs import _commands
+    from steadybench.cli.programs.shared import command_list
 
-    [one] = _commands(["gzip", "-1", "-c", "f"], [], [], shell=False)
+    [one] = command_list(["gzip", "-1", "-c", "f"], [], [], shell=False)
     assert one.template == ("gzip", "-1", "-c", "f")
-    two = _commands(["gzip -1 -c f", "gzip -9 -c f"], [], [], shell=False)
+    two = command_list(["gzip -1 -c f", "gzip -9 -c f"], [], [], shell=False)
     assert [c.template for c in two] == [("gzip", "-1", "-c", "f"), ("gzip", "-9", "-c", "f")]
 
 
@@ -960,7 +960,7 @@ def test_the_moving_line_never_leaves_the_axis():
 
 
 def test_case_table_summarises_per_execution_fields():
-    from steadybench.output.report import _extra_rows
+    from steadybench.output.reportviews import _extra_rows
     case = _pooled_case([1e-3] * 25, runs=3)
     case.extra["method_options"] = [{"executions": 1000 + (i % 2), "min_sample_ns": 1e6}
                                     for i in range(25)]

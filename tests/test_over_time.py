@@ -571,3 +571,38 @@ def test_the_record_noise_finds_a_walk_in_a_long_series_and_none_in_white_noise(
     assert 0.005 / 1.5 < model.walk < 0.005 * 1.5 and 0.007 < model.white < 0.013
     flat = record_noise(list(rng.normal(0, 0.01, 400)), 0.0)
     assert flat.walk <= math.sqrt(WALK_RATIO_FLOOR) * flat.white * 1.0001
+
+
+def test_the_report_fallback_ratio_takes_its_interval_from_the_executions():
+    """The fallback comparison of two results (no compare document) is the relative summary's
+    ratio of the estimates, BASE/NEW, with the ratio interval of their executions."""
+    from steadybench.model.estimate import Estimate
+    from steadybench.model.execution import Execution
+    from steadybench.output.report import simple_comparison
+
+    def results(value: float, executions: list[float]) -> Results:
+        res = Results()
+        case = CaseResult("f", "f")
+        for v in executions:
+            case.add_run("ok", {"wall_time": v})
+        case.processes = [Execution.from_dict({"value": v, "n": 1}, i)
+                          for i, v in enumerate(executions)]
+        case.estimate = Estimate(value=value, statistic="median").to_dict()
+        res.cases.append(case)
+        return res
+
+    base = results(2.0, [2.0, 2.1, 1.9, 2.05, 1.95])
+    new = results(1.0, [1.0, 1.05, 0.95, 1.02, 0.98])
+    [pair] = simple_comparison(base, new)["pairs"]
+    from steadybench.stats.rank import ratio_interval
+
+    ref = ratio_interval([2.0, 2.1, 1.9, 2.05, 1.95], [1.0, 1.05, 0.95, 1.02, 0.98],
+                         confidence=0.95)
+    assert pair["speedup"] == pytest.approx(2.0)
+    assert pair["speedup_ci"]["low"] == pytest.approx(ref.low)
+    assert pair["speedup_ci"]["high"] == pytest.approx(ref.high)
+    assert pair["speedup_ci"]["low"] > 1  # clearly faster
+    # NEW slower: the ratio and its interval are inverted, not re-estimated
+    [back] = simple_comparison(new, base)["pairs"]
+    assert back["speedup"] == pytest.approx(0.5)
+    assert back["speedup_ci"]["low"] == pytest.approx(1 / ref.high)

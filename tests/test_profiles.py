@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from steadybench import testing
 from steadybench.profiles import collapsed
 from steadybench.profiles.backend import ProfileBackend, ProfileSettings, take_profile
 from steadybench.profiles.diff import Z, diff
@@ -25,36 +26,7 @@ from steadybench.profiles.filtering import MARKER, PACKAGE_DIR, calls_region
 from steadybench.profiles.model import SAMPLES, Frame, Profile, ProfileFailure
 from steadybench.profiles.writers import speedscope, write_profile
 
-SLOW_FAST = '''\
-from steadybench import benchmark
-
-
-def work(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-
-
-def slow():
-    return work(2000)
-
-
-def fast():
-    return work(2000)
-
-
-def both():
-    slow()
-    slow()
-    slow()
-    fast()
-
-
-@benchmark
-def case():
-    return both
-'''
+SLOW_FAST = testing.SLOW_FAST  # slow() ×3 + fast() ×1: shares 0.75 and 0.25
 
 
 def _python_variant(path: Path):

@@ -16,6 +16,7 @@ import pytest
 from steadybench.cli import main
 from steadybench.errors import ConfigurationError
 from steadybench.model.results import CaseResult, Results
+from steadybench.output import figurepool, reportviews
 from steadybench.output import report as rp
 from steadybench.output.results_io import results_to_json
 from test_plots_support import (
@@ -212,7 +213,7 @@ def test_bad_arguments() -> None:
 
 def test_many_cases_are_compact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rp, "COMPACT_CASES", 4)
-    monkeypatch.setattr(rp, "BOX_CHUNK", 4)
+    monkeypatch.setattr(reportviews, "BOX_CHUNK", 4)
     names = tuple(f"b{i}" for i in range(6))
     results = make_results(names, n=40)
     path = rp.write_report([results], tmp_path / "r.html")
@@ -453,7 +454,7 @@ class _RENDER:
 
 
 def _render_noting_pid(index: int):
-    """rp._render that notes which process drew (module level: the pool pickles it by name)."""
+    """figurepool._render noting which process drew (module level: the pool pickles it)."""
     with open(_RENDER.pids, "a", encoding="utf-8") as out:
         out.write(f"{os.getpid()}\n")
     return _RENDER.original(index)  # type: ignore[operator]
@@ -474,8 +475,8 @@ def test_figures_drawn_in_worker_processes_are_the_same(tmp_path: Path,
     monkeypatch.setenv("STEADYBENCH_REPORT_WORKERS", "2")
     pids = tmp_path / "pids"
     monkeypatch.setattr(_RENDER, "pids", pids)
-    monkeypatch.setattr(_RENDER, "original", rp._render)
-    monkeypatch.setattr(rp, "_render", _render_noting_pid)
+    monkeypatch.setattr(_RENDER, "original", figurepool._render)
+    monkeypatch.setattr(figurepool, "_render", _render_noting_pid)
     two = rp.write_report([results], tmp_path / "two.html").read_text(encoding="utf-8")
     assert one == two
     drawn_by = set(pids.read_text().split())
@@ -523,3 +524,110 @@ def test_meters_recorded_per_run_are_drawn(tmp_path):
     names = sorted(p.name for p in plots.iterdir())
     assert any(n.endswith("-energy.png") for n in names), names
     assert not any("timestamp" in n for n in names)
+
+
+def test_a_figure_that_never_finishes_does_not_hang_the_report(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    """Figures whose drawing blocks (until the test releases them) are waited for at most
+    STEADYBENCH_FIGURE_TIMEOUT each: the report is written without them, each caption says
+    why, and one warning counts them. Every figure blocks, so none can finish in time."""
+    import threading
+
+    from steadybench.output.figures import histogram, timeseries
+
+    release = threading.Event()
+    entered = threading.Event()
+
+    def blocking(*args, **kwargs):
+        entered.set()
+        release.wait(timeout=60)  # bounded: the test releases it right after the report
+        raise RuntimeError("released")
+
+    results = make_results(("a",), monitors=False, n=10)
+    monkeypatch.setattr(histogram, "histogram_figure", blocking)
+    monkeypatch.setattr(timeseries, "timeseries_figure", blocking)
+    monkeypatch.setenv("STEADYBENCH_REPORT_WORKERS", "1")  # in-process: the Event is shared
+    monkeypatch.setenv("STEADYBENCH_FIGURE_TIMEOUT", "0.2")
+    try:
+        with pytest.warns(RuntimeWarning, match=r"left out \d+ figure\(s\).*histogram"):
+            out = rp.write_report([results], tmp_path / "r.html")
+    finally:
+        release.set()
+    assert entered.is_set()  # a blocking figure was really being drawn
+    html = out.read_text(encoding="utf-8")
+    assert "not drawn: it took longer than 0.2 s" in html
+    assert not re.search(r'alt="[^"]*-(histogram|timeseries)"', html)
+    assert 'id="case-001"' in html  # the case is still in the report
+
+
+def test_the_figure_pool_draws_the_others_beside_one_that_hangs() -> None:
+    """draw_all directly: the figures around a blocked one are drawn (small figures, far
+    below the one-second wait), the blocked one is left out with its caption."""
+    import threading
+    import warnings
+
+    from steadybench.output.figures.common import figure_bytes, new_figure
+
+    figure_bytes(new_figure(1.0, 1.0), "png")  # matplotlib imported before any wait starts
+    release = threading.Event()
+
+    def hang():
+        release.wait(timeout=60)
+        return new_figure(1.0, 1.0)
+
+    figs = figurepool.FigureSet(None, "png")
+    figs.add("first", lambda: new_figure(1.0, 1.0))
+    figs.add("hangs", hang)
+    figs.add("last", lambda: new_figure(1.0, 1.0))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("STEADYBENCH_FIGURE_TIMEOUT", "1")
+        mp.setenv("STEADYBENCH_REPORT_WORKERS", "1")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # write_report's test checks the warning
+                missed = figurepool.draw_all(figs)
+        finally:
+            release.set()
+    assert missed == ["hangs"]
+    first, hangs, last = figs.images
+    assert first.src.startswith("data:image/png;base64,") and last.src.startswith("data:")
+    assert hangs.src == "" and hangs.caption.startswith("not drawn")
+
+
+def test_figure_timeout_must_be_positive(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STEADYBENCH_FIGURE_TIMEOUT", "soon")
+    with pytest.raises(ConfigurationError, match="STEADYBENCH_FIGURE_TIMEOUT"):
+        figurepool.figure_timeout()
+
+
+def _never_finishes():
+    """A figure that never finishes drawing (in a forked worker: the pool ends it)."""
+    import threading
+
+    threading.Event().wait()
+
+
+def test_a_worker_stuck_in_a_figure_is_ended_with_the_pool(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """The forked-workers path: a worker stuck in a figure is waited for at most the time
+    limit, then ended with the pool (the report returns); the other figures are drawn."""
+    import threading
+    import warnings
+
+    from steadybench.output.figures.common import figure_bytes, new_figure
+
+    if threading.active_count() > 1:
+        pytest.skip("other tests left threads in this process: figures are drawn in-process")
+    figure_bytes(new_figure(1.0, 1.0), "png")  # matplotlib imported before the fork
+    figs = figurepool.FigureSet(None, "png")
+    figs.add("first", lambda: new_figure(1.0, 1.0))
+    figs.add("stuck", _never_finishes)
+    figs.add("last", lambda: new_figure(1.0, 1.0))
+    monkeypatch.setenv("STEADYBENCH_REPORT_WORKERS", "2")
+    monkeypatch.setenv("STEADYBENCH_FIGURE_TIMEOUT", "3")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        missed = figurepool.draw_all(figs)
+    assert missed == ["stuck"]
+    assert figs.images[0].src and figs.images[2].src and not figs.images[1].src

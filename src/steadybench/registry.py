@@ -413,12 +413,14 @@ stop_conditions: Registry[Any] = Registry(
     base="steadybench.runner.stop:StopCondition",
 )
 
-#: machine countermeasures a preset names (:class:`steadybench.system.presets.Countermeasure`),
+#: machine countermeasures a preset names
+#: (:class:`steadybench.system.countermeasures.base.Countermeasure`),
 #: built-ins in the order they are applied (cool-down before warm-up, Rancid §IV-C)
 countermeasures: Registry[Any] = Registry(
     "countermeasure", "steadybench.countermeasures",
     {
-        name: f"steadybench.system.presets:{cls}" if "." not in cls else cls
+        # a built-in's builder and action are in steadybench.system.countermeasures.<name>
+        name: f"steadybench.system.countermeasures.{name}:{cls}" if "." not in cls else cls
         for name, cls in (("settle", "Settle"), ("power", "Power"),
                           ("apps", "steadybench.targets.apps:StopApps"),  # before quiet
                           ("quiet", "Quiet"), ("background", "Background"),
@@ -427,7 +429,7 @@ countermeasures: Registry[Any] = Registry(
                           ("cooldown", "CoolDown"), ("warmup", "WarmUp"), ("gc", "Gc"),
                           ("monitor", "Monitor"))
     },
-    base="steadybench.system.presets:Countermeasure",
+    base="steadybench.system.countermeasures.base:Countermeasure",
 )
 
 #: output formats of results (:class:`steadybench.output.writers.ResultsWriter`), built-ins in

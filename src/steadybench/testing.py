@@ -186,3 +186,39 @@ def simulated_history(rng: np.random.Generator, n: int, kind: str,
         points.append(Point(i, "", f"{i:040x}", "main", False, None, "m", "b", "s",
                             float(np.median(ex)), None, None, None, tuple(ex)))
     return points
+
+
+#: a benchmark file whose profile has known shares: ``slow()`` and ``fast()`` do the same work,
+#: and the benchmark calls ``slow()`` three times and ``fast()`` once, so ``slow()`` holds 0.75 of
+#: the calls' cost and ``fast()`` 0.25 (tests/test_profiles.py checks a profile against these;
+#: benchmarks/profile_fidelity.py measures how close profiles come)
+SLOW_FAST = '''\
+from steadybench import benchmark
+
+
+def work(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+
+def slow():
+    return work(2000)
+
+
+def fast():
+    return work(2000)
+
+
+def both():
+    slow()
+    slow()
+    slow()
+    fast()
+
+
+@benchmark
+def case():
+    return both
+'''

@@ -71,11 +71,11 @@ def test_style_plain_keeps_every_row(tmp_path, monkeypatch):
 
 
 def test_the_report_draws_figures_for_at_most_its_cases(tmp_path, monkeypatch):
-    from steadybench.output import report
+    from steadybench.output import reportviews
 
-    monkeypatch.setattr(report, "MAX_CASE_FIGURES", 3)
-    monkeypatch.setattr(report, "MAX_BOX_PLOTS", 1)
-    monkeypatch.setattr(report, "BOX_CHUNK", 2)
+    monkeypatch.setattr(reportviews, "MAX_CASE_FIGURES", 3)
+    monkeypatch.setattr(reportviews, "MAX_BOX_PLOTS", 1)
+    monkeypatch.setattr(reportviews, "BOX_CHUNK", 2)
     monkeypatch.setenv("STEADYBENCH_REPORT_WORKERS", "1")
     path = samples_file(tmp_path / "r.json", 8)
     done = CliRunner().invoke(cli, ["report", str(path), "-o", str(tmp_path / "r.html")])

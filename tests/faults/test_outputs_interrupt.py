@@ -163,7 +163,7 @@ def test_second_signal_before_the_partial_results_are_written(tmp_path, monkeypa
     before any output was written; every stale file stayed. Now signals are held back from
     the moment the session ends or is interrupted until the outputs are written."""
     from steadybench.cli import main
-    from steadybench.cli import programs as programs_cli
+    from steadybench.cli.programs import iters as programs_cli
     from steadybench.programs import exec as exec_module
     from steadybench.programs import iters as iters_module
 

@@ -21,15 +21,28 @@ from dataclasses import dataclass
 from ..model.execution import execution_values
 from ..model.results import CaseResult
 from .format import case_estimate, format_params
-from .relative import Variant, summary_lines
+from .relative import Relation, Variant, relative_summary
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """One set of variants compared: a heading ("build string [n=100]") and its lines."""
+    """One set of variants compared: a heading ("build string [n=100]"), its lines, the
+    relations they say, and whether the variants are a parameter scan of one implementation
+    (the report draws a growth plot for those instead of ratios)."""
 
     heading: str
     lines: list[str]
+    relations: tuple[Relation, ...] = ()
+    scan: bool = False
+
+
+def _compared(heading: str, variants: list[Variant], confidence: float,
+              reference: str | None = None, by_time: bool = True,
+              scan: bool = False) -> Comparison | None:
+    relations = tuple(relative_summary(variants, confidence, reference, by_time))
+    if not relations:
+        return None
+    return Comparison(heading, [r.text() for r in relations], relations, scan)
 
 
 def _executions(case: CaseResult) -> list[float] | None:
@@ -66,11 +79,10 @@ def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95,
         names = {c.implementation for c in group}
         if len(names) >= 2:
             variants = [v for c in group if (v := _variant(c, c.implementation)) is not None]
-            lines = summary_lines(variants, confidence, reference, by_time)
-            if lines:
-                heading = "" if commands else benchmark
-                heading += f" [{param_name}]" if param_name else ""
-                out.append(Comparison(heading, lines))
+            heading = "" if commands else benchmark
+            heading += f" [{param_name}]" if param_name else ""
+            if comp := _compared(heading, variants, confidence, reference, by_time):
+                out.append(comp)
         elif group[0].benchmark not in scanned:
             benchmark = group[0].benchmark
             scanned.add(benchmark)
@@ -78,9 +90,9 @@ def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95,
             if len({c.implementation for c in scan}) == 1 and len(scan) >= 2:
                 variants = [v for c in scan
                             if (v := _variant(c, format_params(c.params))) is not None]
-                lines = summary_lines(variants, confidence)
-                if lines:
-                    out.append(Comparison(f"{benchmark} (parameter scan)", lines))
+                if comp := _compared(f"{benchmark} (parameter scan)", variants, confidence,
+                                     scan=True):
+                    out.append(comp)
     return out
 
 
