@@ -188,20 +188,22 @@ def _profiled_lr_scan(uy: np.ndarray) -> np.ndarray:
     of squares by the squared projection of the whitened residual on the whitened step (the
     Frisch–Waugh–Lovell theorem), so one matrix product gives every place."""
     n = uy.shape[0]
-    best1: np.ndarray | None = None
-    best0: np.ndarray | None = None
+    # ℓ(q) = ½Σ ln w − (n/2)·ln(RSS/n) is largest where c_q·RSS is smallest, with
+    # c_q = exp(−Σ ln w / n): the smallest scaled RSS is kept over the grid, one log at the end
+    least1: np.ndarray | None = None
+    least0: np.ndarray | None = None
     for root_w, basis, s, half_log_w in _profile_basis(n):
         r = uy * root_w[:, None]
         r = r - basis @ (basis.T @ r)
         rss0 = np.maximum(np.einsum("id,id->d", r, r), 1e-300)
         proj = s.T @ r
-        rss1 = np.maximum(rss0[None, :] - proj * proj, 1e-300)
-        l0 = half_log_w - 0.5 * n * np.log(rss0 / n)
-        l1 = half_log_w - 0.5 * n * np.log(rss1 / n)
-        best0 = l0 if best0 is None else np.maximum(best0, l0)
-        best1 = l1 if best1 is None else np.maximum(best1, l1)
-    assert best0 is not None and best1 is not None
-    return np.maximum(2.0 * (best1 - best0[None, :]), 0.0)
+        scale = math.exp(-2.0 * half_log_w / n)
+        rss1 = np.maximum(rss0[None, :] - proj * proj, 1e-300) * scale
+        rss0 = rss0 * scale
+        least0 = rss0 if least0 is None else np.minimum(least0, rss0)
+        least1 = rss1 if least1 is None else np.minimum(least1, rss1)
+    assert least0 is not None and least1 is not None
+    return np.maximum(n * (np.log(least0)[None, :] - np.log(least1)), 0.0)
 
 
 def step_lr(y: Sequence[float], k: int, cuts: Sequence[int] = ()) -> tuple[float, float]:
