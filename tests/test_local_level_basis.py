@@ -64,19 +64,26 @@ def test_the_profile_likelihood_is_the_dense_gls_likelihood():
 
 
 def test_the_step_likelihood_ratio_is_the_difference_of_the_two_fits():
-    from scipy import stats
-
-    from steadybench.history.local_level import profile_loglik, step_lr_z
+    from steadybench.history.local_level import profile_loglik, step_lr
 
     rng = np.random.default_rng(9)
     n = 50
     y = np.cumsum(rng.normal(0, 0.2, n)) + rng.normal(0, 1.0, n) + 3.0 * (np.arange(n) >= 30)
-    z, q0 = step_lr_z(y, 30, [10])
-    lr = 2 * (profile_loglik(y, [10, 30])[0] - profile_loglik(y, [10])[0])
-    t = np.sqrt((n - 4) * np.expm1(lr / n))
-    assert z == pytest.approx(-stats.norm.ppf(stats.t.sf(t, n - 4)), rel=1e-9)
+    lr, q0 = step_lr(y, 30, [10])
+    assert lr == pytest.approx(2 * (profile_loglik(y, [10, 30])[0] - profile_loglik(y, [10])[0]),
+                               rel=1e-12)
     assert q0 == profile_loglik(y, [10])[1]
-    assert z > 3  # a 3σ step is plain
+    assert lr > 9  # a 3σ step is plain
+
+
+def test_nearby_lengths_share_a_null_that_is_never_shorter():
+    from steadybench.history.local_level import MAX_NULL_RECORDS, max_lr_p_value, null_length
+
+    assert [null_length(n) for n in (3, 30, 50, 51, 195, 200, 291)] == [3, 30, 50, 60, 200,
+                                                                        200, 300]
+    assert all(n <= null_length(n) <= MAX_NULL_RECORDS for n in range(3, MAX_NULL_RECORDS + 1))
+    with pytest.raises(ValueError, match="at most"):
+        max_lr_p_value(10.0, MAX_NULL_RECORDS + 1, 0.0)
 
 
 def test_the_scan_of_every_place_is_the_difference_of_the_two_fits():

@@ -382,6 +382,19 @@ def test_a_step_in_a_drifting_series_is_found_at_its_record():
     assert change is None or 0.02 < change.magnitude < 0.09
 
 
+def test_a_step_in_a_long_series_is_confirmed_on_the_records_around_it():
+    """Above MAX_NULL_RECORDS records the likelihood ratio is taken on that many records around
+    the step (no null of 600 records is simulated); a 5 % step in a 600-record walk under 0.88 %
+    record noise is still found at its record."""
+    from steadybench.history.regressions import find_changes
+    from steadybench.testing import HistoryNoise, simulated_history
+
+    noise = HistoryNoise().scaled_to(0.0088)
+    points = simulated_history(np.random.default_rng(600), 600, "walk", 450, noise=noise)
+    found = [c.index for c in find_changes(points).changes if c.direction == "slower"]
+    assert any(abs(i - 450) <= 1 for i in found)
+
+
 def test_walks_alone_give_few_changes_in_short_series():
     """Issue 25, Done when 2, in its hardest cell: a 0.3 %-per-record walk under 0.88 % record
     noise (this VM's), 30 records. With the likelihood ratio judged against the largest |z| of

@@ -127,38 +127,21 @@ def profile_loglik(y: Sequence[float], cuts: Sequence[int] = (),
     return float(loglik[g]), float(grid[g])
 
 
-def step_lr_z(y: Sequence[float], k: int, cuts: Sequence[int] = ()) -> tuple[float, float]:
-    """The likelihood-ratio test of a step at ``k`` (the other ``cuts`` in both models) with
-    the walk ratio q profiled under each model — so a step chosen where the level wandered most
-    cannot lower the walk it is judged against, as a fixed q from the model with the step does
-    — as a normal z, and the q of the model without the step. The step is an intervention
-    variable (Box & Tiao, JASA 1975) in the local level model, tested as level shifts are in
-    structural models (Harvey 1989, §5.4; de Jong & Penzer, JASA 1998, on the shocks they
-    leave), by the full likelihood: restricted likelihoods of models with different
-    regressors cannot be compared."""
-    from scipy import stats
-
-    n = len(y)
-    others = sorted({c for c in cuts if c != k and 0 < c < n})
-    with_step, _ = profile_loglik(y, [*others, k])
-    without, q0 = profile_loglik(y, others)
-    lr = max(2.0 * (with_step - without), 0.0)
-    # its small-sample form: LR = n·ln(RSS₀/RSS₁) as an F (1, n − p) statistic, read as the
-    # normal z of the same tail probability (the σ² profiled out makes the tails Student's)
-    df = max(n - 3 - len(others), 1)
-    t = math.sqrt(df * math.expm1(lr / n))
-    return float(-stats.norm.ppf(stats.t.sf(t, df))), q0
-
-
 #: draws of the simulated null distribution of the largest likelihood ratio over the places
 NULL_DRAWS = 1000
-#: longest series whose null distribution is simulated (its cost grows as n² per draw and q of
-#: the grid: benchmarks/over_time.py prints it): longer series use Bonferroni's bound on
-#: :func:`step_lr_z`, which is conservative
-MAX_NULL_RECORDS = 500
+#: longest series whose null distribution is simulated: its cost grows as n² per draw and q of
+#: the grid (0.2–1 s at 200 records on the 2-core development VM, by load), the memory of
+#: :func:`_profile_basis` as n² per q (37 MB at 300); a longer series' step is tested on this
+#: many records around it (``history.regressions._confirmed``)
+MAX_NULL_RECORDS = 300
+#: above this many records the null is simulated at the length rounded up to a multiple of
+#: :data:`NULL_LENGTH_STEP` (more places, so a larger null: conservative), so that series of
+#: nearby lengths share one table
+EXACT_NULL_RECORDS = 50
+NULL_LENGTH_STEP = 10
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=2)
 def _profile_basis(n: int) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, float], ...]:
     """For every q of :data:`Q_GRID`, in the rotated basis of a series of ``n`` records: the
     whitening weights √w, an orthonormal basis of the whitened intercept and slope, the
@@ -183,7 +166,7 @@ def _profile_basis(n: int) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, fl
 def _profiled_lr_scan(uy: np.ndarray) -> np.ndarray:
     """The likelihood ratio 2(ℓ₁ − ℓ₀) of a step at every place k = 1 … n − 1 (rows) for each
     rotated series (columns of ``uy``, n × draws), with an intercept and a slope fitted and q
-    profiled over :data:`Q_GRID` under each model: :func:`step_lr_z`'s statistic without other
+    profiled over :data:`Q_GRID` under each model: :func:`step_lr`'s statistic without other
     cuts, for all places at once. At each q the fit with the step at k lowers the residual sum
     of squares by the squared projection of the whitened residual on the whitened step (the
     Frisch–Waugh–Lovell theorem), so one matrix product gives every place."""
@@ -233,24 +216,30 @@ def _null_max_lr(n: int, g: int) -> np.ndarray:
     return np.sort(np.max(_profiled_lr_scan(uy), axis=0))
 
 
-def max_lr_p_value(lr: float, n: int, q: float, cuts: int = 0) -> float:
+def null_length(n: int) -> int:
+    """The length whose simulated null a series of ``n`` records uses: ``n`` up to
+    :data:`EXACT_NULL_RECORDS`, above it rounded up to a multiple of :data:`NULL_LENGTH_STEP`
+    (never above :data:`MAX_NULL_RECORDS`)."""
+    if n <= EXACT_NULL_RECORDS:
+        return n
+    return min(-(-n // NULL_LENGTH_STEP) * NULL_LENGTH_STEP, max(MAX_NULL_RECORDS, n))
+
+
+def max_lr_p_value(lr: float, n: int, q: float) -> float:
     """The p-value of a step whose likelihood ratio (:func:`step_lr`) is ``lr`` when its place
     was chosen from the n − 1 places of a series of ``n`` records, at the walk ratio ``q``
     estimated without the step (nearest :data:`Q_GRID` point): the share of the simulated null
-    maxima (:func:`_null_max_lr`) at least as large. Not a pivot — the null's 95 % point at
-    30 records goes from 10.5 at q = 0 to 16.7 at q = 1 — so the q estimated under the null
-    hypothesis is the one that must be used (a q estimated with the step, at the place chosen
-    where a walk wandered most, is too small). Above :data:`MAX_NULL_RECORDS` records,
-    Bonferroni's bound on the small-sample z of :func:`step_lr_z` (``cuts`` other steps
-    fitted)."""
-    from scipy import stats
-
+    maxima (:func:`_null_max_lr`, at :func:`null_length`) at least as large. Not a pivot —
+    the null's 95 % point at 30 records goes from 10.5 at q = 0 to 16.7 at q = 1 — so the q
+    estimated under the null hypothesis is the one that must be used (a q estimated with the
+    step, at the place chosen where a walk wandered most, is too small). Neither is a
+    per-place χ²₁ or F bound over the places (Bonferroni): at 200 records and q = 0.032 the
+    null's 95 % point is 18.8 where Bonferroni's is about 13.4. ``n`` at most
+    :data:`MAX_NULL_RECORDS`."""
     if n < 3:
         return 1.0
     if n > MAX_NULL_RECORDS:
-        df = max(n - 3 - cuts, 1)
-        t = math.sqrt(df * math.expm1(lr / n))
-        return min(1.0, (n - 1) * 2.0 * float(stats.t.sf(t, df)))
-    null = _null_max_lr(n, int(np.argmin(np.abs(Q_GRID - q))))
+        raise ValueError(f"{n} records: at most {MAX_NULL_RECORDS} (test a window around the step)")
+    null = _null_max_lr(null_length(n), int(np.argmin(np.abs(Q_GRID - q))))
     exceed = null.size - int(np.searchsorted(null, lr, side="left"))
     return (exceed + 1) / (null.size + 1)
