@@ -382,14 +382,50 @@ def test_a_step_in_a_drifting_series_is_found_at_its_record():
     assert change is None or 0.02 < change.magnitude < 0.09
 
 
+def test_a_step_in_a_long_series_is_confirmed_on_the_records_around_it():
+    """Above MAX_NULL_RECORDS records the likelihood ratio is taken on that many records around
+    the step (no null of 600 records is simulated); a 5 % step in a 600-record walk under 0.88 %
+    record noise is still found at its record."""
+    from steadybench.history.regressions import find_changes
+    from steadybench.testing import HistoryNoise, simulated_history
+
+    noise = HistoryNoise().scaled_to(0.0088)
+    points = simulated_history(np.random.default_rng(600), 600, "walk", 450, noise=noise)
+    found = [c.index for c in find_changes(points).changes if c.direction == "slower"]
+    assert any(abs(i - 450) <= 1 for i in found)
+
+
+def test_walks_alone_give_few_changes_in_short_series():
+    """Issue 25, Done when 2, in its hardest cell: a 0.3 %-per-record walk under 0.88 % record
+    noise (this VM's), 30 records. With the likelihood ratio judged against the largest |z| of
+    a scan at a fixed walk (2c0b6dd), 5.7 % of 1,000 such series showed a change; judged
+    against its own null, the walk re-estimated in every draw, 3.6 % of the same series
+    (benchmarks/over_time.py). The bound: 300 seeded series, at most 15 (5 %) with a change
+    (2c0b6dd: 16; now 7). At a true rate of 3.6 % more than 15 would come about 8 % of the
+    time (binomial), at 6 % 72 % of the time; the seed is fixed, so the test is repeatable."""
+    from steadybench.history.regressions import find_changes
+    from steadybench.testing import HistoryNoise, simulated_history
+
+    noise = HistoryNoise().scaled_to(0.0088)
+    rng = np.random.default_rng(2025)
+    reported = sum(bool(find_changes(simulated_history(rng, 30, "walk", noise=noise)).changes)
+                   for _ in range(300))
+    assert reported <= 15
+
+
 @pytest.mark.parametrize("seed", [19, 76, 180])
 def test_a_walk_is_not_a_step_where_it_wandered_most(seed, monkeypatch):
     """A 0.3 %-per-record walk under 0.88 % record noise (this VM's, docs/comparison.md): the
     window test, whose walk is estimated with the candidate step among the regressors, calls
     the place the walk wandered most a change (7.1 % of such 100-record series); the
     likelihood-ratio confirmation, the walk re-estimated without the step, does not. These
-    seeds are three such series; a clear step in the same walk is still confirmed."""
+    seeds are three such series; a clear step in the same walk is still confirmed, except in
+    seed 180's: there the step makes the walk estimated without it 5 times the true one
+    (q = 0.63 against 0.116), and at that walk its ratio (13.3) has p = 0.063 — one of the
+    misses that leave 9.5 % of 5 % steps in 100-record walks unfound
+    (benchmarks/over_time.py)."""
     from steadybench.history import regressions
+    from steadybench.history.local_level import max_lr_p_value, step_lr
     from steadybench.testing import HistoryNoise, simulated_history
 
     noise = HistoryNoise().scaled_to(0.0088)
@@ -399,8 +435,14 @@ def test_a_walk_is_not_a_step_where_it_wandered_most(seed, monkeypatch):
     assert regressions.find_changes(points).changes  # what the window test alone said
     monkeypatch.undo()
     stepped = simulated_history(np.random.default_rng(seed), 100, "walk", 60, noise=noise)
-    assert [c.index for c in regressions.find_changes(stepped).changes
-            if c.direction == "slower"] in ([59], [60], [61])
+    found = [c.index for c in regressions.find_changes(stepped).changes
+             if c.direction == "slower"]
+    if seed != 180:
+        assert found in ([59], [60], [61])
+        return
+    assert found == []
+    lr, q0 = step_lr([regressions.record_level(p) for p in stepped], 60)
+    assert q0 > 0.5 and 0.05 < max_lr_p_value(lr, 100, q0) < 0.08
 
 
 def test_the_default_minimum_change_is_stated_and_used():

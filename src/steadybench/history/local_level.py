@@ -13,8 +13,9 @@ closed form (a sine basis, applied by one FFT), so for every q the generalized l
 fit is a weighted least squares fit with weights 1/(1 + q·λ_i) in the rotated coordinates Uᵀy,
 and the restricted likelihood (Patterson & Thompson, Biometrika 1971; Harville, JASA 1977) is
 evaluated on a grid of q at that cost. A step found is confirmed by the likelihood-ratio test
-of :func:`step_lr_z`, against the simulated largest statistic over the places
-(:func:`max_z_p_value`). REML (not the least-squares fit of a variogram used
+of :func:`step_lr` (q profiled with and without the step), against the largest ratio over the
+places simulated with q re-profiled in every draw, at q estimated without the step
+(:func:`max_lr_p_value`). REML (not the least-squares fit of a variogram used
 before) because it is the efficient estimate: on simulated histories
 (``benchmarks/over_time.py``) it found 5 % steps in 81 % of 30-record series where the
 variogram's noisy, clipped walk estimate left 71 %.
@@ -126,69 +127,119 @@ def profile_loglik(y: Sequence[float], cuts: Sequence[int] = (),
     return float(loglik[g]), float(grid[g])
 
 
-def step_lr_z(y: Sequence[float], k: int, cuts: Sequence[int] = ()) -> tuple[float, float]:
-    """The likelihood-ratio test of a step at ``k`` (the other ``cuts`` in both models) with
-    the walk ratio q profiled under each model — so a step chosen where the level wandered most
-    cannot lower the walk it is judged against, as a fixed q from the model with the step does
-    — as a normal z, and the q of the model without the step. The step is an intervention
-    variable (Box & Tiao, JASA 1975) in the local level model, tested as level shifts are in
-    structural models (Harvey 1989, §5.4; de Jong & Penzer, JASA 1998, on the shocks they
-    leave), by the full likelihood: restricted likelihoods of models with different
-    regressors cannot be compared."""
-    from scipy import stats
+#: draws of the simulated null distribution of the largest likelihood ratio over the places
+NULL_DRAWS = 1000
+#: longest series whose null distribution is simulated: its cost grows as n² per draw and q of
+#: the grid (0.2–1 s at 200 records on the 2-core development VM, by load), the memory of
+#: :func:`_profile_basis` as n² per q (37 MB at 300); a longer series' step is tested on this
+#: many records around it (``history.regressions._confirmed``)
+MAX_NULL_RECORDS = 300
+#: above this many records the null is simulated at the length rounded up to a multiple of
+#: :data:`NULL_LENGTH_STEP` (more places, so a larger null: conservative), so that series of
+#: nearby lengths share one table
+EXACT_NULL_RECORDS = 50
+NULL_LENGTH_STEP = 10
 
+
+@functools.lru_cache(maxsize=2)
+def _profile_basis(n: int) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, float], ...]:
+    """For every q of :data:`Q_GRID`, in the rotated basis of a series of ``n`` records: the
+    whitening weights √w, an orthonormal basis of the whitened intercept and slope, the
+    whitened step regressors of the places k = 1 … n − 1 less their projection on it
+    (normalised), and ½·Σ ln w. Computed once per length: a dashboard analyses many series of
+    the same length."""
+    lam = _eigenvalues(n)
+    t = np.arange(n)
+    ux = _rotate(np.column_stack([np.ones(n), t.astype(float)]))
+    us = _rotate((t[:, None] >= np.arange(1, n)[None, :]).astype(float))
+    out = []
+    for q in Q_GRID:
+        root_w = 1.0 / np.sqrt(1.0 + q * lam)
+        basis, _ = np.linalg.qr(ux * root_w[:, None])
+        s = us * root_w[:, None]
+        s = s - basis @ (basis.T @ s)
+        s /= np.linalg.norm(s, axis=0)
+        out.append((root_w, basis, s, float(np.sum(np.log(root_w)))))
+    return tuple(out)
+
+
+def _profiled_lr_scan(uy: np.ndarray) -> np.ndarray:
+    """The likelihood ratio 2(ℓ₁ − ℓ₀) of a step at every place k = 1 … n − 1 (rows) for each
+    rotated series (columns of ``uy``, n × draws), with an intercept and a slope fitted and q
+    profiled over :data:`Q_GRID` under each model: :func:`step_lr`'s statistic without other
+    cuts, for all places at once. At each q the fit with the step at k lowers the residual sum
+    of squares by the squared projection of the whitened residual on the whitened step (the
+    Frisch–Waugh–Lovell theorem), so one matrix product gives every place."""
+    n = uy.shape[0]
+    # ℓ(q) = ½Σ ln w − (n/2)·ln(RSS/n) is largest where c_q·RSS is smallest, with
+    # c_q = exp(−Σ ln w / n): the smallest scaled RSS is kept over the grid, one log at the end
+    least1: np.ndarray | None = None
+    least0: np.ndarray | None = None
+    for root_w, basis, s, half_log_w in _profile_basis(n):
+        r = uy * root_w[:, None]
+        r = r - basis @ (basis.T @ r)
+        rss0 = np.maximum(np.einsum("id,id->d", r, r), 1e-300)
+        proj = s.T @ r
+        scale = math.exp(-2.0 * half_log_w / n)
+        rss1 = np.maximum(rss0[None, :] - proj * proj, 1e-300) * scale
+        rss0 = rss0 * scale
+        least0 = rss0 if least0 is None else np.minimum(least0, rss0)
+        least1 = rss1 if least1 is None else np.minimum(least1, rss1)
+    assert least0 is not None and least1 is not None
+    return np.maximum(n * (np.log(least0)[None, :] - np.log(least1)), 0.0)
+
+
+def step_lr(y: Sequence[float], k: int, cuts: Sequence[int] = ()) -> tuple[float, float]:
+    """The likelihood ratio 2(ℓ₁ − ℓ₀) of a step at ``k`` (the other ``cuts`` in both models)
+    with q profiled under each (:func:`profile_loglik`), and the q of the model without the
+    step: the statistic :func:`max_lr_p_value` calibrates."""
     n = len(y)
     others = sorted({c for c in cuts if c != k and 0 < c < n})
     with_step, _ = profile_loglik(y, [*others, k])
     without, q0 = profile_loglik(y, others)
-    lr = max(2.0 * (with_step - without), 0.0)
-    # its small-sample form: LR = n·ln(RSS₀/RSS₁) as an F (1, n − p) statistic, read as the
-    # normal z of the same tail probability (the σ² profiled out makes the tails Student's)
-    df = max(n - 3 - len(others), 1)
-    t = math.sqrt(df * math.expm1(lr / n))
-    return float(-stats.norm.ppf(stats.t.sf(t, df))), q0
+    return max(2.0 * (with_step - without), 0.0), q0
 
 
-#: draws of the simulated null distribution of the largest |z| over the places
-NULL_DRAWS = 4000
-#: longest series whose null distribution is simulated (its cost grows as n²; ~0.3 s at 200
-#: records, ~1 s at 500): longer series use Bonferroni's bound, which is conservative
-MAX_NULL_RECORDS = 500
-
-
-@functools.lru_cache(maxsize=256)
-def _null_max_z(n: int, q: float) -> np.ndarray:
-    """The sorted largest |z| over every place k = 1 … n − 1 of the generalized least squares
-    z of a step at k (σ and q known; an intercept and a slope fitted) in ``NULL_DRAWS``
-    seeded series of the model without a step. In the whitened
-    rotated coordinates the series is standard normal, so z_k = s_kᵀ e / ‖s_k‖ with s_k the
-    whitened step regressor less its projection on the intercept and slope: the scan of
-    single-step statistics whose maximum is the likelihood-ratio test of one change at an
-    unknown place (Hinkley, Biometrika 1970; its distribution by simulation, as in
-    Andrews, Econometrica 1993, rather than an asymptotic bound)."""
-    t = np.arange(n)
-    root_w = 1.0 / np.sqrt(1.0 + q * _eigenvalues(n))
-    x = _rotate(np.column_stack([np.ones(n), t.astype(float)])) * root_w[:, None]
-    s = _rotate((t[:, None] >= np.arange(1, n)[None, :]).astype(float)) * root_w[:, None]
-    s = s - x @ np.linalg.lstsq(x, s, rcond=None)[0]
-    s /= np.linalg.norm(s, axis=0)
+@functools.lru_cache(maxsize=512)
+def _null_max_lr(n: int, g: int) -> np.ndarray:
+    """The sorted largest likelihood ratio over the n − 1 places (:func:`_profiled_lr_scan`)
+    in :data:`NULL_DRAWS` seeded series of ``n`` records of the local level model without a
+    step, at q = ``Q_GRID[g]``. The ratio is invariant to the level, the slope and σ, so the
+    series are drawn in the rotated basis as √(1 + q·λ)·ε. Each draw profiles q again, as the
+    series' own statistic did: this is the parametric bootstrap of the whole test at the
+    estimate under the null hypothesis (Efron & Tibshirani, *An Introduction to the
+    Bootstrap*, 1993, §16.4; Davison & Hinkley, *Bootstrap Methods*, 1997, §4.2), the
+    distribution of the largest ratio over unknown places (Hinkley, Biometrika 1970) being
+    simulated rather than bounded, as in Andrews, Econometrica 1993."""
     e = np.random.default_rng(20251126 + n).standard_normal((n, NULL_DRAWS))
-    return np.sort(np.max(np.abs(s.T @ e), axis=0))
+    uy = e * np.sqrt(1.0 + Q_GRID[g] * _eigenvalues(n))[:, None]
+    return np.sort(np.max(_profiled_lr_scan(uy), axis=0))
 
 
-def max_z_p_value(z: float, n: int, q: float) -> float:
-    """The p-value of a step whose |z| is ``z`` when the place was chosen as the largest of
-    the n − 1 places of a series of ``n`` records with walk ratio ``q``: the share of the
-    simulated null maxima (:func:`_null_max_z`, q rounded up to :data:`Q_GRID`, a larger q
-    giving larger maxima) at least as large, or Bonferroni's bound over the places where that
-    is smaller (beyond the simulation's resolution)."""
-    from scipy import stats
+def null_length(n: int) -> int:
+    """The length whose simulated null a series of ``n`` records uses: ``n`` up to
+    :data:`EXACT_NULL_RECORDS`, above it rounded up to a multiple of :data:`NULL_LENGTH_STEP`
+    (never above :data:`MAX_NULL_RECORDS`)."""
+    if n <= EXACT_NULL_RECORDS:
+        return n
+    return min(-(-n // NULL_LENGTH_STEP) * NULL_LENGTH_STEP, max(MAX_NULL_RECORDS, n))
 
-    bonferroni = min(1.0, (n - 1) * 2.0 * float(stats.norm.sf(abs(z))))
-    if n < 3 or n > MAX_NULL_RECORDS:
-        return bonferroni
-    above = Q_GRID[q - 1e-12 <= Q_GRID]
-    grid_q = float(above[0]) if above.size else float(Q_GRID[-1])
-    null = _null_max_z(n, grid_q)
-    exceed = null.size - int(np.searchsorted(null, abs(z), side="left"))
-    return min(bonferroni, (exceed + 1) / (null.size + 1))
+
+def max_lr_p_value(lr: float, n: int, q: float) -> float:
+    """The p-value of a step whose likelihood ratio (:func:`step_lr`) is ``lr`` when its place
+    was chosen from the n − 1 places of a series of ``n`` records, at the walk ratio ``q``
+    estimated without the step (nearest :data:`Q_GRID` point): the share of the simulated null
+    maxima (:func:`_null_max_lr`, at :func:`null_length`) at least as large. Not a pivot —
+    the null's 95 % point at 30 records goes from 10.5 at q = 0 to 16.7 at q = 1 — so the q
+    estimated under the null hypothesis is the one that must be used (a q estimated with the
+    step, at the place chosen where a walk wandered most, is too small). Neither is a
+    per-place χ²₁ or F bound over the places (Bonferroni): at 200 records and q = 0.032 the
+    null's 95 % point is 18.8 where Bonferroni's is about 13.4. ``n`` at most
+    :data:`MAX_NULL_RECORDS`."""
+    if n < 3:
+        return 1.0
+    if n > MAX_NULL_RECORDS:
+        raise ValueError(f"{n} records: at most {MAX_NULL_RECORDS} (test a window around the step)")
+    null = _null_max_lr(null_length(n), int(np.argmin(np.abs(Q_GRID - q))))
+    exceed = null.size - int(np.searchsorted(null, lr, side="left"))
+    return (exceed + 1) / (null.size + 1)
