@@ -47,7 +47,7 @@ def _machine_identity(samples: SampleSet) -> dict[str, Any]:
     """The fingerprint of a results file with its preset (kept in ``context["machine"]``), so a
     baseline run compared with a managed one is flagged too."""
     env = dict(samples.environment or {})
-    machine = (samples.results.context.get("machine") if samples.results is not None else None)
+    machine = samples.context.get("machine")
     if isinstance(machine, dict):
         fingerprint = dict(machine.get("fingerprint") or env.get("fingerprint") or {})
         fingerprint["preset"] = machine.get("preset")
@@ -110,12 +110,16 @@ def compare_sets(base: SampleSet, new: SampleSet, opts: CompareOptions,
         raise SteadybenchError("--weights custom needs a suite file with a Coef column (--suite)")
     if weights not in WEIGHTS:
         raise SteadybenchError(f"unknown weights {weights!r}")
-    pairs, notes = match(base, new)
-    warnings = [*base.skipped, *new.skipped, *notes, *fingerprint_warnings(base, new)]
-    rows = [compare_pair(b, n, opts) for b, n in pairs]
-    return Comparison.from_dict(_document(
-        rows, opts, weights, precision, warnings,
-        {"base": base.path, "new": new.path, "base_kind": base.kind, "new_kind": new.kind}))
+    from ..gc_pause import gc_paused
+
+    with gc_paused():  # one row per benchmark, all kept: see steadybench.gc_pause
+        pairs, notes = match(base, new)
+        warnings = [*base.skipped, *new.skipped, *notes, *fingerprint_warnings(base, new)]
+        rows = [compare_pair(b, n, opts) for b, n in pairs]
+        return Comparison.from_dict(_document(
+            rows, opts, weights, precision, warnings,
+            {"base": base.path, "new": new.path, "base_kind": base.kind,
+             "new_kind": new.kind}))
 
 
 def compare_files(base_path: str, new_path: str, opts: CompareOptions, *,

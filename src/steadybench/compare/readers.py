@@ -94,6 +94,27 @@ class SampleSet:
     environment: dict[str, Any] | None = None
     results: Results | None = None
     skipped: list[str] = field(default_factory=list)
+    #: the results' ``context`` when the set was read lean (:mod:`.lean`), without ``results``
+    lean_context: dict[str, Any] | None = field(default=None, repr=False)
+    #: the document as read, from which :meth:`full_results` builds the results on demand
+    document_text: str | None = field(default=None, repr=False)
+
+    @property
+    def context(self) -> dict[str, Any]:
+        """The results' ``context`` (machine, profiles, ...); empty for other inputs."""
+        if self.results is not None:
+            return self.results.context
+        return self.lean_context or {}
+
+    def full_results(self) -> Results | None:
+        """The full results of a steadybench results file (built from the kept text the first
+        time when the set was read lean); None for other inputs."""
+        if self.results is None and self.document_text is not None:
+            from ..output.results_io import results_from_data
+
+            self.results = results_from_data(json.loads(self.document_text), self.path)
+            self.document_text = None
+        return self.results
 
 
 def _check_value(value: float, where: str) -> float:
@@ -336,7 +357,6 @@ def read_samples(path: str | os.PathLike[str], column: str | None = None,
     if text.lstrip().startswith(("{", "[")):
         try:
             data = json.loads(text)
-            del text  # one copy at a time: the parsed document from here (issue 27 item 13)
         except json.JSONDecodeError as exc:
             raise SampleFormatError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from None
         except RecursionError:
@@ -344,8 +364,13 @@ def read_samples(path: str | os.PathLike[str], column: str | None = None,
         except ValueError as exc:  # e.g. an integer with too many digits
             raise SampleFormatError(f"{p}: not valid JSON ({exc})") from None
         if isinstance(data, dict) and "schema_version" in data and "benchmarks" in data:
-            from ..output.results_io import results_from_data
+            from ..output.results_io import check_results_data, results_from_data
 
+            if metric is None or metric == "wall_time":
+                from .lean import lean_samples
+
+                check_results_data(data, str(p))
+                return lean_samples(p, data, text)
             results = results_from_data(data, str(p))
             del data  # the Results from here, not the document too
             return _from_results(p, results, metric)

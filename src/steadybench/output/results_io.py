@@ -62,6 +62,20 @@ def write_results(results: Results, path: str | os.PathLike[str]) -> Path:
 
 def results_from_data(data: Any, source: str = "<data>") -> Results:
     """Build Results from parsed JSON, checking that it is a steadybench file we can read."""
+    check_results_data(data, source)
+    try:
+        return Results.from_dict(data)
+    # AttributeError: a field of the wrong kind, e.g. an ``estimate`` that is not an object
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ResultsFormatError(
+            f"{source}: malformed results file ({type(exc).__name__}: {exc})"
+        ) from exc
+
+
+def check_results_data(data: Any, source: str = "<data>") -> None:
+    """Raise :class:`ResultsFormatError` unless ``data`` is a steadybench results document we
+    can read: its version, its ``environment``/``context`` objects, and each benchmark's name,
+    implementation and times (:func:`~steadybench.output.results_check.time_problem`)."""
     if not isinstance(data, dict) or "benchmarks" not in data or "schema_version" not in data:
         raise ResultsFormatError(
             f"{source}: not a steadybench results file (no 'schema_version' and 'benchmarks')"
@@ -94,13 +108,6 @@ def results_from_data(data: Any, source: str = "<data>") -> Results:
         if problem:
             raise ResultsFormatError(f"{source}: malformed results file (benchmark "
                                      f"{entry['name']!r}: {problem}, not a time)")
-    try:
-        return Results.from_dict(data)
-    # AttributeError: a field of the wrong kind, e.g. an ``estimate`` that is not an object
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ResultsFormatError(
-            f"{source}: malformed results file ({type(exc).__name__}: {exc})"
-        ) from exc
 
 
 def load_results(path: str | os.PathLike[str]) -> Results:
