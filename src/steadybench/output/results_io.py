@@ -30,20 +30,25 @@ def _finite(obj: Any) -> Any:
     return obj
 
 
+#: the types :func:`finite_in_place` leaves as they are without a look inside (a subclass of
+#: them, e.g. an ``IntEnum``, is handed to :func:`_finite` as before)
+_LEAVES = frozenset((str, int, bool, type(None)))
+
+
 def finite_in_place(obj: Any) -> Any:
     """:func:`_finite` without the copy: the dicts and lists of ``obj`` are changed where they
     are, so a document of 10^6 benchmarks is not held twice (issue 27 item 13). Only for a
     document nothing else refers to (a fresh ``to_dict()``). Returns the document."""
     if isinstance(obj, dict):
         for key, value in obj.items():
-            if type(value) in (dict, list) or not isinstance(value, str | int | bool | None):
+            if type(value) not in _LEAVES:  # a type test first: most values are leaves
                 obj[key] = finite_in_place(value)
         if any(type(k) is not str for k in obj):
             return {str(k): v for k, v in obj.items()}
         return obj
     if type(obj) is list:
         for i, value in enumerate(obj):
-            if type(value) in (dict, list) or not isinstance(value, str | int | bool | None):
+            if type(value) not in _LEAVES:
                 obj[i] = finite_in_place(value)
         return obj
     return _finite(obj)
