@@ -36,7 +36,7 @@ from ..model.execution import Execution, execution_values
 from ..model.results import PRIMARY_METRIC, RUN_OK
 from ..redact import redact_tree
 from .median import median
-from .readers import Sample, SampleSet
+from .samples import Sample, SampleSet
 
 
 def _label(name: str, implementation: str, params: dict[str, Any]) -> str:
