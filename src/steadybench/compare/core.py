@@ -119,7 +119,7 @@ def compare_sets(base: SampleSet, new: SampleSet, opts: CompareOptions,
         return Comparison.from_dict(_document(
             rows, opts, weights, precision, warnings,
             {"base": base.path, "new": new.path, "base_kind": base.kind,
-             "new_kind": new.kind}))
+             "new_kind": new.kind}), owned=True)
 
 
 def compare_files(base_path: str, new_path: str, opts: CompareOptions, *,
