@@ -26,14 +26,17 @@ def match(base: SampleSet, new: SampleSet) -> tuple[list[tuple[Sample, Sample]],
     notes: list[str] = []
     if len(base.samples) == 1 and len(new.samples) == 1:
         return [(base.samples[0], new.samples[0])], notes
-    by_key = {s.key: s for s in new.samples}
-    pairs = [(s, by_key[s.key]) for s in base.samples if s.key in by_key]
-    matched = {s.key for s, _ in pairs}
-    for s in base.samples:
-        if s.key not in matched:
+    base_keys = [s.key for s in base.samples]  # each key made once (10^6 benchmarks)
+    new_keys = [s.key for s in new.samples]
+    by_key = dict(zip(new_keys, new.samples, strict=True))
+    pairs = [(s, by_key[k]) for s, k in zip(base.samples, base_keys, strict=True)
+             if k in by_key]
+    matched = {k for k in base_keys if k in by_key}
+    for s, k in zip(base.samples, base_keys, strict=True):
+        if k not in matched:
             notes.append(f"{s.label}: only in BASE ({base.path}), not compared")
-    for s in new.samples:
-        if s.key not in matched:
+    for s, k in zip(new.samples, new_keys, strict=True):
+        if k not in matched:
             notes.append(f"{s.label}: only in NEW ({new.path}), not compared")
     if not pairs:
         have_a = ", ".join(s.label for s in base.samples[:5]) or "nothing"
