@@ -10,11 +10,15 @@ benchmarks of three samples each, as a hand-made or converted file has them: 95 
 size) and **one case** of 10⁶ samples (13 MB). Each is compared with itself, made into an HTML
 report and imported into a fresh history. This script makes the inputs in a
 temporary folder, runs each command as a subprocess under an address-space limit (so an n×n
-allocation fails at once instead of swapping), and prints its exit status, wall time and peak
+allocation fails at once instead of swapping), and prints its exit status, wall time, CPU time
+(user + system, the figure that does not depend on what else the machine runs) and peak
 resident memory (``ru_maxrss`` of the child).
 
-Usage: python benchmarks/memory_large_inputs.py [--rows N] [--entries N] [--only blocks|results]
-[--limit-gb G] [--timeout S] [--src DIR]
+``--entries`` takes several sizes (``--entries 100000 1000000``): each is run in turn.
+``--shapes cases`` runs the many-cases shape only.
+
+Usage: python benchmarks/memory_large_inputs.py [--rows N] [--entries N ...]
+[--only blocks|results] [--shapes cases|samples ...] [--limit-gb G] [--timeout S] [--src DIR]
 
 ``--src`` runs another checkout's ``src`` (e.g. an export of an older commit) for a before/after
 comparison.
@@ -67,9 +71,10 @@ def make_one_case(path: Path, entries: int) -> None:
 
 
 def run(args: list[str], src: Path, limit: int, timeout: float = 600,
-        cwd: Path | None = None) -> tuple[int, float, float, str]:
-    """(exit status, seconds, peak RSS in MiB, last line of output) of one command; status
-    -9 and the word "timeout" when it ran past ``timeout`` seconds."""
+        cwd: Path | None = None) -> tuple[int, float, float, float, str]:
+    """(exit status, seconds, CPU seconds (user + system), peak RSS in MiB, last line of
+    output) of one command; status -9 and the word "timeout" when it ran past ``timeout``
+    seconds."""
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
@@ -93,14 +98,17 @@ def run(args: list[str], src: Path, limit: int, timeout: float = 600,
         out.seek(0)
         lines = [ln for ln in out.read().splitlines() if ln.strip()]
     last = "timeout" if seconds > timeout else (lines[-1][:110] if lines else "")
-    return proc.returncode, seconds, usage.ru_maxrss / 1024, last
+    cpu = usage.ru_utime + usage.ru_stime
+    return proc.returncode, seconds, cpu, usage.ru_maxrss / 1024, last
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000, help="rounds of blocks (100000)")
-    parser.add_argument("--entries", type=int, default=1_000_000,
-                        help="entries of the large results files (1000000)")
+    parser.add_argument("--entries", type=int, nargs="+", default=[1_000_000],
+                        help="entries of the large results files, one or more sizes (1000000)")
+    parser.add_argument("--shapes", nargs="+", choices=["cases", "samples"],
+                        default=["cases", "samples"], help="shapes of results files (both)")
     parser.add_argument("--only", choices=["blocks", "results"], default=None,
                         help="run only these cases")
     parser.add_argument("--timeout", type=float, default=600,
@@ -123,25 +131,28 @@ def main() -> int:
                 ("blocks --unit of 100,000 characters", ["blocks", "--unit", "x" * 100_000,
                                                           str(small)]),
             ]
-        if args.only != "blocks":
-            for shape, make in (("cases", make_many_cases), ("samples", make_one_case)):
-                path = Path(tmp) / f"{shape}.json"
-                make(path, args.entries)
+        makers = {"cases": make_many_cases, "samples": make_one_case}
+        for entries in (args.entries if args.only != "blocks" else []):
+            for shape in args.shapes:
+                path = Path(tmp) / f"{shape}{entries}.json"
+                makers[shape](path, entries)
                 size = path.stat().st_size / 2**20
-                label = f"{args.entries} {shape} ({size:.0f} MiB)"
-                cases += [
+                label = f"{entries} {shape} ({size:.0f} MiB)"
+                cases += [  # each command reads the file it is given only
                     (f"compare, {label}", ["compare", str(path), str(path)]),
                     (f"report, {label}", ["report", str(path), "-o",
-                                          str(Path(tmp) / f"{shape}.html")]),
+                                          str(Path(tmp) / f"{shape}{entries}.html")]),
                     (f"history import, {label}", ["history", "import", str(path),
                                                   "--history-url",
-                                                  f"sqlite:///{tmp}/{shape}.sqlite"]),
+                                                  f"sqlite:///{tmp}/{shape}{entries}.sqlite"]),
                 ]
         print(f"sources: {args.src}; address-space limit {args.limit_gb:g} GiB")
-        print(f"{'case':<44} {'exit':>4} {'seconds':>8} {'peak RSS MiB':>13}  last line")
+        print(f"{'case':<48} {'exit':>4} {'seconds':>8} {'CPU s':>8} {'peak RSS MiB':>13}  "
+              "last line")
         for name, argv in cases:
-            code, seconds, rss, last = run(argv, args.src, limit, args.timeout, Path(tmp))
-            print(f"{name:<44} {code:>4} {seconds:>8.2f} {rss:>13.1f}  {last}", flush=True)
+            code, seconds, cpu, rss, last = run(argv, args.src, limit, args.timeout, Path(tmp))
+            print(f"{name:<48} {code:>4} {seconds:>8.2f} {cpu:>8.2f} {rss:>13.1f}  {last}",
+                  flush=True)
     return 0
 
 

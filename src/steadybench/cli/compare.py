@@ -43,8 +43,9 @@ def _results_for_report(base: SampleSet | None, new: SampleSet | None) -> list[A
     for ss in (base, new):
         if ss is None:
             continue
-        if ss.results is not None:
-            out.append(ss.results)
+        full = ss.full_results()
+        if full is not None:
+            out.append(full)
             continue
         res = Results(suite=ss.path)
         for s in ss.samples:
@@ -211,7 +212,7 @@ def compare_cmd(base: str | None, new: str | None, suite_path: str | None,
         if comparison.profiles:
             from ..profiles.compare import profile_lines, profile_pairs
 
-            for line in profile_lines(profile_pairs(base_set.results, new_set.results)):
+            for line in profile_lines(profile_pairs(base_set, new_set)):
                 click.echo(line)
     return gate_status(comparison.verdicts, fail_on)
 
@@ -224,7 +225,7 @@ def _with_profiles(comparison: Comparison, note: str | None, base_set: SampleSet
 
     if note:
         comparison = comparison.with_warning(note)
-    profiled = profile_pairs(base_set.results, new_set.results)
+    profiled = profile_pairs(base_set, new_set)
     if profiled:
         comparison = comparison.with_profiles(
             {label: pair.to_dict() for label, pair in profiled.items()})
@@ -244,8 +245,9 @@ def compare_counts(base_set: SampleSet, new_set: SampleSet, threshold: float,
     from ..counts.output import report_comparison, to_csv, to_markdown
     from ..counts.verdict import compare_count_samples, render
 
-    comparison = compare_count_samples(base_set.samples, new_set.samples, base_set.results,
-                                       new_set.results, threshold)
+    comparison = compare_count_samples(base_set.samples, new_set.samples,
+                                       base_set.full_results(), new_set.full_results(),
+                                       threshold)
     for path, text in ((json_path, lambda: json.dumps(comparison.to_dict(), indent=1) + "\n"),
                        (markdown_path, lambda: to_markdown(comparison)),
                        (csv_path, lambda: to_csv(comparison))):

@@ -399,7 +399,7 @@ def import_cmd(files: tuple[str, ...], url: str | None, name: str | None) -> Non
     from ..formats.pytest_benchmark import is_pytest_benchmark, read_pytest_benchmark
     from ..history.git import GitInfo
     from ..history.options import describe
-    from ..output.results_io import finite_in_place, results_from_data
+    from ..output.results_io import finite_in_place
 
     with _open(url, create=True) as store:
         for path in files:
@@ -408,8 +408,17 @@ def import_cmd(files: tuple[str, ...], url: str | None, name: str | None) -> Non
                 results, source = read_pytest_benchmark(path, data), "pytest-benchmark"
             elif is_asv(data):
                 results, source = read_asv(path, data), "asv"
-            else:
-                results, source = results_from_data(data, path), "steadybench"
+            else:  # one benchmark at a time (issue 27 item 13)
+                from ..history.importing import encode_results
+
+                encoded = encode_results(data, path)
+                del data
+                rec = store.add_encoded(encoded.top, encoded.text, encoded.measurements,
+                                        name=name, command=f"history import {path}",
+                                        git=None, source="steadybench",
+                                        created=encoded.created or None)
+                click.echo(describe(rec, store.where))
+                continue
             del data  # one copy at a time (issue 27 item 13)
             git = results.context.get("git") if source != "steadybench" else None
             info = None

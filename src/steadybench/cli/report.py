@@ -9,6 +9,7 @@ import click
 
 from ..errors import ConfigurationError, ResultsFormatError, SteadybenchError
 from ..fileio import read_user_json
+from ..gc_pause import gc_paused
 from .options import confidence_option
 from .validate import count
 
@@ -95,6 +96,7 @@ def _protocol_comparison(base: str, new: str, confidence: float) -> dict[str, An
 @confidence_option(of="the comparison made with --compare")
 @click.option("--window", type=count(min=1), default=10, show_default=True,
               help="Moving-median window (runs) of the run-by-run plots.")
+@gc_paused()  # every case of every file is kept to the end (steadybench.gc_pause)
 def report_cmd(results: tuple[str, ...], output: str, plots_dir: str | None, plot_format: str,
                compare: bool | None, comparison_path: str | None, confidence: float,
                window: int) -> None:

@@ -26,14 +26,17 @@ def match(base: SampleSet, new: SampleSet) -> tuple[list[tuple[Sample, Sample]],
     notes: list[str] = []
     if len(base.samples) == 1 and len(new.samples) == 1:
         return [(base.samples[0], new.samples[0])], notes
-    by_key = {s.key: s for s in new.samples}
-    pairs = [(s, by_key[s.key]) for s in base.samples if s.key in by_key]
-    matched = {s.key for s, _ in pairs}
-    for s in base.samples:
-        if s.key not in matched:
+    base_keys = [s.key for s in base.samples]  # each key made once (10^6 benchmarks)
+    new_keys = [s.key for s in new.samples]
+    by_key = dict(zip(new_keys, new.samples, strict=True))
+    pairs = [(s, by_key[k]) for s, k in zip(base.samples, base_keys, strict=True)
+             if k in by_key]
+    matched = {k for k in base_keys if k in by_key}
+    for s, k in zip(base.samples, base_keys, strict=True):
+        if k not in matched:
             notes.append(f"{s.label}: only in BASE ({base.path}), not compared")
-    for s in new.samples:
-        if s.key not in matched:
+    for s, k in zip(new.samples, new_keys, strict=True):
+        if k not in matched:
             notes.append(f"{s.label}: only in NEW ({new.path}), not compared")
     if not pairs:
         have_a = ", ".join(s.label for s in base.samples[:5]) or "nothing"
@@ -47,7 +50,7 @@ def _machine_identity(samples: SampleSet) -> dict[str, Any]:
     """The fingerprint of a results file with its preset (kept in ``context["machine"]``), so a
     baseline run compared with a managed one is flagged too."""
     env = dict(samples.environment or {})
-    machine = (samples.results.context.get("machine") if samples.results is not None else None)
+    machine = samples.context.get("machine")
     if isinstance(machine, dict):
         fingerprint = dict(machine.get("fingerprint") or env.get("fingerprint") or {})
         fingerprint["preset"] = machine.get("preset")
@@ -110,12 +113,16 @@ def compare_sets(base: SampleSet, new: SampleSet, opts: CompareOptions,
         raise SteadybenchError("--weights custom needs a suite file with a Coef column (--suite)")
     if weights not in WEIGHTS:
         raise SteadybenchError(f"unknown weights {weights!r}")
-    pairs, notes = match(base, new)
-    warnings = [*base.skipped, *new.skipped, *notes, *fingerprint_warnings(base, new)]
-    rows = [compare_pair(b, n, opts) for b, n in pairs]
-    return Comparison.from_dict(_document(
-        rows, opts, weights, precision, warnings,
-        {"base": base.path, "new": new.path, "base_kind": base.kind, "new_kind": new.kind}))
+    from ..gc_pause import gc_paused
+
+    with gc_paused():  # one row per benchmark, all kept: see steadybench.gc_pause
+        pairs, notes = match(base, new)
+        warnings = [*base.skipped, *new.skipped, *notes, *fingerprint_warnings(base, new)]
+        rows = [compare_pair(b, n, opts) for b, n in pairs]
+        return Comparison.from_dict(_document(
+            rows, opts, weights, precision, warnings,
+            {"base": base.path, "new": new.path, "base_kind": base.kind,
+             "new_kind": new.kind}), owned=True)
 
 
 def compare_files(base_path: str, new_path: str, opts: CompareOptions, *,

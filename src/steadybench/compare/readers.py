@@ -22,7 +22,6 @@ import io
 import json
 import math
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,66 +33,9 @@ from ..model.estimate import Estimate
 from ..model.execution import execution_values
 from ..model.results import Results
 from .median import median
+from .samples import Sample, SampleSet
 
-
-@dataclass
-class Sample:
-    """The measurements of one benchmark on one side of a comparison."""
-
-    name: str
-    values: np.ndarray
-    implementation: str = ""
-    params: dict[str, Any] = field(default_factory=dict)
-    unit: str = "s"
-    #: one value per independent execution: the unit of the comparison (see
-    #: :mod:`steadybench.compare.protocol`); None means "the values are the executions"
-    per_execution: np.ndarray | None = None
-    source: str = ""
-    #: the case's headline when read from a steadybench results file (``estimate`` there): the
-    #: figure the run's console and files showed; None for other inputs
-    estimate: Estimate | None = None
-    #: what one unit is, for the output
-    unit_name: str = "values (one per execution)"
-    #: the values come from one invocation (one ``steadybench run``), so a comparison with
-    #: another invocation includes the variation between runs
-    #: (:mod:`steadybench.compare.between`)
-    one_invocation: bool = False
-    #: run-level values (each invocation's median) when a side holds several invocations
-    runs: np.ndarray | None = None
-
-    @property
-    def executions(self) -> np.ndarray:
-        """The per-execution values (the test unit)."""
-        return self.values if self.per_execution is None else self.per_execution
-
-    @property
-    def param_name(self) -> str:
-        return ",".join(f"{k}={v}" for k, v in self.params.items())
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.name, self.implementation or self.name, self.param_name)
-
-    @property
-    def label(self) -> str:
-        parts = [self.name]
-        if self.implementation and self.implementation != self.name:
-            parts.append(self.implementation)
-        if self.params:
-            parts.append(f"[{self.param_name}]")
-        return " ".join(parts)
-
-
-@dataclass
-class SampleSet:
-    """All samples read from one input, with what kind of input it was."""
-
-    path: str
-    kind: str  # plain, csv, steadybench, hyperfine, pyperf
-    samples: list[Sample]
-    environment: dict[str, Any] | None = None
-    results: Results | None = None
-    skipped: list[str] = field(default_factory=list)
+__all__ = ["Sample", "SampleFormatError", "SampleSet", "read_samples"]
 
 
 def _check_value(value: float, where: str) -> float:
@@ -336,7 +278,6 @@ def read_samples(path: str | os.PathLike[str], column: str | None = None,
     if text.lstrip().startswith(("{", "[")):
         try:
             data = json.loads(text)
-            del text  # one copy at a time: the parsed document from here (issue 27 item 13)
         except json.JSONDecodeError as exc:
             raise SampleFormatError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from None
         except RecursionError:
@@ -344,8 +285,13 @@ def read_samples(path: str | os.PathLike[str], column: str | None = None,
         except ValueError as exc:  # e.g. an integer with too many digits
             raise SampleFormatError(f"{p}: not valid JSON ({exc})") from None
         if isinstance(data, dict) and "schema_version" in data and "benchmarks" in data:
-            from ..output.results_io import results_from_data
+            from ..output.results_io import check_results_data, results_from_data
 
+            if metric is None or metric == "wall_time":
+                from .lean import lean_samples
+
+                check_results_data(data, str(p))
+                return lean_samples(p, data, text)
             results = results_from_data(data, str(p))
             del data  # the Results from here, not the document too
             return _from_results(p, results, metric)

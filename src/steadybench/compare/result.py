@@ -36,6 +36,13 @@ def _frozen(value: Any) -> Mapping[str, Any] | None:
     return None if value is None else MappingProxyType(dict(value))
 
 
+def _view(data: Mapping[str, Any], owned: bool) -> Mapping[str, Any]:
+    """A read-only view of ``data``: over ``data`` itself when the caller hands it over
+    (``owned``: a document just made, nothing else will change it; a comparison of 10^6
+    benchmarks then holds each row once, not twice, at its peak), else over a copy."""
+    return MappingProxyType(data if owned and type(data) is dict else dict(data))
+
+
 def _back(source: Mapping[str, Any], modelled: Mapping[str, Any]) -> dict[str, Any]:
     """The dict a result was read from, key for key and in its order, with the modelled keys'
     typed values written back; a result made in code (no source) gives its modelled keys."""
@@ -71,12 +78,13 @@ class RatioInterval:
     _source: Mapping[str, Any] = field(default_factory=lambda: _EMPTY, repr=False, compare=False)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> RatioInterval | None:
+    def from_dict(cls, data: Mapping[str, Any] | None, owned: bool = False
+                  ) -> RatioInterval | None:
         if not data or data.get("low") is None or data.get("high") is None:
             return None
         return cls(float(data["low"]), float(data["high"]), _float(data.get("confidence")),
                    _float(data.get("achieved_confidence")), str(data.get("method") or ""),
-                   _float(data.get("estimate")), MappingProxyType(dict(data)))
+                   _float(data.get("estimate")), _view(data, owned))
 
     def to_dict(self) -> dict[str, Any]:
         return _back(self._source, {
@@ -101,11 +109,11 @@ class SideSummary:
     _source: Mapping[str, Any] = field(default_factory=lambda: _EMPTY, repr=False, compare=False)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> SideSummary:
+    def from_dict(cls, data: Mapping[str, Any] | None, owned: bool = False) -> SideSummary:
         data = data or {}
         return cls(int(data.get("n") or 0), _float(data.get("mean")),
                    _float(data.get("median")), _float(data.get("min")),
-                   _float(data.get("stdev")), MappingProxyType(dict(data)))
+                   _float(data.get("stdev")), _view(data, owned))
 
     def to_dict(self) -> dict[str, Any]:
         return _back(self._source, {
@@ -154,15 +162,16 @@ class BenchmarkComparison:
     _source: Mapping[str, Any] = field(default_factory=lambda: _EMPTY, repr=False, compare=False)
 
     @classmethod
-    def from_dict(cls, row: Mapping[str, Any]) -> BenchmarkComparison:
+    def from_dict(cls, row: Mapping[str, Any], owned: bool = False) -> BenchmarkComparison:
         pc = row.get("protocol_confidence") or {}
         return cls(
             name=str(row.get("name", "?")), unit=str(row.get("unit") or "s"),
             test_unit=str(row.get("test_unit") or ""),
-            base=SideSummary.from_dict(row.get("base")), new=SideSummary.from_dict(row.get("new")),
+            base=SideSummary.from_dict(row.get("base"), owned),
+            new=SideSummary.from_dict(row.get("new"), owned),
             ratio=_float(row.get("speedup")), ratio_mean=_float(row.get("speedup_mean")),
             ratio_min=_float(row.get("speedup_min")),
-            interval=RatioInterval.from_dict(row.get("speedup_ci")),
+            interval=RatioInterval.from_dict(row.get("speedup_ci"), owned),
             verdict=str(row.get("verdict", "")), verdict_by=str(row.get("verdict_by", "median")),
             test=str(row.get("test") or "—"), confidence=_float(row.get("confidence")),
             confidence_mode=str(row.get("confidence_mode", "fixed")),
@@ -173,7 +182,7 @@ class BenchmarkComparison:
             band=row.get("band"), threshold=float(row.get("threshold") or 0.0),
             warnings=tuple(str(w) for w in row.get("warnings") or ()),
             run_noise=_frozen(row.get("run_noise")),
-            confidence_note=row.get("confidence_note"), _source=MappingProxyType(dict(row)))
+            confidence_note=row.get("confidence_note"), _source=_view(row, owned))
 
     def to_dict(self) -> dict[str, Any]:
         src = self._source
@@ -255,8 +264,11 @@ class Comparison:
     _source: Mapping[str, Any] = field(default_factory=lambda: _EMPTY, repr=False, compare=False)
 
     @classmethod
-    def from_dict(cls, doc: Mapping[str, Any]) -> Comparison:
-        return cls(tuple(BenchmarkComparison.from_dict(r) for r in doc.get("benchmarks") or ()),
+    def from_dict(cls, doc: Mapping[str, Any], owned: bool = False) -> Comparison:
+        """The comparison document ``doc`` read; ``owned``: its rows are handed over (made
+        just now by :func:`~steadybench.compare.core.compare_sets`), kept, not copied."""
+        return cls(tuple(BenchmarkComparison.from_dict(r, owned)
+                         for r in doc.get("benchmarks") or ()),
                    ComparisonSettings.from_dict(doc.get("options")),
                    MappingProxyType(dict(doc.get("inputs") or {})),
                    tuple(str(w) for w in doc.get("warnings") or ()),

@@ -18,7 +18,7 @@ from ..errors import ConfigurationError
 def with_hosts(samples: SampleSet) -> SampleSet:
     """``samples`` with each case's host among its parameters (``host=...``), so matching by
     key pairs the same host only; one line when the input has no host records."""
-    results = samples.results
+    results = samples.full_results()
     if results is None or not any(c.extra.get("host") is not None for c in results.cases):
         raise ConfigurationError(f"--by-host: {samples.path} has no host records (results of "
                                  "'run --cluster' or 'exec --cluster' have them)")

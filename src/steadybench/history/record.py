@@ -65,10 +65,11 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MeasurementRow:
     """One benchmark of a record as the ``measurements`` table holds it: its label, headline,
-    interval and the per-execution values (the single value when it ran in one execution)."""
+    interval and the per-execution values (the single value when it ran in one execution).
+    Slotted: ``history import`` holds one per benchmark (10^6) until they are inserted."""
 
     label: str
     benchmark: str

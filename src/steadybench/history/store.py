@@ -17,7 +17,7 @@ from ..model.results import now_iso
 from ..redact import redact, redact_tree
 from .backends import Backend, HistoryError, open_backend
 from .git import GitInfo, git_info, resolve_commit
-from .record import Record, current_machine, measurements_of, preset_of
+from .record import MeasurementRow, Record, current_machine, measurements_of, preset_of
 from .schema import insert_measurements, migrate
 
 #: records whose measurements :meth:`HistoryStore.every_series` reads at a time
@@ -90,10 +90,24 @@ class HistoryStore:
         measurements = measurements_of(results)  # read once (issue 27 item 13)
         if not measurements:
             raise HistoryError("nothing to record: the results hold no benchmark with a value")
-        info = git if git is not None else git_info(cwd)
-        command = redact(command) if command else command  # no credential is ever stored
         if isinstance(results.get("context"), dict):
             results = {**results, "context": redact_tree(results["context"])}
+        return self.add_encoded(results, json.dumps(results, allow_nan=False), measurements,
+                                name=name, command=command, git=git, source=source,
+                                created=created, cwd=cwd)
+
+    def add_encoded(self, results: dict[str, Any], text: str,
+                    measurements: list[MeasurementRow], *, name: str | None = None,
+                    command: str | None = None, git: GitInfo | None = None,
+                    source: str = "steadybench", created: str | None = None,
+                    cwd: str | os.PathLike[str] | None = None) -> Record:
+        """:meth:`add` of a document already encoded: ``text`` is its JSON (finite, context
+        redacted), ``measurements`` its rows, ``results`` the document or its top level
+        without the benchmarks (the record keeps it; :mod:`.importing` gives that one)."""
+        if not measurements:
+            raise HistoryError("nothing to record: the results hold no benchmark with a value")
+        info = git if git is not None else git_info(cwd)
+        command = redact(command) if command else command  # no credential is ever stored
         env = results.get("environment") or {}
         record = Record(results=results, created=created or now_iso(), name=name,
                         command=command, git=info, machine=current_machine(env),
@@ -106,8 +120,7 @@ class HistoryStore:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (record.created, name, command, info.commit, info.branch,
                  None if info.dirty is None else int(info.dirty), info.note, record.machine,
-                 json.dumps(record.fingerprint), record.preset, source,
-                 json.dumps(results, allow_nan=False)))
+                 json.dumps(record.fingerprint), record.preset, source, text))
             record.id = int(rows[0][0])
             insert_measurements(self.db, record.id, measurements)
         return record

@@ -30,20 +30,25 @@ def _finite(obj: Any) -> Any:
     return obj
 
 
+#: the types :func:`finite_in_place` leaves as they are without a look inside (a subclass of
+#: them, e.g. an ``IntEnum``, is handed to :func:`_finite` as before)
+_LEAVES = frozenset((str, int, bool, type(None)))
+
+
 def finite_in_place(obj: Any) -> Any:
     """:func:`_finite` without the copy: the dicts and lists of ``obj`` are changed where they
     are, so a document of 10^6 benchmarks is not held twice (issue 27 item 13). Only for a
     document nothing else refers to (a fresh ``to_dict()``). Returns the document."""
     if isinstance(obj, dict):
         for key, value in obj.items():
-            if type(value) in (dict, list) or not isinstance(value, str | int | bool | None):
+            if type(value) not in _LEAVES:  # a type test first: most values are leaves
                 obj[key] = finite_in_place(value)
         if any(type(k) is not str for k in obj):
             return {str(k): v for k, v in obj.items()}
         return obj
     if type(obj) is list:
         for i, value in enumerate(obj):
-            if type(value) in (dict, list) or not isinstance(value, str | int | bool | None):
+            if type(value) not in _LEAVES:
                 obj[i] = finite_in_place(value)
         return obj
     return _finite(obj)
@@ -62,6 +67,20 @@ def write_results(results: Results, path: str | os.PathLike[str]) -> Path:
 
 def results_from_data(data: Any, source: str = "<data>") -> Results:
     """Build Results from parsed JSON, checking that it is a steadybench file we can read."""
+    check_results_data(data, source)
+    try:
+        return Results.from_dict(data)
+    # AttributeError: a field of the wrong kind, e.g. an ``estimate`` that is not an object
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ResultsFormatError(
+            f"{source}: malformed results file ({type(exc).__name__}: {exc})"
+        ) from exc
+
+
+def check_results_data(data: Any, source: str = "<data>") -> None:
+    """Raise :class:`ResultsFormatError` unless ``data`` is a steadybench results document we
+    can read: its version, its ``environment``/``context`` objects, and each benchmark's name,
+    implementation and times (:func:`~steadybench.output.results_check.time_problem`)."""
     if not isinstance(data, dict) or "benchmarks" not in data or "schema_version" not in data:
         raise ResultsFormatError(
             f"{source}: not a steadybench results file (no 'schema_version' and 'benchmarks')"
@@ -94,13 +113,6 @@ def results_from_data(data: Any, source: str = "<data>") -> Results:
         if problem:
             raise ResultsFormatError(f"{source}: malformed results file (benchmark "
                                      f"{entry['name']!r}: {problem}, not a time)")
-    try:
-        return Results.from_dict(data)
-    # AttributeError: a field of the wrong kind, e.g. an ``estimate`` that is not an object
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ResultsFormatError(
-            f"{source}: malformed results file ({type(exc).__name__}: {exc})"
-        ) from exc
 
 
 def load_results(path: str | os.PathLike[str]) -> Results:

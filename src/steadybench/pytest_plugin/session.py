@@ -238,7 +238,7 @@ class BenchmarkSession:
         from ..compare.protocol import FASTER, SLOWER
         from ..counts.verdict import compare_count_samples, render
 
-        comparison = compare_count_samples(base.samples, new.samples, base.results, results,
+        comparison = compare_count_samples(base.samples, new.samples, base.full_results(), results,
                                            self.threshold)
         out.count_lines = render(comparison)
         for row in comparison.rows:
