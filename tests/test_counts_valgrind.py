@@ -66,27 +66,43 @@ def bench(tmp_path_factory) -> Path:
     return path
 
 
-def test_two_invocations_count_the_same(bench):
+#: 10, 20 and 30 calls per point, as every count of the bench below
+SETTINGS = {"measure": "instructions", "calls": 10, "points": 3}
+
+
+@pytest.fixture(scope="module")
+def counted(bench):
+    """Both benchmarks of the bench counted once (one counted process each), for the file."""
+    return count_file(bench, CountSettings(**SETTINGS))
+
+
+@pytest.fixture(scope="module")
+def two_layouts(bench):
+    """``once`` counted in two layouts: two executions of the layer (two counted processes)."""
+    return count_file(bench, CountSettings(layouts=2, **SETTINGS), "once")["once"]
+
+
+def test_two_invocations_count_the_same(counted, two_layouts):
     # the layout (hash seed, environment size, ASLR off) and the call counts are fixed, so the
-    # count per call is identical to the last instruction, not just close
-    settings = CountSettings("instructions", calls=20, points=2)
-    first = count_file(bench, settings, "once")["once"]
-    second = count_file(bench, settings, "once")["once"]
+    # count per call is identical to the last instruction, not just close: layout 0 of the
+    # two-layout count is a second invocation of the one-layout count's process
+    first, second = counted["once"], two_layouts
     assert not first.errors and not second.errors
     assert first.extra["counts"]["layouts"][0]["fit"]["counts"] == \
         second.extra["counts"]["layouts"][0]["fit"]["counts"]
-    assert first.estimate.value == second.estimate.value
+    assert first.processes[0].layout == second.processes[0].layout
+    assert first.processes[0].value == second.processes[0].value
+    assert first.processes[0].counts == second.processes[0].counts
     assert first.estimate.unit == "instructions"
     identity = first.extra["counts"]["identity"]
     assert identity["valgrind"].startswith("valgrind-") and "Python" in identity["program"]
 
 
-def test_count_per_call_is_additive(bench):
-    cases = count_file(bench, CountSettings("instructions", calls=10, points=3))
-    once, twice = cases["once"].estimate.value, cases["twice"].estimate.value
+def test_count_per_call_is_additive(counted):
+    once, twice = counted["once"].estimate.value, counted["twice"].estimate.value
     # f(); f() costs two f() plus one Python frame (~230 of ~700,000 instructions)
     assert twice / once == pytest.approx(2.0, rel=1e-3)
-    assert cases["once"].extra["counts"]["layouts"][0]["fit"]["on_line"]
+    assert counted["once"].extra["counts"]["layouts"][0]["fit"]["on_line"]
 
 
 @pytest.fixture(scope="module")
@@ -292,10 +308,9 @@ def test_timeit_counts_statements_and_compares_them_in_words(capsys):
     assert "faster" not in captured.out + captured.err
 
 
-def test_layouts_are_executions_of_the_layer(bench):
+def test_layouts_are_executions_of_the_layer(two_layouts):
     # two layouts: two executions merged by the layer, each with its layout and the events
-    case = count_file(bench, CountSettings("instructions", layouts=2, calls=10, points=2),
-                      "once")["once"]
+    case = two_layouts
     assert not case.errors and len(case.processes) == 2
     first, second = case.processes
     assert first.layout is not None and second.layout is not None

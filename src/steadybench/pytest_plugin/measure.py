@@ -1,7 +1,8 @@
 """How the pytest plugin measures one benchmark call with steadybench's core.
 
 The code under test becomes an :class:`~steadybench.model.implementation.Implementation`
-(:class:`CallImplementation`) measured by a :class:`~steadybench.runner.runner.Runner` with the
+(:class:`~steadybench.model.call.CallImplementation`) measured by a
+:class:`~steadybench.runner.runner.Runner` with the
 ``auto`` method (calibrated calls per sample, the median: :mod:`steadybench.methods.calibrated`),
 then :func:`~steadybench.processors.base.finalize_case` makes the case's one
 :class:`~steadybench.model.estimate.Estimate`, as ``steadybench run`` does.
@@ -22,48 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..model.implementation import Implementation
+from ..model.call import CallImplementation
 from ..model.parameters import Parameters
 from ..model.results import CaseResult
-
-
-class CallImplementation(Implementation):
-    """``fn(*args, **kwargs)`` as the measured code; ``setup`` (pytest-benchmark's pedantic
-    ``setup``), when given, runs untimed before each run and may return ``(args, kwargs)``."""
-
-    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...] = (),
-                 kwargs: dict[str, Any] | None = None,
-                 setup: Callable[[], Any] | None = None, name: str | None = None) -> None:
-        super().__init__(name or getattr(fn, "__name__", "benchmark"))
-        self.fn = fn
-        self.args = tuple(args)
-        self.kwargs = dict(kwargs or {})
-        self.setup_fn = setup
-        self._bind(self.args, self.kwargs)
-
-    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        fn = self.fn
-        if not args and not kwargs:
-            self.run = fn  # type: ignore[method-assign]
-        else:
-            self.run = lambda: fn(*args, **kwargs)  # type: ignore[method-assign]
-
-    def init_run(self) -> None:
-        if self.setup_fn is None:
-            return
-        made = self.setup_fn()
-        if made is not None:
-            args, kwargs = made
-            self._bind(tuple(args or ()), dict(kwargs or {}))
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state.pop("run", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._bind(self.args, self.kwargs)
 
 
 def why_not_importable(fn: Callable[..., Any], *others: Any) -> str | None:

@@ -1,80 +1,25 @@
-"""The runner, the run loop and its executors, staged actions and stop conditions (Rancid §V)."""
+"""The runner, the run loop and its executors, staged actions and stop conditions (Rancid §V).
 
-from .actions import (
-    Action,
-    CompositeAction,
-    ConditionalAction,
-    CoolDownAction,
-    FileWriteAction,
-    FunctionAction,
-    PrintAction,
-    RunContext,
-    SleepAction,
-    WarmUpAction,
-)
-from .loop import (
-    Executor,
-    InProcessExecutor,
-    LoopSettings,
-    OnFailure,
-    RunFailure,
-    RunLoop,
-    Sample,
-)
-from .runner import Runner, Stage
-from .stop import (
-    And,
-    CiHalfWidth,
-    CiWidthWindow,
-    CovAfterWarmup,
-    CovWindow,
-    ElapsedTime,
-    MaxFailures,
-    MedianIqrStable,
-    Not,
-    OnError,
-    Or,
-    Runs,
-    RunState,
-    StopCondition,
-    Xor,
-    build_stop_condition,
-)
+Every name below loads on first use (PEP 562, :mod:`steadybench.lazy`): a counted process
+imports :mod:`.deadline` alone to find a benchmark, and each module imported there is counted
+(this package's eager imports, with statistics, json and tempfile, were half of a counted
+Python process's start-up under callgrind).
+"""
 
-__all__ = [
-    "Action",
-    "And",
-    "CiHalfWidth",
-    "CompositeAction",
-    "ConditionalAction",
-    "CoolDownAction",
-    "CovWindow",
-    "ElapsedTime",
-    "Executor",
-    "FileWriteAction",
-    "FunctionAction",
-    "InProcessExecutor",
-    "LoopSettings",
-    "Not",
-    "OnError",
-    "MaxFailures",
-    "CovAfterWarmup",
-    "CiWidthWindow",
-    "MedianIqrStable",
-    "OnFailure",
-    "Or",
-    "PrintAction",
-    "RunContext",
-    "RunFailure",
-    "RunLoop",
-    "RunState",
-    "Runner",
-    "Runs",
-    "Sample",
-    "SleepAction",
-    "Stage",
-    "StopCondition",
-    "WarmUpAction",
-    "Xor",
-    "build_stop_condition",
-]
+from ..lazy import lazy_exports
+
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("Action", "CompositeAction", "ConditionalAction", "CoolDownAction",
+        "FileWriteAction", "FunctionAction", "PrintAction", "RunContext", "SleepAction",
+        "WarmUpAction"), ".actions"),
+    **dict.fromkeys(("And", "CiHalfWidth", "CiWidthWindow", "CovAfterWarmup", "CovWindow",
+        "ElapsedTime", "MaxFailures", "MedianIqrStable", "Not", "OnError", "Or", "RunState",
+        "Runs", "StopCondition", "Xor", "build_stop_condition"), ".stop"),
+    **dict.fromkeys(("Executor", "InProcessExecutor", "LoopSettings", "OnFailure",
+        "RunFailure", "RunLoop", "Sample"), ".loop"),
+    **dict.fromkeys(("Runner", "Stage"), ".runner"),
+}
+
+__all__ = sorted(_LAZY)
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
