@@ -54,7 +54,8 @@ def test_every_confidence_option_is_the_shared_one():
         assert isinstance(param.type, ConfidenceLevel), (name, param.type)
         assert param.type.convert("95%", param, None) == 0.95
         assert param.type.convert("0.9", param, None) == 0.9
-        for bad in ("150%", "1", "0", "nan", "x"):
+        # 1e-300: accepted as above 0 while its alpha, 1 - 1e-300, rounds to 1 (fault matrix)
+        for bad in ("150%", "1", "0", "nan", "x", "1e-300", "1e-17"):
             with pytest.raises(click.BadParameter):
                 param.type.convert(bad, param, None)
         if param.type.allow_auto:

@@ -53,7 +53,11 @@ class ConfidenceLevel(Fraction):
                 ctx: click.Context | None) -> Any:
         if self.allow_auto and isinstance(value, str) and value.strip().lower() == "auto":
             return None
-        return super().convert(value, param, ctx)
+        level = super().convert(value, param, ctx)
+        if isinstance(level, float) and 1.0 - level == 1.0:  # 1e-300: its alpha rounds to 1
+            self.fail(f"{value!r} is too close to 0 to be told apart from it in the "
+                      "arithmetic (a level such as 0.95 or 95%)", param, ctx)
+        return level
 
     def describe(self) -> str:
         return super().describe() + (", or 'auto'" if self.allow_auto else "")
