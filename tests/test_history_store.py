@@ -225,3 +225,12 @@ def test_a_named_machine_class_replaces_the_host(tmp_path: Path,
                         git=GitInfo(note="x"))
         assert rec.machine == "ci-runner"
         assert store.machines() == ["ci-runner"]
+
+
+def test_machine_identity_of_an_environment_of_another_shape() -> None:
+    # a results file's environment is the file's word: "python" as a string (a hand-written or
+    # foreign file) made history import end in an internal AttributeError
+    assert machine_id({"hostname": "x", "python": "3.12"}).startswith("x-")
+    assert machine_id({"hostname": "x", "python": "3.12"}) != machine_id({"hostname": "x"})
+    assert machine_id({"hostname": "x", "fingerprint": "?", "python": 3}).startswith("x-")
+    assert machine_id(["not", "a", "mapping"]).startswith("unknown-host-")  # type: ignore[arg-type]

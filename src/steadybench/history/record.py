@@ -27,9 +27,13 @@ def machine_id(environment: dict[str, Any] | None) -> str:
     Two results share it when they come from the same host and interpreter: the unit the
     run-to-run noise is learned for (:mod:`steadybench.history.noise`).
     """
-    env = environment or {}
-    fp = env.get("fingerprint") or {}
+    # a results file's environment is what the file says: any of its parts may be missing or
+    # of another shape (a hand-written "python": "3.12" is a version)
+    env = environment if isinstance(environment, dict) else {}
+    fp = env.get("fingerprint") if isinstance(env.get("fingerprint"), dict) else {}
     py = env.get("python") or fp.get("python") or {}
+    if not isinstance(py, dict):
+        py = {"version": str(py)}
     parts = {
         "host": env.get("hostname") or fp.get("hostname") or "unknown-host",
         "cpu": env.get("cpu_model") or fp.get("cpu_model"),
