@@ -38,9 +38,9 @@ def one_case_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
     (preset × series × parameters) has a time series per meter of the fake board's monitor:
     64 of the report's 69 figures, 25 s of processor time, and nothing these tests assert on;
     Figs. 15–16, the evaluation's own, are all drawn (per-case figures: tests/test_report.py)."""
-    from steadybench.output import report
+    from steadybench.output import reportviews
 
-    monkeypatch.setattr(report, "MAX_CASE_FIGURES", 1)
+    monkeypatch.setattr(reportviews, "MAX_CASE_FIGURES", 1)
 
 
 def _case(data: dict, name: str, params: dict) -> dict:
