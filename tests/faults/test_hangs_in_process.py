@@ -84,6 +84,35 @@ def test_in_process_time_limit_stops_every_kind_of_hang(tmp_path):
     assert "still running at the hard time limit of 1 s" in done.stderr
 
 
+def test_a_sleeping_hang_is_stopped_when_samples_count_cpu_time(tmp_path):
+    # --clock thread_time stands still while the benchmark sleeps: the hard limit (and the
+    # budget) timed by it never came, so this ran until the safety net
+    (tmp_path / "nap.py").write_text(
+        "import time\nimport steadybench as sb\n\n"
+        "@sb.benchmark\ndef sleeper():\n    return lambda: time.sleep(3600)\n")
+    done = steadybench("run", "--in-process", "--clock", "thread_time", "--max-time", "0.5",
+                       "--time-limit", "1",
+                       "--json", "r.json", "nap.py", cwd=tmp_path, timeout=60)
+    assert done.returncode == 1, done.stderr
+    (case,) = json.loads((tmp_path / "r.json").read_text())["benchmarks"]
+    assert any("still running at the hard time limit of 1 s" in e for e in case["errors"])
+
+
+def test_the_budget_and_the_limit_are_timed_on_the_wall_with_a_cpu_time_clock():
+    import time
+
+    from steadybench.clocks import budget_clock
+    from steadybench.runner.runner import Runner
+    from steadybench.testing import SimulatedClock
+
+    assert budget_clock(time.thread_time_ns) is time.perf_counter_ns
+    assert budget_clock(time.process_time_ns) is time.perf_counter_ns
+    simulated = SimulatedClock()
+    assert budget_clock(simulated) is simulated  # an injected clock times everything
+    runner = Runner(clock=time.thread_time_ns)
+    assert runner.clock is time.thread_time_ns and runner.wall_clock is time.perf_counter_ns
+
+
 def test_a_hang_at_import_is_stopped_in_the_main_process(tmp_path):
     (tmp_path / "slow_import.py").write_text(
         "import time\nimport steadybench as sb\ntime.sleep(3600)\n\n"

@@ -19,6 +19,7 @@ import copy
 import time
 from collections.abc import Callable, Sequence
 
+from ..clocks import budget_clock
 from ..defaults import LAYOUTS
 from ..errors import ConfigurationError
 from ..meters.base import Meter, WallTimeMeter
@@ -93,6 +94,9 @@ class Runner:
         self.stop = stop if stop is not None else build_stop_condition()
         self.warmup = int(warmup)
         self.timer = WallTimeMeter(clock)
+        #: what times the budget, the hard limit and the countermeasures: the samples' clock,
+        #: or the wall clock when that one counts CPU time (:func:`.clocks.budget_clock`)
+        self.wall_clock = budget_clock(clock)
         self.sleep = sleep
         self.method = method or DirectMethod()
         self.keep_samples = keep_samples
@@ -166,7 +170,8 @@ class Runner:
         for meter in meters:
             case.units[meter.name] = meter.unit
         executor = InProcessExecutor(implementation, self.method, self.clock, meters)
-        loop = RunLoop(executor, case, self.loop_settings(), clock=self.clock, sleep=self.sleep,
+        loop = RunLoop(executor, case, self.loop_settings(), clock=self.wall_clock,
+                       sleep=self.sleep,
                        before_run=self.actions[Stage.BEFORE_RUN],
                        after_run=self.actions[Stage.AFTER_RUN], progress=progress,
                        implementation=implementation, params=params)
@@ -179,9 +184,9 @@ class Runner:
 
         def overdue() -> bool:
             if loop.running_since is not None:  # a run: with the time of the runs before it
-                return loop.state.elapsed_ns + self.clock() - loop.running_since > limit_ns
+                return loop.state.elapsed_ns + self.wall_clock() - loop.running_since > limit_ns
             since = user_since[0]
-            return since is not None and self.clock() - since > limit_ns
+            return since is not None and self.wall_clock() - since > limit_ns
 
         guard = contextlib.ExitStack()
         try:
@@ -190,7 +195,7 @@ class Runner:
             guard.enter_context(deadline(self.time_limit, f"benchmark {case.label}",
                                          grace(self.time_limit), overdue))
             try:
-                user_since[0] = self.clock()
+                user_since[0] = self.wall_clock()
                 implementation.setup(params)
             except KeyboardInterrupt:
                 case.interrupted = True
@@ -216,7 +221,7 @@ class Runner:
                 case.stop_reason = "interrupted"
                 raise
             finally:
-                user_since[0] = self.clock()
+                user_since[0] = self.wall_clock()
                 try:
                     self._teardown(implementation, case)
                 finally:
@@ -261,7 +266,7 @@ class Runner:
 
         case = self.new_case(implementation, params, benchmark)
         self.last_case = case
-        ctx = RunContext(implementation, params, case, RunState(), self.clock, self.sleep)
+        ctx = RunContext(implementation, params, case, RunState(), self.wall_clock, self.sleep)
         run_executions(WorkerBackend(self, implementation, params, meters, benchmark), case,
                        self.processes, time_limit=self.time_limit, method=self.method,
                        confidence=self.confidence,
