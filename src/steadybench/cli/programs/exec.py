@@ -4,7 +4,7 @@ each case's interval from independent executions (``--processes``). See ``docs/p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -49,10 +49,6 @@ from .shared import (
     runner_for,
     stderr_console,
 )
-
-if TYPE_CHECKING:  # rich and the measuring code load when a command runs: --help stays fast
-
-    pass
 
 
 @click.command("exec", context_settings={"ignore_unknown_options": False})

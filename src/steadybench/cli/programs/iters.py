@@ -3,7 +3,7 @@ method: time against iterations, the slope per iteration). See ``docs/programs.m
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -37,10 +37,6 @@ from .shared import (
     runner_for,
     stderr_console,
 )
-
-if TYPE_CHECKING:  # rich and the measuring code load when a command runs: --help stays fast
-
-    pass
 
 
 @click.command("iters")

@@ -4,7 +4,7 @@ time per iteration. See ``docs/programs.md``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -46,10 +46,6 @@ from .shared import (
     runner_for,
     stderr_console,
 )
-
-if TYPE_CHECKING:  # rich and the measuring code load when a command runs: --help stays fast
-
-    pass
 
 
 @click.command("sweep")
