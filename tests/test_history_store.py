@@ -234,3 +234,26 @@ def test_machine_identity_of_an_environment_of_another_shape() -> None:
     assert machine_id({"hostname": "x", "python": "3.12"}) != machine_id({"hostname": "x"})
     assert machine_id({"hostname": "x", "fingerprint": "?", "python": 3}).startswith("x-")
     assert machine_id(["not", "a", "mapping"]).startswith("unknown-host-")  # type: ignore[arg-type]
+
+
+def test_the_schema_is_read_right_when_another_writer_creates_it_between_two_reads() -> None:
+    # two writers creating a new PostgreSQL history: this one missed 'steadybench_meta', then
+    # saw 'records', which the other had committed with it in between (each read outside a
+    # transaction sees its own moment); it said "not a steadybench history"
+    from steadybench.history.schema import SCHEMA_VERSION, current_version
+
+    class Racing:
+        where = "postgresql://racing"
+
+        def __init__(self) -> None:
+            self.committed = False
+
+        def table_exists(self, name: str) -> bool:
+            seen = self.committed
+            self.committed = True  # the other writer commits just after the first read
+            return seen
+
+        def execute(self, sql: str, params: tuple = ()) -> list[tuple[str]]:
+            return [(str(SCHEMA_VERSION),)]
+
+    assert current_version(Racing()) == SCHEMA_VERSION  # type: ignore[arg-type]

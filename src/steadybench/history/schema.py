@@ -141,10 +141,16 @@ MIGRATIONS: dict[int, list[str | Callable[[Backend], None]]] = {
 def current_version(db: Backend) -> int:
     """The store's schema version (0 for an empty database)."""
     if not db.table_exists("steadybench_meta"):
-        if db.table_exists("records"):
+        if not db.table_exists("records"):
+            return 0
+        # both tables are made in one transaction, but each read above saw its own moment (a
+        # PostgreSQL statement outside a transaction): another process's first write may have
+        # committed between them, so 'records' seen after a missed 'steadybench_meta' is only
+        # a foreign table if a third read misses it too (two writers racing to create a new
+        # history once failed this way)
+        if not db.table_exists("steadybench_meta"):
             raise HistoryError(f"history {db.where}: has a 'records' table but no steadybench "
                                "schema version: not a steadybench history")
-        return 0
     rows = db.execute("SELECT value FROM steadybench_meta WHERE key = 'schema_version'")
     if not rows:
         return 0
