@@ -33,20 +33,11 @@ from ..errors import ResultsFormatError
 from ..gc_pause import gc_paused
 from ..model.estimate import Estimate
 from ..model.execution import Execution, execution_values
+from ..model.labels import case_label
 from ..model.results import PRIMARY_METRIC, RUN_OK
 from ..redact import redact_tree
 from .median import median
 from .samples import Sample, SampleSet
-
-
-def _label(name: str, implementation: str, params: dict[str, Any]) -> str:
-    """:attr:`CaseResult.label` of an entry."""
-    parts = [name]
-    if implementation and implementation != name:
-        parts.append(implementation)
-    if params:
-        parts.append("[" + ",".join(f"{k}={v}" for k, v in params.items()) + "]")
-    return " ".join(parts)
 
 
 def _times(entry: dict[str, Any]) -> list[float] | None:
@@ -91,7 +82,7 @@ def _sample(path: Path, entry: dict[str, Any]) -> Sample | str:
             processes = [median(values)]
     if not values and not processes:
         why = "no successful runs" if values is not None else "raw samples were not kept"
-        return f"{path}: {_label(name, implementation, params)}: skipped ({why})"
+        return f"{path}: {case_label(name, implementation, params)}: skipped ({why})"
     return Sample(name, np.asarray(values or [], dtype=float), implementation, params, unit,
                   np.asarray(processes, dtype=float), str(path), estimate,
                   unit_name="executions", one_invocation=True)
