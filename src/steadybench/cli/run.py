@@ -72,8 +72,7 @@ def make_runner_factory(opts: dict[str, Any]):
         find_valgrind()  # missing: one line and exit 2 before anything runs
         settings = count_settings(opts)
         return lambda spec: CountRunner(settings)
-    in_process = bool(opts.get("in_process"))
-    processes = 1 if in_process else (opts.get("processes") or defaults.PROCESSES)
+    processes = executions_per_case(opts)
     stop = stop_condition_from(opts)
     if processes > 1 and not any(opts.get(k) for k in ("runs", "max_time", "target_cov",
                                                         "target_ci")):
@@ -151,12 +150,18 @@ def unrestored(results: Results) -> list[str]:
     return [f"{', '.join(labels)}: {message}" for message, labels in cases_by_message.items()]
 
 
+def executions_per_case(opts: dict[str, Any]) -> int:
+    """The executions (fresh worker processes) of each case: ``-p``, one with
+    ``--in-process``, else the default."""
+    return 1 if opts.get("in_process") else int(opts.get("processes") or defaults.PROCESSES)
+
+
 def case_budget(opts: dict[str, Any]) -> float | None:
     """Expected seconds per case, for the ETA: the time budget of one execution times the
     executions (None when the stop rule has no time budget)."""
     if counting(opts):
         return None  # counts take as long as valgrind takes; no time budget
-    processes = 1 if opts.get("in_process") else (opts.get("processes") or defaults.PROCESSES)
+    processes = executions_per_case(opts)
     if opts.get("max_time"):
         return float(opts["max_time"]) * processes
     if processes > 1 and not any(opts.get(k) for k in ("runs", "target_cov", "target_ci")):
@@ -173,7 +178,7 @@ def expected_duration(benchmarks: list[Any], opts: dict[str, Any]) -> float | No
     shortest sample (``auto``: 1 ms), or the default budget; a case takes ``--processes`` of
     them, one after another. A case that cannot finish is refused at once (one line) rather
     than killed at its limit minutes later (issue 28, item 5)."""
-    processes = 1 if opts.get("in_process") else (opts.get("processes") or defaults.PROCESSES)
+    processes = executions_per_case(opts)
     cases = [(config, params) for b in benchmarks for config, params in b.cases()]
     if not cases:
         return None
@@ -187,7 +192,8 @@ def expected_duration(benchmarks: list[Any], opts: dict[str, Any]) -> float | No
             sample_ns = getattr(runner.method, "min_sample_ns", None) or 0.0
             if not sample_ns:
                 return None
-            per_execution = opts["runs"] * sample_ns / 1e9
+            warmup = defaults.WARMUP if opts.get("warmup") is None else opts["warmup"]
+            per_execution = (opts["runs"] + warmup) * sample_ns / 1e9
             what = (f"--runs {opts['runs']} samples of at least {sample_ns / 1e6:g} ms "
                     f"({runner.method.name})")
         elif processes > 1 and not any(opts.get(k) for k in ("target_cov", "target_ci")):
@@ -255,8 +261,12 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
     if expected is not None and expected > 5 and not opts.get("quiet"):
         from ..output.loggers import eta_text
 
-        click.echo(f"expected: about {eta_text(expected)} of measuring "
-                   "(--max-time and --runs apply to each execution)", err=True)
+        # a lower bound: interpreter start-up, calibration and samples longer than the
+        # method's shortest come on top; two lines, so that 80 columns do not break it
+        processes = executions_per_case(opts)
+        click.echo(f"expected: at least {eta_text(expected)} of measuring, {processes} "
+                   f"execution{'s' if processes != 1 else ''} per case\n"
+                   "  (--runs and --max-time apply to each execution)", err=True)
     action = "remove" if opts.get("remove_outliers") else "mark"
     manager = Manager(
         title or Path(file).stem,
