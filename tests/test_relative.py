@@ -23,7 +23,27 @@ def test_interval_from_executions_is_hodges_lehmann_of_ratios():
     assert rel.fastest == "b" and rel.basis == "executions"
     ratios = sorted(s / f for s in slow for f in fast)
     assert rel.low <= ratios[len(ratios) // 2] <= rel.high
-    assert math.isclose(rel.ratio, 2.1 / 1.05)
+    # the printed ratio is the estimate the interval belongs to: the median of the 25
+    # pairwise ratios (the Hodges-Lehmann estimate of the log shift, exponentiated)
+    assert math.isclose(rel.ratio, ratios[len(ratios) // 2])
+
+
+def test_ratio_is_always_inside_its_interval_and_the_executions_decide_the_side():
+    """Under load a run printed "no clear difference between stdlib and sort_by_random_key:
+    1.02× [0.67, 0.95]": the ratio of the two medians of execution medians said one side,
+    the executions' interval (entirely below 1) the other."""
+    slow_by_median = [1.0, 1.01, 1.02, 2.0, 2.01, 2.02, 2.03]    # median 2.0
+    fast_by_median = [1.9, 1.91, 1.92, 1.93, 10.0, 10.1, 10.2]   # median 1.93
+    a, b = Variant("a", est(2.0), slow_by_median), Variant("b", est(1.93), fast_by_median)
+    (rel,) = relative_summary([a, b])
+    ratios = sorted(x / y for x in fast_by_median for y in slow_by_median)
+    hodges_lehmann = ratios[len(ratios) // 2]
+    assert hodges_lehmann > 1  # the executions say a is faster, the case estimates say b
+    assert rel.fastest == "a" and math.isclose(rel.ratio, hodges_lehmann)
+    assert rel.low <= rel.ratio <= rel.high
+    for variants in ([a, b], [b, a]):
+        (r,) = relative_summary(variants)
+        assert (r.fastest, r.other) == ("a", "b") and r.low <= r.ratio <= r.high
 
 
 def test_unusable_or_mixed_units_give_no_summary():

@@ -96,26 +96,40 @@ def _executions(variant: Variant) -> list[float] | None:
 
 
 def _interval(other: Variant, fastest: Variant, confidence: float
-              ) -> tuple[float | None, float | None, str]:
+              ) -> tuple[float | None, float | None, float | None, str]:
+    """(low, high, point, basis) of time(other) / time(fastest); ``point`` is the estimate the
+    interval belongs to when it is not the ratio of the two estimates (the Hodges–Lehmann
+    ratio of the executions), else None."""
     xo, xf = _executions(other), _executions(fastest)
     if xo is not None and xf is not None:
         from ..stats.rank import ratio_interval
 
         ri = ratio_interval(xo, xf, confidence=confidence)
-        return ri.low, ri.high, "executions"
+        return ri.low, ri.high, ri.estimate, "executions"
     eo, ef = other.estimate, fastest.estimate
     if (eo.has_ci and ef.has_ci and eo.ci_low is not None and ef.ci_high is not None
             and eo.ci_high is not None and ef.ci_low is not None
             and eo.ci_low > 0 and ef.ci_low > 0):
-        return eo.ci_low / ef.ci_high, eo.ci_high / ef.ci_low, "estimate intervals"
-    return None, None, "none"
+        return eo.ci_low / ef.ci_high, eo.ci_high / ef.ci_low, None, "estimate intervals"
+    return None, None, None, "none"
 
 
 def _relation(a: Variant, b: Variant, confidence: float) -> Relation:
-    """How much faster the faster of ``a`` and ``b`` is than the other."""
+    """How much faster the faster of ``a`` and ``b`` is than the other.
+
+    With per-execution values the printed ratio is the Hodges–Lehmann ratio, the estimate
+    whose interval is printed beside it, and it decides which side is called faster. The
+    ratio of the two case estimates (medians of execution medians) can lie outside that
+    interval, even on the other side of 1: under load a run showed "no clear difference:
+    1.02× [0.67, 0.95]"."""
     fast, slow = (a, b) if float(a.estimate.value) <= float(b.estimate.value) else (b, a)  # type: ignore[arg-type]
     ratio = float(slow.estimate.value) / float(fast.estimate.value)  # type: ignore[arg-type]
-    low, high, basis = _interval(slow, fast, confidence)
+    low, high, point, basis = _interval(slow, fast, confidence)
+    if point is not None:
+        ratio = point
+    if ratio < 1 and low is not None and high is not None:  # the executions say the other way
+        fast, slow = slow, fast
+        ratio, low, high = 1 / ratio, 1 / high, 1 / low
     return Relation(fastest=fast.name, other=slow.name, ratio=ratio, low=low, high=high,
                     basis=basis, unit=fast.estimate.unit)
 
