@@ -120,9 +120,12 @@ class Change:
     noise_text: str
     test: AcrossTime
 
-    def text(self) -> str:
+    def text(self, with_noise: bool = True) -> str:
+        """One line; ``with_noise`` False leaves out the variation between runs (said once
+        above the lines when every case has the same)."""
+        noise = f" ({self.noise_text})" if with_noise else ""
         return (f"{self.label}: {self.change:+.1%} [{self.low:+.1%}, {self.high:+.1%}] "
-                f"{self.verdict} ({self.noise_text})")
+                f"{self.verdict}{noise}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "change": self.change, "low": self.low, "high": self.high,
@@ -172,7 +175,10 @@ def report_and_keep(results: Results, opts: dict[str, Any]) -> list[str]:
         if found:
             since = "the last run" if compare_to == DEFAULT_NAME else f"baseline {compare_to}"
             lines.append(f"change since {since} (median, {CONFIDENCE:.0%} interval):")
-            lines.extend(f"  {c.text()}" for c in found)
+            shared = len({c.noise_text for c in found}) == 1
+            if shared:  # said once, not on every line (80 columns)
+                lines.append(f"  {found[0].noise_text}")
+            lines.extend(f"  {c.text(with_noise=not shared)}" for c in found)
             if any(c.verdict == NO_CHANGE for c in found):
                 lines.append("  (a smaller change than the variation between runs needs both "
                              "versions measured together: steadybench ab)")
