@@ -291,3 +291,37 @@ def test_report_called_lazily(tmp_path, monkeypatch):
     b = _write(tmp_path / "b.txt", T2)
     assert main(["compare", a, b, "--quiet", "--report", str(tmp_path / "r.html")]) == 0
     assert calls == [(2, str(tmp_path / "r.html"), "steadybench-comparison")]
+
+
+def test_the_undecided_warning_says_what_its_interval_shows():
+    """A benchmark whose interval excludes 1 on its own but whose Holm-adjusted p does not
+    reach the level was said to have an interval that "holds no change" (a report showed
+    "[0.473, 0.943] holds no change"). The warning now matches the numbers beside it."""
+    from steadybench.compare.protocol import CompareOptions, compare_pair, finish_verdicts
+    from steadybench.compare.readers import Sample
+
+    def sample(name, shift, seed):
+        values = np.exp(np.random.default_rng(seed).normal(shift, 0.005, 25))
+        return Sample(name, np.array([]), per_execution=values, unit_name="executions",
+                      one_invocation=True)
+
+    opts = CompareOptions()
+    seen = set()
+    for shift in np.linspace(0.02, 0.08, 25):
+        rows = [compare_pair(sample(f"b{i}", 0, i), sample(f"b{i}", 0, 100 + i), opts)
+                for i in range(3)]
+        rows.append(compare_pair(sample("moved", 0, 7), sample("moved", shift, 8), opts))
+        finish_verdicts(rows, opts)
+        for row in rows:
+            (warning,) = [w for w in row["warnings"] if "cannot decide" in w] or [None]
+            if row["verdict"] in ("faster", "slower"):
+                assert warning is None
+                continue
+            low, high = row["speedup_ci"]["low"], row["speedup_ci"]["high"]
+            if low <= 1 <= high:
+                assert "holds 1 (no change)" in warning
+                seen.add("holds")
+            else:
+                assert "excludes 1 on its own" in warning and "holm correction for 4" in warning
+                seen.add("excludes")
+    assert seen == {"holds", "excludes"}

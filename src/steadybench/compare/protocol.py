@@ -516,14 +516,34 @@ def finish_verdicts(rows: list[dict[str, Any]], opts: CompareOptions) -> None:
                 else f"no difference found by the {opts.verdict_by} test even at 50%")
         if proto["status"] != "ok":
             r["warnings"].append(proto["reason"])
-        if r.get("run_noise") and verdict not in (FASTER, SLOWER):
-            ci = r.get("speedup_ci") or {}
-            r["warnings"].append(
-                f"the data cannot decide: the ratio's interval [{ci.get('low', math.nan):.3f}, "
-                f"{ci.get('high', math.nan):.3f}] holds no change, given the variation within "
-                f"each run and between runs ({r['run_noise']['text']}); measure both versions "
-                "together to decide: steadybench ab BASE NEW")
+        if r.get("run_noise") and proto["decision"] not in (FASTER, SLOWER):
+            r["warnings"].append(_undecided_warning(
+                r, proto, r["protocol_confidence"][opts.verdict_by], len(rows)))
         r["verdict"] = verdict
+
+
+def _undecided_warning(row: dict[str, Any], proto: dict[str, Any], level: float | None,
+                       compared: int) -> str:
+    """Why a comparison across time did not decide, in words that match its numbers: the
+    interval holds 1, or it excludes 1 on its own but the multiple-testing correction (or
+    the test) does not call it (a report once said "[0.473, 0.943] holds no change")."""
+    ci = row.get("speedup_ci") or {}
+    low, high = ci.get("low", math.nan), ci.get("high", math.nan)
+    interval = f"the interval of BASE/NEW [{low:.3f}, {high:.3f}]"
+    p, p_adjusted = proto.get("p_two_sided"), proto.get("p_adjusted")
+    if not (low > 1 or high < 1):
+        why = (f"{interval} holds 1 (no change), given the variation within each run and "
+               f"between runs ({row['run_noise']['text']})")
+    elif (level is not None and p is not None and p_adjusted is not None
+          and p <= 1 - level < p_adjusted):
+        why = (f"{interval} excludes 1 on its own (p = {p:.3g}), but not after the "
+               f"{proto.get('correction')} correction for {compared} benchmarks (adjusted "
+               f"p = {p_adjusted:.3g})")
+    else:
+        why = (f"{interval} excludes 1, but the test ({proto.get('test') or '—'}, "
+               f"p = {p if p is None else format(p, '.3g')}) does not call a difference")
+    return f"the data cannot decide: {why}; measure both versions together to decide: " \
+        "steadybench ab BASE NEW"
 
 
 def nan_to_none(value: float | None) -> float | None:
