@@ -497,8 +497,13 @@ def test_ab_progress_says_how_long_is_left():
     assert budget_left(res) == pytest.approx(28 * 0.05)  # the rounds left bind first
     res.look = Look(rounds=12, estimate=0.5, low=0.45, high=0.55, level=0.99,
                     decision="slower", interim=True, method="m")
-    assert progress_line(res) == ("  round 12 of at most 40: A is 2.00× faster than B "
-                                  "[1.82, 2.22] so far, 0.6 s; at most 1 s left")
+    assert progress_line(res) == ("  round 12/40: A is 2.00× faster than B "
+                                  "[1.82, 2.22] so far; 0.6 s, ≤ 1 s left")
+    assert len(progress_line(res)) <= 80
+    res.look = Look(rounds=12, estimate=1 / 1.17, low=1 / 1.55, high=1 / 0.87, level=0.99,
+                    decision=None, interim=True, method="m")
+    assert progress_line(res).startswith(  # not "A is 1.17× faster" while [0.87, 1.55]
+        "  round 12/40: no clear difference between A and B: 1.17× [0.87, 1.55] so far")
 
 
 def test_timeit_error_points_at_the_statement(capsys):

@@ -68,10 +68,12 @@ def progress_line(res: ABResult, subject: str = "B", other: str = "A") -> str:
     from ..output.loggers import eta_text
 
     lk = res.look
-    phrase = ratio_phrase(lk.estimate, lk.low, lk.high, subject=subject, other=other,
-                          fastest_first=True)
-    return (f"  round {lk.rounds} of at most {res.settings.max_rounds}: {phrase} so far, "
-            f"{res.elapsed:.1f} s; at most {eta_text(budget_left(res))} left")
+    # the answer so far names no winner its interval does not support ("no clear
+    # difference ... so far" while the interval holds 1)
+    phrase = answer_phrase(lk.estimate, lk.low, lk.high, subject=subject, other=other)
+    # short enough for 80 columns with a typical phrase (it once wrapped "a|t most 1 s left")
+    return (f"  round {lk.rounds}/{res.settings.max_rounds}: {phrase} so far; "
+            f"{res.elapsed:.1f} s, ≤ {eta_text(budget_left(res))} left")
 
 
 def medians(res: ABResult) -> dict[str, float | None]:
