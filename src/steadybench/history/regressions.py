@@ -347,32 +347,61 @@ def _accept(ya: Sequence[float], candidates: Sequence[int], model: RecordNoise, 
     return sorted(accepted)
 
 
-def _step_p_value(ya: Sequence[float], cut: int, accepted: Sequence[int]) -> float:
-    """The p-value of the step at ``cut``: the likelihood-ratio test with the walk ratio q
-    profiled with and without it (:func:`~steadybench.history.local_level.step_lr`), against
-    the largest ratio over the n − 1 places in series of the model without it, each draw
-    profiling q again, at the q estimated without the step
-    (:func:`~steadybench.history.local_level.max_lr_p_value`: a parametric bootstrap of the
-    whole test, Efron & Tibshirani 1993 §16.4). This is the test that decides and whose
-    confidence is reported (from :data:`MIN_POINTS_FOR_DRIFT` records on): the window test
-    only screens (:data:`SCREEN_CONFIDENCE`). The window test judges the step against the walk
-    estimated with the step among the regressors; at the place where a random walk wandered
-    most, that step absorbs the wander and the walk it is judged against shrinks, so alone it
-    called 7 % of 100-record walks changed. The ratio's null distribution depends on q, and the
-    q estimated with the step is too small under "no step" (the place chosen where the walk
-    wandered most): calibrated at that q, 0.3 %-per-record walks under 0.88 % record noise gave
-    5.8–7.2 % false changes in 30-record series, at the q without the step 3.8–4.7 %
-    (benchmarks/over_time.py; docs/comparison.md). A series longer than
+def _step_lr(ya: Sequence[float], cut: int, others: Sequence[int]) -> tuple[float, float, int]:
+    """The likelihood ratio of a step at ``cut`` with ``others`` in both models
+    (:func:`~steadybench.history.local_level.step_lr`), the walk ratio q estimated without it,
+    and the number of records it was taken on: a series longer than
     :data:`~steadybench.history.local_level.MAX_NULL_RECORDS` is tested on that many records
     around the step."""
-    from .local_level import MAX_NULL_RECORDS, max_lr_p_value, step_lr
+    from .local_level import MAX_NULL_RECORDS, step_lr
 
     n = len(ya)
-    # a long series is tested on the MAX_NULL_RECORDS records around the step
     lo = min(max(cut - MAX_NULL_RECORDS // 2, 0), max(n - MAX_NULL_RECORDS, 0))
     hi = min(n, lo + MAX_NULL_RECORDS)
-    lr, q0 = step_lr(ya[lo:hi], cut - lo, [c - lo for c in accepted if lo < c < hi])
-    return max_lr_p_value(lr, hi - lo, q0)
+    lr, q0 = step_lr(ya[lo:hi], cut - lo, [c - lo for c in others if lo < c < hi])
+    return lr, q0, hi - lo
+
+
+def _confirmed(ya: Sequence[float], candidates: Sequence[int],
+               confidence: float) -> dict[int, float]:
+    """The candidate steps that the likelihood-ratio test confirms, with their p-values: the
+    test that decides, and whose confidence is reported, from :data:`MIN_POINTS_FOR_DRIFT`
+    records on (the window test only screens, :data:`SCREEN_CONFIDENCE`).
+
+    The statistic is the ratio of a step with the walk ratio q profiled with and without it
+    (:func:`~steadybench.history.local_level.step_lr`); its null is the largest ratio over the
+    n − 1 places in series of the model without the step, each draw profiling q again, at the
+    q estimated without the step (:func:`~steadybench.history.local_level.max_lr_p_value`: a
+    parametric bootstrap of the whole test, Efron & Tibshirani 1993 §16.4). The candidates are
+    tested in turn, the largest ratio first, each with the steps confirmed before it in both
+    models, and the first that fails ends the search: forward selection with a max-type test
+    at each stage, as in binary segmentation (Vostrikova 1981; Bai & Perron, Econometrica
+    1998, sequential tests of l + 1 against l breaks). The first test is then exactly the one
+    the null was simulated for; testing every candidate with all the others as cuts (PELT cuts
+    a long walk into many) let those cuts absorb the wander, and 7.7 % of 200-record walks
+    showed a change (benchmarks/over_time.py).
+
+    Why the walk is re-estimated without the step: the window test judges a step against the
+    walk estimated with the step among the regressors; at the place where a random walk
+    wandered most, that step absorbs the wander and the walk it is judged against shrinks
+    (alone it called 7 % of 100-record walks changed). The null at the q estimated with the
+    step is too small for the same reason: 0.3 %-per-record walks under 0.88 % record noise gave
+    5.8–7.3 % false changes in 30-record series against 4.2–4.7 % at the q without it
+    (docs/comparison.md)."""
+    from .local_level import max_lr_p_value
+
+    confirmed: dict[int, float] = {}
+    remaining = set(candidates)
+    while remaining:
+        others = sorted(confirmed)
+        lr, q0, m, cut = max(((*_step_lr(ya, c, others), c) for c in remaining),
+                             key=lambda found: found[0])
+        p = max_lr_p_value(lr, m, q0)
+        if p > 1.0 - confidence:
+            break
+        confirmed[cut] = p
+        remaining.discard(cut)
+    return confirmed
 
 
 def _segments(ya: Sequence[float], sigma: float) -> tuple[list[int], float]:
@@ -455,6 +484,9 @@ def find_changes(points: Sequence[Point], label: str = "", machine: str = "",
     tested = len(ya) >= MIN_POINTS_FOR_DRIFT
     screen = SCREEN_CONFIDENCE if tested else confidence
     accepted = _accept(ya, breaks, model, places, screen, min_change)
+    confirmed = _confirmed(ya, accepted, confidence) if tested else {}
+    if tested:
+        accepted = sorted(confirmed)
     # the trend and the noise again, with only the changes that stood as cuts; then each is
     # tested once more with them
     slope = theil_sen(np.asarray(ya), accepted) if len(ya) >= MIN_POINTS_FOR_DRIFT else slope
@@ -469,7 +501,7 @@ def find_changes(points: Sequence[Point], label: str = "", machine: str = "",
         if 1.0 - p < screen or abs(magnitude) < min_change:
             continue
         if tested:
-            p = _step_p_value(ya, cut, accepted)
+            p = confirmed[cut]
         conf = 1.0 - p
         if conf < confidence:
             continue
