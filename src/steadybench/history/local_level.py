@@ -113,6 +113,22 @@ def reml_noise(y: Sequence[float], cuts: Sequence[int] = (),
             float(np.sqrt(Q_GRID[u]) * sigma[u]))
 
 
+def walk_ratio_upper(y: Sequence[float], cuts: Sequence[int] = (),
+                     upper: float = 0.9) -> float:
+    """q's one-sided ``upper`` confidence bound by the restricted likelihood, as in
+    :func:`reml_noise`: the largest q of the grid whose likelihood-ratio statistic
+    2(ℓ̂ − ℓ(q)) is within the χ²₁ quantile at 2·``upper`` − 1 (Wilks 1938); the grid's
+    largest q when the fit leaves fewer than 3 residual degrees of freedom."""
+    from scipy import stats
+
+    cuts = sorted({c for c in cuts if 0 < c < len(y)})
+    if len(y) - 2 - len(cuts) < 3:
+        return float(Q_GRID[-1])
+    loglik, _ = restricted_loglik(y, cuts)
+    inside = np.nonzero(2.0 * (loglik.max() - loglik) <= stats.chi2.ppf(2.0 * upper - 1.0, 1))[0]
+    return float(Q_GRID[int(inside.max())])
+
+
 def profile_loglik(y: Sequence[float], cuts: Sequence[int] = (),
                    grid: np.ndarray = Q_GRID) -> tuple[float, float]:
     """The maximum over ``grid`` of the (full, not restricted) log-likelihood, σ² and the
