@@ -12,11 +12,11 @@ taken for wander. Its covariance is σ²·(I + q·W) with W_st = min(s, t); W = 
 closed form (a sine basis, applied by one FFT), so for every q the generalized least squares
 fit is a weighted least squares fit with weights 1/(1 + q·λ_i) in the rotated coordinates Uᵀy,
 and the restricted likelihood (Patterson & Thompson, Biometrika 1971; Harville, JASA 1977) is
-evaluated on a grid of q at that cost. A step found is confirmed by the likelihood-ratio test
-of :func:`step_lr` (q profiled with and without the step), against the largest ratio over the
+evaluated on a grid of q at that cost. A step is decided by the likelihood-ratio test of
+:func:`step_lr` (q profiled with and without the step), against the largest ratio over the
 places simulated with q re-profiled in every draw, at q estimated without the step
-(:func:`max_lr_p_value`). REML (not the least-squares fit of a variogram used
-before) because it is the efficient estimate: on simulated histories
+(:func:`max_lr_p_value`; ``history.regressions._confirmed``). REML (not the least-squares
+fit of a variogram used before) because it is the efficient estimate: on simulated histories
 (``benchmarks/over_time.py``) it found 5 % steps in 81 % of 30-record series where the
 variogram's noisy, clipped walk estimate left 71 %.
 """
