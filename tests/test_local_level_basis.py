@@ -152,3 +152,25 @@ def test_the_null_depends_on_the_walk_ratio():
     at = [float(np.quantile(_null_max_lr(30, int(np.argmin(np.abs(Q_GRID - q)))), 0.95))
           for q in (0.0, 1.0)]
     assert at[0] + 3.0 < at[1]
+
+
+def test_the_walk_ratio_bound_is_the_likelihood_ratio_interval_of_the_restricted_fit():
+    """walk_ratio_upper (the floor's escape in history.regressions._step_lr): the largest q of
+    the grid whose restricted likelihood is within χ²₁'s 80 % point of the best (Wilks), the
+    bound reml_noise reports as a walk, recomputed here from the likelihood on the grid with
+    scipy's quantile; the grid's end when the fit has too few degrees of freedom."""
+    from scipy import stats
+
+    from steadybench.history.local_level import Q_GRID, reml_noise, walk_ratio_upper
+
+    rng = np.random.default_rng(8)
+    for walk in (0.0, 0.3):
+        y = np.cumsum(rng.normal(0, walk, 60)) + rng.normal(0, 1.0, 60) + (np.arange(60) >= 25)
+        loglik, sigma = restricted_loglik(y, [25])
+        keep = 2.0 * (loglik.max() - loglik) <= stats.chi2.ppf(0.8, 1)
+        g = int(np.nonzero(keep)[0].max())
+        assert walk_ratio_upper(y, [25]) == Q_GRID[g]
+        assert reml_noise(y, [25])[2] == pytest.approx(np.sqrt(Q_GRID[g]) * sigma[g])
+    flat = rng.normal(0, 1.0, 400)
+    assert walk_ratio_upper(flat) < 0.03  # 400 white records rule the stated least walk out
+    assert walk_ratio_upper([1.0, 2.0, 1.5, 1.7], [2]) == Q_GRID[-1]

@@ -12,11 +12,11 @@ taken for wander. Its covariance is σ²·(I + q·W) with W_st = min(s, t); W = 
 closed form (a sine basis, applied by one FFT), so for every q the generalized least squares
 fit is a weighted least squares fit with weights 1/(1 + q·λ_i) in the rotated coordinates Uᵀy,
 and the restricted likelihood (Patterson & Thompson, Biometrika 1971; Harville, JASA 1977) is
-evaluated on a grid of q at that cost. A step found is confirmed by the likelihood-ratio test
-of :func:`step_lr` (q profiled with and without the step), against the largest ratio over the
+evaluated on a grid of q at that cost. A step is decided by the likelihood-ratio test of
+:func:`step_lr` (q profiled with and without the step), against the largest ratio over the
 places simulated with q re-profiled in every draw, at q estimated without the step
-(:func:`max_lr_p_value`). REML (not the least-squares fit of a variogram used
-before) because it is the efficient estimate: on simulated histories
+(:func:`max_lr_p_value`; ``history.regressions._confirmed``). REML (not the least-squares
+fit of a variogram used before) because it is the efficient estimate: on simulated histories
 (``benchmarks/over_time.py``) it found 5 % steps in 81 % of 30-record series where the
 variogram's noisy, clipped walk estimate left 71 %.
 """
@@ -111,6 +111,22 @@ def reml_noise(y: Sequence[float], cuts: Sequence[int] = (),
     u = int(inside.max())
     return (float(sigma[g]), float(np.sqrt(Q_GRID[g]) * sigma[g]),
             float(np.sqrt(Q_GRID[u]) * sigma[u]))
+
+
+def walk_ratio_upper(y: Sequence[float], cuts: Sequence[int] = (),
+                     upper: float = 0.9) -> float:
+    """q's one-sided ``upper`` confidence bound by the restricted likelihood, as in
+    :func:`reml_noise`: the largest q of the grid whose likelihood-ratio statistic
+    2(ℓ̂ − ℓ(q)) is within the χ²₁ quantile at 2·``upper`` − 1 (Wilks 1938); the grid's
+    largest q when the fit leaves fewer than 3 residual degrees of freedom."""
+    from scipy import stats
+
+    cuts = sorted({c for c in cuts if 0 < c < len(y)})
+    if len(y) - 2 - len(cuts) < 3:
+        return float(Q_GRID[-1])
+    loglik, _ = restricted_loglik(y, cuts)
+    inside = np.nonzero(2.0 * (loglik.max() - loglik) <= stats.chi2.ppf(2.0 * upper - 1.0, 1))[0]
+    return float(Q_GRID[int(inside.max())])
 
 
 def profile_loglik(y: Sequence[float], cuts: Sequence[int] = (),
