@@ -11,12 +11,11 @@ STAMP  := $(VENV)/.steadybench-installed
 # pip byte-compiles every file it installs on one core, the libraries' own test suites (a
 # third of the bytes) and the installers included; instead compileall writes the bytecode
 # on every core and leaves those out (a file left out still imports, compiled in memory)
-PIP    := $(BIN)/python -m pip --disable-pip-version-check
 PYC_SKIP := site-packages/(.*/)?tests?/|site-packages/(pip|setuptools|pkg_resources|_distutils_hack)/
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet --no-compile -e '.[test]'
+	$(BIN)/python -m pip install --disable-pip-version-check --quiet --upgrade pip
+	$(BIN)/python -m pip install --disable-pip-version-check --quiet --no-compile -e '.[test]'
 	$(BIN)/python -m compileall -q -j 0 -x '$(PYC_SKIP)' \
 		"$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
 	# bytecode for the package, as a regular install has (checked-hash pycs: never stale)
@@ -27,7 +26,7 @@ $(STAMP): pyproject.toml
 # before the tests): `make test` on a fresh clone does not need them
 LINTED := $(VENV)/.steadybench-lint-installed
 $(LINTED): $(STAMP)
-	$(PIP) install --quiet -e '.[test,lint]'
+	$(BIN)/python -m pip install --disable-pip-version-check --quiet -e '.[test,lint]'
 	touch $@
 
 demo: $(STAMP)
