@@ -10,8 +10,9 @@ STAMP  := $(VENV)/.steadybench-installed
 # 15 s of processor time resolving the same install that the current one does in 8 s.
 # pip byte-compiles every file it installs on one core, the libraries' own test suites (a
 # third of the bytes) and the installers included; instead compileall writes the bytecode
-# on every core and leaves those out (a file left out still imports, compiled in memory)
-PYC_SKIP := site-packages/(.*/)?tests?/|site-packages/(pip|setuptools|pkg_resources|_distutils_hack)/
+# on every core and leaves those out (a file left out still imports, compiled in memory;
+# _distutils_hack stays in: its .pth imports it in every Python process)
+PYC_SKIP := site-packages/(.*/)?tests?/|site-packages/(pip|setuptools|pkg_resources)/
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --disable-pip-version-check --quiet --upgrade pip
