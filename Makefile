@@ -24,8 +24,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m compileall -q --invalidation-mode checked-hash src/steadybench
 	touch $(STAMP)
 
-# ruff, mypy and import-linter are installed by the first `make lint` only (.ci/run runs it
-# before the tests): `make test` on a fresh clone does not need them
+# ruff and mypy are installed by the first `make lint` only (.ci/run runs it before the
+# tests): `make test` on a fresh clone does not need them (import-linter is in the test extra)
 LINTED := $(VENV)/.steadybench-lint-installed
 $(LINTED): $(STAMP)
 	$(BIN)/python -m pip install --disable-pip-version-check --quiet -e '.[test,lint]'
