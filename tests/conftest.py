@@ -42,6 +42,18 @@ def _own_state_directory(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The xdist controller writes the suite's bytecode once before its workers start, so
+    that they do not each rewrite every test file (tests/suite_bytecode.py)."""
+    config = session.config
+    if getattr(config, "workerinput", None) is None and config.getoption("numprocesses", None):
+        from pathlib import Path
+
+        from suite_bytecode import write_suite_bytecode
+
+        write_suite_bytecode(config, Path(__file__).parent)
+
+
 #: what pytest-xdist puts in a worker's environment (make test runs two workers): a test
 #: sees the environment of a serial run, so the commands and the pytest sessions it starts
 #: neither take a fixed 80-column terminal nor believe they are xdist workers themselves
