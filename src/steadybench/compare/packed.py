@@ -146,8 +146,9 @@ class PackedRows(Sequence["BenchmarkComparison"]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, PackedRows | tuple | list):
+            # as two tuples of typed rows compare
             return len(self) == len(other) and all(
-                a.to_dict() == b.to_dict() for a, b in zip(self, other, strict=True))
+                a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
