@@ -111,5 +111,8 @@ def lean_samples(path: Path, data: dict[str, Any], text: str | None = None) -> S
             f"{path}: malformed results file ({type(exc).__name__}: {exc})") from exc
     environment = dict(data.get("environment") or {})
     context = redact_tree(data.get("context") or {})
-    return SampleSet(str(path), "steadybench", samples, environment=environment,
-                     skipped=skipped, lean_context=context, document_text=text)
+    out = SampleSet(str(path), "steadybench", samples, environment=environment,
+                    skipped=skipped, lean_context=context)
+    if text is not None:
+        out.keep_document(text)
+    return out
