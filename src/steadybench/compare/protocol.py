@@ -137,6 +137,10 @@ class CompareOptions:
 
 
 def describe_unit(values: np.ndarray) -> dict[str, float | None]:
+    if values.size == 1:  # one execution (every in-process run): no numpy reduction needed
+        v = float(values[0])  # median and min of one value; its mean is numpy's sum from
+        # 0.0, so -0.0 + 0.0 = 0.0 (NaN and infinities stay)
+        return {"n": 1, "mean": v + 0.0, "median": v, "min": v, "stdev": None}
     return {
         "n": int(values.size),
         "mean": float(values.mean()),
