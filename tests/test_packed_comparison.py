@@ -156,3 +156,34 @@ def test_pieces_are_written_atomically(tmp_path, monkeypatch):
         fileio.atomic_write_pieces(target, broken())
     assert target.read_text() == "aéb"  # the old file whole, no temporary file left
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.html"]
+
+
+def test_an_imported_record_writes_its_rows_before_its_text(tmp_path, monkeypatch):
+    """history import: the measurement rows are written and let go before the text, which
+    SQLite copies twice (the peak of an import of 10^6 benchmarks); the record is the same."""
+    from steadybench.history.importing import encode_results
+    from steadybench.history.store import HistoryStore
+
+    doc = {"schema_version": 1, "suite": "s", "benchmarks": [
+        {"name": f"b{i}", "samples": [0.001, 0.0011, 0.0012]} for i in range(5)]}
+    encoded = encode_results(json.loads(json.dumps(doc)), "x")
+    rows = encoded.measurements
+    store = HistoryStore.open(f"sqlite:///{tmp_path}/h.sqlite")
+    try:
+        seen = []
+        real = store.db.execute
+
+        def execute(sql, params=()):
+            if "results" in sql and any(p is encoded.text for p in params):
+                seen.append((sql.split()[0], len(rows)))
+            return real(sql, params)
+
+        monkeypatch.setattr(store.db, "execute", execute)
+        rec = store.add_encoded(encoded.top, encoded.text, rows, name="n")
+        monkeypatch.undo()
+        assert seen == [("UPDATE", 0)]  # the text written once, after the rows were let go
+        assert store.get(rec.id).results == json.loads(encoded.text)
+        assert len(store.db.execute("SELECT label FROM measurements WHERE record_id = ?",
+                                    (rec.id,))) == 5
+    finally:
+        store.close()
