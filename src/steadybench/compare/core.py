@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from .. import __version__
@@ -17,7 +18,7 @@ from .protocol import (
     finish_verdicts,
 )
 from .readers import Sample, SampleSet, read_samples
-from .result import Comparison
+from .result import BenchmarkComparison, Comparison
 from .suite import WEIGHTS, SuiteColumns, read_suite
 
 
@@ -125,7 +126,7 @@ def _packed_rows(pairs: list[tuple[Sample, Sample]], opts: CompareOptions
     """Each pair's row, its verdict settled after the multiple-testing correction, packed as
     it is made (:mod:`.packed`: 10^6 rows as dicts took 4 GB), and the columns the suite
     summary reads."""
-    rows = PackedRows()
+    rows = PackedRows(functools.partial(BenchmarkComparison.from_dict, owned=True))
     p_values: dict[str, list[float | None]] = {p: [] for p in PROTOCOLS}
     for b, n in pairs:
         row = compare_pair(b, n, opts)

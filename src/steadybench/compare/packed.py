@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, Generic, TypeVar, overload
 
-if TYPE_CHECKING:
-    from .result import BenchmarkComparison
+#: the typed row made of each row's dict when it is read
+Row = TypeVar("Row")
 
 #: rows per pickled chunk: large enough that the keys are written once for many rows, small
 #: enough that reading one row unpacks little
@@ -44,11 +44,13 @@ def row_columns(row: dict[str, Any]) -> tuple[Any, ...]:
             str(noise["text"]) if noise else None)
 
 
-class PackedRows(Sequence["BenchmarkComparison"]):
+class PackedRows(Sequence[Row], Generic[Row]):
     """Comparison rows (dicts of the comparison document) packed by :data:`CHUNK`; as a
-    sequence, the typed :class:`~steadybench.compare.result.BenchmarkComparison` of each."""
+    sequence, ``typed(row)`` of each (the comparison's: its
+    :class:`~steadybench.compare.result.BenchmarkComparison`, given the row to own)."""
 
-    def __init__(self) -> None:
+    def __init__(self, typed: Callable[[dict[str, Any]], Row]) -> None:
+        self._typed = typed
         self._chunks: list[bytes] = []
         self._pending: list[dict[str, Any]] = []
         self._count = 0
@@ -118,14 +120,12 @@ class PackedRows(Sequence["BenchmarkComparison"]):
         return self._count
 
     @overload
-    def __getitem__(self, index: int) -> BenchmarkComparison: ...
+    def __getitem__(self, index: int) -> Row: ...
 
     @overload
-    def __getitem__(self, index: slice) -> Sequence[BenchmarkComparison]: ...
+    def __getitem__(self, index: slice) -> Sequence[Row]: ...
 
     def __getitem__(self, index: int | slice) -> Any:
-        from .result import BenchmarkComparison
-
         if isinstance(index, slice):
             return tuple(self[i] for i in range(*index.indices(self._count)))
         if index < 0:
@@ -136,13 +136,11 @@ class PackedRows(Sequence["BenchmarkComparison"]):
             raise IndexError("comparison row out of range")
         row = self._chunk(index // CHUNK)[index % CHUNK]
         # a copy of the cached row: the typed row owns it
-        return BenchmarkComparison.from_dict(pickle.loads(pickle.dumps(row)), owned=True)
+        return self._typed(pickle.loads(pickle.dumps(row)))
 
-    def __iter__(self) -> Iterator[BenchmarkComparison]:
-        from .result import BenchmarkComparison
-
+    def __iter__(self) -> Iterator[Row]:
         for row in self.dicts():
-            yield BenchmarkComparison.from_dict(row, owned=True)
+            yield self._typed(row)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, PackedRows | tuple | list):

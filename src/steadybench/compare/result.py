@@ -254,7 +254,7 @@ class Comparison:
 
     #: a tuple, or for a comparison just made, :class:`~steadybench.compare.packed.PackedRows`
     #: (the rows kept packed, each read when asked for)
-    benchmarks: Sequence[BenchmarkComparison]
+    benchmarks: Sequence[BenchmarkComparison]  # PackedRows[BenchmarkComparison] too
     settings: ComparisonSettings
     #: the files compared and their kinds (base, new, base_kind, new_kind; or suite)
     inputs: Mapping[str, Any]
