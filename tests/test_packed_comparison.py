@@ -106,7 +106,8 @@ def _peak(fn):
 
 def test_ten_thousand_rows_are_held_in_bounded_memory(tmp_path):
     """Peak traced memory of the comparison alone (the samples read before), per benchmark:
-    the rows as dicts held about 4 KB each; packed, a few hundred bytes."""
+    the rows as dicts held about 4 KB each; packed, under 1 KB (the peak includes the chunk
+    being packed and the columns)."""
     n = 10_000
     path = tmp_path / "many.json"
     path.write_text(json.dumps({"schema_version": 1, "suite": "large", "benchmarks": [
@@ -116,7 +117,7 @@ def test_ten_thousand_rows_are_held_in_bounded_memory(tmp_path):
     opts = CompareOptions()
     packed = _peak(lambda: compare_sets(base, new, opts)) / n
     as_dicts = _peak(lambda: _as_dicts(base, new, opts)) / n
-    assert packed < 1200 < as_dicts, (packed, as_dicts)  # measured: 690 and 4,300 bytes
+    assert packed < 1500 < as_dicts, (packed, as_dicts)  # measured: 960 and 3,950 bytes
 
 
 def test_the_report_is_written_in_pieces(tmp_path, monkeypatch):
