@@ -5,6 +5,16 @@
 took ``compare`` 7.6 GB and 146 s, ``report`` more than 300 s and 5.6 GB, and ``history import``
 5.7 GB before it said "nothing to record".
 
+Measured on the many-cases shape, CPU seconds and peak RSS (2-core VM, other work beside it):
+
+===============  =====================  =====================  ==========================
+10^6 benchmarks  749c728                scale27b (8a1208d)     what changed
+===============  =====================  =====================  ==========================
+compare          85.7 s, 5,910 MiB      61.0 s, 2,210 MiB      rows packed (compare/packed)
+report           100.1 s, 8,343 MiB     90.2 s, 3,028 MiB      page streamed, groups O(n)
+history import   56.0 s, 1,826 MiB      61-65 s, 1,379 MiB     one join, rows before text
+===============  =====================  =====================  ==========================
+
 The results files come in two shapes, since "entries" can mean either: **many cases** (10⁶
 benchmarks of three samples each, as a hand-made or converted file has them: 95 MB, the issue's
 size) and **one case** of 10⁶ samples (13 MB). Each is compared with itself, made into an HTML

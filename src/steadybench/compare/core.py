@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from .. import __version__
 from ..errors import SteadybenchError
-from .protocol import CompareOptions, compare_pair, finish_verdicts
+from .packed import PackedRows
+from .protocol import (
+    PROTOCOLS,
+    CompareOptions,
+    adjusted_p_values,
+    compare_pair,
+    finish_row,
+    finish_verdicts,
+)
 from .readers import Sample, SampleSet, read_samples
-from .result import Comparison
-from .suite import WEIGHTS, read_suite, suite_summary
+from .result import BenchmarkComparison, Comparison
+from .suite import WEIGHTS, SuiteColumns, read_suite
 
 
 class NoMatchError(SteadybenchError):
@@ -71,9 +80,17 @@ def fingerprint_warnings(base: SampleSet, new: SampleSet) -> list[str]:
     return [f"environment differs: {d}" for d in diffs]
 
 
-def _document(rows: list[dict[str, Any]], opts: CompareOptions, weights: str, precision: float,
-              warnings: list[str], inputs: dict[str, Any]) -> dict[str, Any]:
-    finish_verdicts(rows, opts)
+def _document(rows: list[dict[str, Any]] | PackedRows, opts: CompareOptions, weights: str,
+              precision: float, warnings: list[str], inputs: dict[str, Any],
+              suite: SuiteColumns | None = None) -> dict[str, Any]:
+    """The comparison document of ``rows``: a list of rows, whose verdicts are settled here,
+    or packed rows already settled, with their ``suite`` columns (:func:`_packed_rows`)."""
+    if suite is None:
+        assert isinstance(rows, list)
+        finish_verdicts(rows, opts)
+        suite = SuiteColumns(opts.show_min)
+        for row in rows:
+            suite.add(row)
     doc: dict[str, Any] = {
         "kind": "steadybench-comparison",
         "tool": {"name": "steadybench", "version": __version__},
@@ -100,8 +117,33 @@ def _document(rows: list[dict[str, Any]], opts: CompareOptions, weights: str, pr
         warnings.append("--confidence auto: no multiple-testing correction is applied; the "
                         "levels found describe each benchmark alone")
     if len(rows) > 1 or inputs.get("suite"):
-        doc["suite"] = suite_summary(rows, weights, precision, opts.show_min)
+        doc["suite"] = suite.summary(weights, precision)
     return doc
+
+
+def _packed_rows(pairs: list[tuple[Sample, Sample]], opts: CompareOptions
+                 ) -> tuple[PackedRows, SuiteColumns]:
+    """Each pair's row, its verdict settled after the multiple-testing correction, packed as
+    it is made (:mod:`.packed`: 10^6 rows as dicts took 4 GB), and the columns the suite
+    summary reads."""
+    rows = PackedRows(functools.partial(BenchmarkComparison.from_dict, owned=True))
+    p_values: dict[str, list[float | None]] = {p: [] for p in PROTOCOLS}
+    for b, n in pairs:
+        row = compare_pair(b, n, opts)
+        for p in PROTOCOLS:
+            p_values[p].append(row[f"{p}_protocol"]["p_two_sided"])
+        rows.append(row)
+    correction = opts.correction if opts.confidence is not None else "none"
+    adjusted = {p: adjusted_p_values(p_values[p], correction) for p in PROTOCOLS}
+    del p_values
+    suite = SuiteColumns(opts.show_min)
+
+    def settle(i: int, row: dict[str, Any]) -> None:
+        finish_row(row, opts, {p: adjusted[p][i] for p in PROTOCOLS})
+        suite.add(row)
+
+    rows.rewrite(settle)
+    return rows, suite
 
 
 def compare_sets(base: SampleSet, new: SampleSet, opts: CompareOptions,
@@ -118,11 +160,12 @@ def compare_sets(base: SampleSet, new: SampleSet, opts: CompareOptions,
     with gc_paused():  # one row per benchmark, all kept: see steadybench.gc_pause
         pairs, notes = match(base, new)
         warnings = [*base.skipped, *new.skipped, *notes, *fingerprint_warnings(base, new)]
-        rows = [compare_pair(b, n, opts) for b, n in pairs]
+        rows, suite = _packed_rows(pairs, opts)
+        del pairs
         return Comparison.from_dict(_document(
             rows, opts, weights, precision, warnings,
             {"base": base.path, "new": new.path, "base_kind": base.kind,
-             "new_kind": new.kind}), owned=True)
+             "new_kind": new.kind}, suite), owned=True)
 
 
 def compare_files(base_path: str, new_path: str, opts: CompareOptions, *,

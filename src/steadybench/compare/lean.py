@@ -61,7 +61,7 @@ def _executions(entry: dict[str, Any]) -> list[Execution]:
             for i, p in enumerate(entry.get("processes") or []) if isinstance(p, dict)]
 
 
-def _sample(path: Path, entry: dict[str, Any]) -> Sample | str:
+def _sample(path: Path, entry: dict[str, Any], source: str) -> Sample | str:
     """One entry's sample, or why it is skipped (as ``readers._from_results`` says it)."""
     name = entry["name"]
     implementation = entry.get("implementation", name)
@@ -73,7 +73,7 @@ def _sample(path: Path, entry: dict[str, Any]) -> Sample | str:
     values = _times(entry)
     if len(executions) <= 1 and entry.get("method", "direct") == "exec" and values:
         return Sample(name, np.asarray(values, dtype=float), implementation, params, unit, None,
-                      str(path), estimate, unit_name="runs (one process each)",
+                      source, estimate, unit_name="runs (one process each)",
                       one_invocation=True)
     if not executions:  # measured in one process: one execution
         if estimate is not None and estimate.ok:
@@ -84,7 +84,7 @@ def _sample(path: Path, entry: dict[str, Any]) -> Sample | str:
         why = "no successful runs" if values is not None else "raw samples were not kept"
         return f"{path}: {case_label(name, implementation, params)}: skipped ({why})"
     return Sample(name, np.asarray(values or [], dtype=float), implementation, params, unit,
-                  np.asarray(processes, dtype=float), str(path), estimate,
+                  np.asarray(processes, dtype=float), source, estimate,
                   unit_name="executions", one_invocation=True)
 
 
@@ -95,10 +95,11 @@ def lean_samples(path: Path, data: dict[str, Any], text: str | None = None) -> S
     it they are built from ``data`` now (the old way)."""
     samples: list[Sample] = []
     skipped: list[str] = []
+    source = str(path)  # one text for every sample
     try:
         with gc_paused():
             for entry in data["benchmarks"]:
-                got = _sample(path, entry)
+                got = _sample(path, entry, source)
                 if isinstance(got, str):
                     skipped.append(got)
                 else:
@@ -110,5 +111,8 @@ def lean_samples(path: Path, data: dict[str, Any], text: str | None = None) -> S
             f"{path}: malformed results file ({type(exc).__name__}: {exc})") from exc
     environment = dict(data.get("environment") or {})
     context = redact_tree(data.get("context") or {})
-    return SampleSet(str(path), "steadybench", samples, environment=environment,
-                     skipped=skipped, lean_context=context, document_text=text)
+    out = SampleSet(str(path), "steadybench", samples, environment=environment,
+                    skipped=skipped, lean_context=context)
+    if text is not None:
+        out.keep_document(text)
+    return out

@@ -12,7 +12,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -83,7 +83,7 @@ def correction_warning(comparison: Comparison) -> str | None:
     like with like."""
     inputs = comparison.inputs
     kinds = {inputs.get("base_kind"), inputs.get("new_kind")}
-    exec_rows = any("one process each" in r.test_unit for r in comparison.benchmarks)
+    exec_rows = any("one process each" in unit for unit in comparison.column("test_unit"))
     if kinds == {"hyperfine", "steadybench"} and exec_rows:
         return ("one side is a hyperfine file, the other steadybench exec results: when the "
                 "file comes from hyperfine itself, the two are corrected for start-up "
@@ -176,7 +176,7 @@ def _legend(comparison: Comparison) -> str:
     o = comparison.settings
     conf = "auto (highest level in 50%..99% that finds a difference)" \
         if o.confidence is None else _pct(o.confidence)
-    methods = {r.interval.method for r in comparison.benchmarks if r.interval is not None}
+    methods = {m for m in comparison.column("interval_method") if m is not None}
     what = ("Hodges–Lehmann ratio BASE/NEW (median of all pairwise ratios)"
             if any(m and m.startswith("Hodges") for m in methods)
             else "median(BASE)/median(NEW)")
@@ -194,12 +194,14 @@ def _legend(comparison: Comparison) -> str:
 def noise_lines(comparison: Comparison) -> list[str]:
     """Where the variation between runs came from and how large it is, once per distinct text
     (results of separate runs, :mod:`steadybench.compare.between`)."""
+    texts = comparison.column("noise_text")
+    distinct = {t for t in texts if t is not None}
+    if len(distinct) == 1:
+        return [f"Runs as a random effect: {next(iter(distinct))}"]
     by_text: dict[str, list[str]] = {}
-    for r in comparison.benchmarks:
-        if r.run_noise:
-            by_text.setdefault(str(r.run_noise["text"]), []).append(r.name)
-    if len(by_text) == 1:
-        return [f"Runs as a random effect: {next(iter(by_text))}"]
+    for i, text in enumerate(texts):  # the rows read only when they are named
+        if text is not None:
+            by_text.setdefault(text, []).append(comparison.benchmarks[i].name)
     return [f"Runs as a random effect, {', '.join(names)}: {text}"
             for text, names in by_text.items()]
 
@@ -210,13 +212,20 @@ def noise_lines(comparison: Comparison) -> list[str]:
 TERMINAL_ROWS = 1000
 
 
-def shown_rows(rows: list[BenchmarkComparison]) -> list[BenchmarkComparison]:
+def _moved(verdict: str) -> bool:
+    return verdict in ("faster", "slower")  # as BenchmarkComparison.moved
+
+
+def shown_rows(rows: Sequence[BenchmarkComparison], verdicts: list[str] | None = None
+               ) -> Sequence[BenchmarkComparison]:
     """The rows the terminal shows: all of them up to :data:`TERMINAL_ROWS`, else the changes
-    first and then the others, up to that many, in their order."""
+    first and then the others, up to that many, in their order. ``verdicts``: the rows'
+    verdicts when known without reading each row (:meth:`Comparison.column`)."""
     if len(rows) <= TERMINAL_ROWS:
         return rows
-    moved = [i for i, r in enumerate(rows) if r.moved][:TERMINAL_ROWS]
-    rest = [i for i, r in enumerate(rows) if not r.moved][:TERMINAL_ROWS - len(moved)]
+    flags = [r.moved for r in rows] if verdicts is None else [_moved(v) for v in verdicts]
+    moved = [i for i, f in enumerate(flags) if f][:TERMINAL_ROWS]
+    rest = [i for i, f in enumerate(flags) if not f][:TERMINAL_ROWS - len(moved)]
     return [rows[i] for i in sorted(moved + rest)]
 
 
@@ -229,16 +238,17 @@ def summary_sentences(comparison: Comparison) -> list[str]:
     """NEW against BASE in plain words: how many benchmarks moved each way, and for each one
     that moved, "NEW is 1.645× slower than BASE [1.52, 1.78] on NAME"."""
     rows = comparison.benchmarks
+    verdicts = comparison.column("verdict")
     counts: dict[str, int] = {}
-    for r in rows:
-        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    for v in verdicts:
+        counts[v] = counts.get(v, 0) + 1
     parts = [f"{counts[v]} {v}" for v in ("faster", "slower") if counts.get(v)]
     rest = len(rows) - sum(counts.get(v, 0) for v in ("faster", "slower"))
     if rest:
         parts.append(f"{rest} without a significant difference")
     lines = [f"NEW against BASE on {len(rows)} benchmark(s): {', '.join(parts) or 'none'}"]
-    moved = [r for r in rows if r.moved]
-    for r in moved[:TERMINAL_ROWS]:
+    moved = [i for i, v in enumerate(verdicts) if _moved(v)]
+    for r in (rows[i] for i in moved[:TERMINAL_ROWS]):
         words, _, interval = speedup_text(r).partition(" [")
         times = times_text(r)
         lines.append(f"  {r.name}: " + (f"{times}: " if times else "")
@@ -264,7 +274,8 @@ def print_table(comparison: Comparison, console: Console | None = None,
     columns.append(Column("Warnings", justify="left", wrap=True, drop=5))
     spec = TableSpec(columns, title="steadybench compare: BASE → NEW")
     styles = {"faster": "green", "slower": "red"}
-    rows = comparison.benchmarks if style == "plain" else shown_rows(comparison.benchmarks)
+    rows = comparison.benchmarks if style == "plain" else shown_rows(
+        comparison.benchmarks, comparison.column("verdict"))
     for r in rows:
         style_ = styles.get(r.verdict, "")
         cells = [escape(r.name), escape(speedup_text(r)),

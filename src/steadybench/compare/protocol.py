@@ -42,6 +42,7 @@ p_slower) < 1 − C; the Holm correction then covers several benchmarks. **Thres
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -136,6 +137,10 @@ class CompareOptions:
 
 
 def describe_unit(values: np.ndarray) -> dict[str, float | None]:
+    if values.size == 1:  # one execution (every in-process run): no numpy reduction needed
+        v = float(values[0])  # median and min of one value; its mean is numpy's sum from
+        # 0.0, so -0.0 + 0.0 = 0.0 (NaN and infinities stay)
+        return {"n": 1, "mean": v + 0.0, "median": v, "min": v, "stdev": None}
     return {
         "n": int(values.size),
         "mean": float(values.mean()),
@@ -274,9 +279,11 @@ def choose_unit(base: Sample, new: Sample) -> tuple[np.ndarray, np.ndarray, str,
     sides = " and ".join(f"{side} has {s.executions.size} execution"
                          + ("" if s.executions.size == 1 else "s")
                          + f" ({s.values.size} runs in one process)" for side, s in short)
-    reason = (f"{sides}: its run-to-run noise is unknown, so its runs are not tested as "
-              "independent values; measure several executions (steadybench run, default "
-              f"{PROCESSES}) or decide live with: steadybench ab BASE_FILE NEW_FILE")
+    # interned: one text for the many rows that share it (10^6 benchmarks, issue 27 item 13)
+    reason = sys.intern(f"{sides}: its run-to-run noise is unknown, so its runs are not tested "
+                        "as independent values; measure several executions (steadybench run, "
+                        f"default {PROCESSES}) or decide live with: steadybench ab BASE_FILE "
+                        "NEW_FILE")
     return base.executions, new.executions, unit, reason
 
 
@@ -471,59 +478,73 @@ def band_decision(ci: dict[str, Any] | None, threshold: float) -> str | None:
     return "overlaps"
 
 
-def finish_verdicts(rows: list[dict[str, Any]], opts: CompareOptions) -> None:
-    """Apply the multiple-testing correction and settle each row's verdict in place."""
+def adjusted_p_values(p_values: list[float | None], correction: str) -> list[float | None]:
+    """The p-values adjusted for testing them all (``correction``), None where a row has no
+    p-value (one protocol of every row, in order: :func:`finish_verdicts`)."""
     from ..stats.multiple import adjust
 
+    tested = [i for i, p in enumerate(p_values) if p is not None]
+    out: list[float | None] = [None] * len(p_values)
+    for i, padj in zip(tested, adjust([p_values[i] for i in tested], correction)):
+        out[i] = padj
+    return out
+
+
+def finish_verdicts(rows: list[dict[str, Any]], opts: CompareOptions) -> None:
+    """Apply the multiple-testing correction and settle each row's verdict in place."""
+    correction = opts.correction if opts.confidence is not None else "none"
+    adjusted = {p: adjusted_p_values([r[f"{p}_protocol"]["p_two_sided"] for r in rows],
+                                     correction) for p in PROTOCOLS}
+    for i, r in enumerate(rows):
+        finish_row(r, opts, {p: adjusted[p][i] for p in PROTOCOLS})
+
+
+def finish_row(r: dict[str, Any], opts: CompareOptions,
+               p_adjusted: dict[str, float | None]) -> None:
+    """Settle one row's verdict in place, given each protocol's adjusted p-value
+    (:func:`adjusted_p_values`)."""
     correction = opts.correction if opts.confidence is not None else "none"
     for p in PROTOCOLS:
-        tested = [r for r in rows if r[f"{p}_protocol"]["p_two_sided"] is not None]
-        adjusted = adjust([r[f"{p}_protocol"]["p_two_sided"] for r in tested], correction)
-        for r in rows:
-            r[f"{p}_protocol"]["p_adjusted"] = None
-        for r, padj in zip(tested, adjusted):
-            r[f"{p}_protocol"]["p_adjusted"] = padj
-        for r in rows:
-            proto = r[f"{p}_protocol"]
-            level = r["protocol_confidence"][p]
-            if level is None:  # auto: not significant even at 50%
-                proto["decision"] = INCONCLUSIVE if proto["status"] != "ok" else NO_DIFFERENCE
-            else:
-                proto["decision"] = decide(proto, level, proto["p_adjusted"])
-            proto["correction"] = correction
-            r[f"{p}_significant"] = proto["decision"] == FASTER
-    for r in rows:
-        proto = r[f"{opts.verdict_by}_protocol"]
-        r["verdict_by"] = opts.verdict_by
-        r["test"] = proto["test"] or "—"
-        r["p_value"] = proto["p_two_sided"]
-        r["p_adjusted"] = proto["p_adjusted"]
-        verdict = proto["decision"]
-        band = band_decision(r.get("speedup_ci"), opts.threshold)
-        r["band"] = band
-        if verdict in (FASTER, SLOWER) and opts.threshold > 0 and band not in (
-                "outside-faster", "outside-slower"):
-            r["warnings"].append(f"significantly {verdict}, but the interval of the ratio does "
-                                 f"not clear the ±{opts.threshold:.4g} threshold"
-                                 .replace(f"{opts.threshold:.4g}", f"{opts.threshold:.2%}"))
-            verdict = NO_DIFFERENCE
-        if opts.equivalence and band == "inside" and verdict not in (FASTER, SLOWER):
-            verdict = f"unchanged within ±{opts.threshold:.2%}"
-        if r["confidence_mode"] == "auto":
-            r["confidence_note"] = (
-                f"highest level in 50%..99% at which the {opts.verdict_by} test finds a "
-                f"difference: {r['confidence']:.0%}" if r["confidence"] is not None
-                else f"no difference found by the {opts.verdict_by} test even at 50%")
-        if proto["status"] != "ok":
-            r["warnings"].append(proto["reason"])
-        if r.get("run_noise") and proto["decision"] not in (FASTER, SLOWER):
-            r["warnings"].append(_undecided_warning(
-                r, proto, r["protocol_confidence"][opts.verdict_by], len(rows)))
-        r["verdict"] = verdict
+        proto = r[f"{p}_protocol"]
+        proto["p_adjusted"] = p_adjusted[p]
+        level = r["protocol_confidence"][p]
+        if level is None:  # auto: not significant even at 50%
+            proto["decision"] = INCONCLUSIVE if proto["status"] != "ok" else NO_DIFFERENCE
+        else:
+            proto["decision"] = decide(proto, level, proto["p_adjusted"])
+        proto["correction"] = correction
+        r[f"{p}_significant"] = proto["decision"] == FASTER
+    proto = r[f"{opts.verdict_by}_protocol"]
+    r["verdict_by"] = opts.verdict_by
+    r["test"] = proto["test"] or "—"
+    r["p_value"] = proto["p_two_sided"]
+    r["p_adjusted"] = proto["p_adjusted"]
+    verdict = proto["decision"]
+    band = band_decision(r.get("speedup_ci"), opts.threshold)
+    r["band"] = band
+    if verdict in (FASTER, SLOWER) and opts.threshold > 0 and band not in (
+            "outside-faster", "outside-slower"):
+        r["warnings"].append(f"significantly {verdict}, but the interval of the ratio does "
+                             f"not clear the ±{opts.threshold:.4g} threshold"
+                             .replace(f"{opts.threshold:.4g}", f"{opts.threshold:.2%}"))
+        verdict = NO_DIFFERENCE
+    if opts.equivalence and band == "inside" and verdict not in (FASTER, SLOWER):
+        verdict = f"unchanged within ±{opts.threshold:.2%}"
+    if r["confidence_mode"] == "auto":
+        r["confidence_note"] = (
+            f"highest level in 50%..99% at which the {opts.verdict_by} test finds a "
+            f"difference: {r['confidence']:.0%}" if r["confidence"] is not None
+            else f"no difference found by the {opts.verdict_by} test even at 50%")
+    if proto["status"] != "ok":
+        r["warnings"].append(proto["reason"])
+    if r.get("run_noise") and proto["decision"] not in (FASTER, SLOWER):
+        r["warnings"].append(_undecided_warning(r, proto,
+                                                r["protocol_confidence"][opts.verdict_by]))
+    r["verdict"] = verdict
 
 
-def _undecided_warning(row: dict[str, Any], proto: dict[str, Any], level: float | None,
-                       compared: int) -> str:
+def _undecided_warning(row: dict[str, Any], proto: dict[str, Any],
+                       level: float | None) -> str:
     """Why a comparison across time did not decide, in words that match its numbers: the
     interval holds 1, or it excludes 1 on its own but the multiple-testing correction (or
     the test) does not call it (a report once said "[0.473, 0.943] holds no change")."""
@@ -537,7 +558,7 @@ def _undecided_warning(row: dict[str, Any], proto: dict[str, Any], level: float 
     elif (level is not None and p is not None and p_adjusted is not None
           and p <= 1 - level < p_adjusted):
         why = (f"{interval} excludes 1 on its own (p = {p:.3g}), but not after the "
-               f"{proto.get('correction')} correction for {compared} benchmarks (adjusted "
+               f"{proto.get('correction')} correction for the benchmarks compared (adjusted "
                f"p = {p_adjusted:.3g})")
     else:
         why = (f"{interval} excludes 1, but the test ({proto.get('test') or '—'}, "

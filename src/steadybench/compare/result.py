@@ -20,10 +20,12 @@ not model (each protocol's details, the sides' estimates) included, so the JSON 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+from .packed import PackedRows
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -250,7 +252,9 @@ class ComparisonSettings:
 class Comparison:
     """A whole comparison: every matched pair, the warnings and the suite's summary."""
 
-    benchmarks: tuple[BenchmarkComparison, ...]
+    #: a tuple, or for a comparison just made, :class:`~steadybench.compare.packed.PackedRows`
+    #: (the rows kept packed, each read when asked for)
+    benchmarks: Sequence[BenchmarkComparison]  # PackedRows[BenchmarkComparison] too
     settings: ComparisonSettings
     #: the files compared and their kinds (base, new, base_kind, new_kind; or suite)
     inputs: Mapping[str, Any]
@@ -267,8 +271,9 @@ class Comparison:
     def from_dict(cls, doc: Mapping[str, Any], owned: bool = False) -> Comparison:
         """The comparison document ``doc`` read; ``owned``: its rows are handed over (made
         just now by :func:`~steadybench.compare.core.compare_sets`), kept, not copied."""
-        return cls(tuple(BenchmarkComparison.from_dict(r, owned)
-                         for r in doc.get("benchmarks") or ()),
+        rows = doc.get("benchmarks") or ()
+        return cls(rows if isinstance(rows, PackedRows)  # kept packed, read row by row
+                   else tuple(BenchmarkComparison.from_dict(r, owned) for r in rows),
                    ComparisonSettings.from_dict(doc.get("options")),
                    MappingProxyType(dict(doc.get("inputs") or {})),
                    tuple(str(w) for w in doc.get("warnings") or ()),
@@ -303,4 +308,19 @@ class Comparison:
     @property
     def verdicts(self) -> list[str]:
         """Every pair's verdict, in order (what ``--fail-on`` looks at)."""
-        return [b.verdict for b in self.benchmarks]
+        return self.column("verdict")
+
+    def column(self, name: str) -> list[Any]:
+        """One figure of every pair, in order, without reading each row when the rows are
+        packed: ``verdict``, ``test_unit``, ``interval_method`` (None without an interval) or
+        ``noise_text`` (the between-run noise's text, None without it)."""
+        rows = self.benchmarks
+        if isinstance(rows, PackedRows):
+            return rows.column(name)
+        if name == "interval_method":
+            return [None if b.interval is None else b.interval.method for b in rows]
+        if name == "noise_text":
+            return [str(b.run_noise["text"]) if b.run_noise else None for b in rows]
+        if name not in ("verdict", "test_unit"):
+            raise KeyError(name)
+        return [getattr(b, name) for b in rows]

@@ -4,6 +4,7 @@ from one input (made by :mod:`.readers` and :mod:`.lean`)."""
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,9 +14,10 @@ from ..model.estimate import Estimate
 from ..model.results import Results
 
 
-@dataclass
+@dataclass(slots=True)
 class Sample:
-    """The measurements of one benchmark on one side of a comparison."""
+    """The measurements of one benchmark on one side of a comparison (slotted: a file of 10^6
+    benchmarks holds 10^6 of them)."""
 
     name: str
     values: np.ndarray
@@ -73,8 +75,21 @@ class SampleSet:
     skipped: list[str] = field(default_factory=list)
     #: the results' ``context`` when the set was read lean (:mod:`.lean`), without ``results``
     lean_context: dict[str, Any] | None = field(default=None, repr=False)
-    #: the document as read, from which :meth:`full_results` builds the results on demand
-    document_text: str | None = field(default=None, repr=False)
+    #: the document as read, compressed (:meth:`keep_document`), from which
+    #: :meth:`full_results` builds the results on demand
+    compressed_document: bytes | None = field(default=None, repr=False)
+
+    def keep_document(self, text: str) -> None:
+        """Keep the document's ``text`` for :meth:`full_results`, compressed (zlib, fastest
+        level: a file of 10^6 benchmarks is 91 MB as text, a fifth of that compressed)."""
+        self.compressed_document = zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
+
+    @property
+    def document_text(self) -> str | None:
+        """The kept document's text; None when none is kept (or the results are built)."""
+        if self.compressed_document is None:
+            return None
+        return zlib.decompress(self.compressed_document).decode("utf-8", "surrogatepass")
 
     @property
     def context(self) -> dict[str, Any]:
@@ -86,9 +101,10 @@ class SampleSet:
     def full_results(self) -> Results | None:
         """The full results of a steadybench results file (built from the kept text the first
         time when the set was read lean); None for other inputs."""
-        if self.results is None and self.document_text is not None:
+        text = self.document_text if self.results is None else None
+        if text is not None:
             from ..output.results_io import results_from_data
 
-            self.results = results_from_data(json.loads(self.document_text), self.path)
-            self.document_text = None
+            self.results = results_from_data(json.loads(text), self.path)
+            self.compressed_document = None
         return self.results

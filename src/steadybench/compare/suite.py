@@ -59,47 +59,75 @@ def suite_weights(base_times: Sequence[float], mode: str,
 def suite_summary(rows: list[dict[str, Any]], weights: str = "equal", precision: float = 0.05,
                   show_min: bool = False) -> dict[str, Any]:
     """Overall gain (all benchmarks and accelerated ones only), proportion CI and n needed."""
-    stats = ["median", "mean"] + (["min"] if show_min else [])
-    levels = [r["confidence"] for r in rows if r["confidence"] is not None]
-    confidence = min(levels) if levels else None
-    coefs = [r.get("coef") for r in rows]
-    gains: dict[str, Any] = {}
-    for stat in stats:
-        entry: dict[str, Any] = {}
-        for subset_name, subset in (("all", list(range(len(rows)))),
-                                    ("accelerated", [i for i, r in enumerate(rows)
-                                                     if r["verdict"] == FASTER])):
-            if not subset:
-                entry[subset_name] = None
-                continue
-            base = [rows[i]["base"][stat] for i in subset]
-            new = [rows[i]["new"][stat] for i in subset]
-            w = suite_weights(base, weights, [coefs[i] for i in subset])
-            g = overall_gain(base, new, w)
-            entry[subset_name] = {"gain": g, "speedup": 1.0 / (1.0 - g) if g < 1 else None,
-                                  "benchmarks": len(subset)}
-        gains[stat] = entry
-    n = len(rows)
-    x = sum(1 for r in rows if r["verdict"] == FASTER)
-    out: dict[str, Any] = {
-        "benchmarks": n, "accelerated": x,
-        "slower": sum(1 for r in rows if r["verdict"] == "slower"),
-        "weights": weights, "gain": gains, "confidence": confidence,
-        "confidence_note": "the smallest of the individual confidence levels (003 §3)",
-        "precision": precision,
-    }
-    if confidence is not None:
-        ci = proportion_interval(x, n, confidence)
-        out["proportion"] = ci.to_dict()
-        c = x / n
-        out["benchmarks_needed"] = trials_needed(c, precision, confidence)
-        out["benchmarks_needed_note"] = (
-            f"⌈z²·C(1−C)/r²⌉ with C = {c:.3f}, r = {precision:g}"
-            if 0 < c < 1 else f"C = {c:g} gives 0; the worst case C = 0.5 was used")
-    else:
-        out["proportion"] = None
-        out["benchmarks_needed"] = None
-    return out
+    columns = SuiteColumns(show_min)
+    for r in rows:
+        columns.add(r)
+    return columns.summary(weights, precision)
+
+
+class SuiteColumns:
+    """What :func:`suite_summary` reads of each comparison row, kept as columns: the rows
+    themselves need not all be alive at once (10^6 benchmarks, issue 27 item 13)."""
+
+    def __init__(self, show_min: bool = False) -> None:
+        self.stats = ["median", "mean"] + (["min"] if show_min else [])
+        self.confidence: list[Any] = []
+        self.coef: list[Any] = []
+        self.verdict: list[str] = []
+        self.base: dict[str, list[Any]] = {s: [] for s in self.stats}
+        self.new: dict[str, list[Any]] = {s: [] for s in self.stats}
+
+    def add(self, r: dict[str, Any]) -> None:
+        """Keep one (finished) row's figures."""
+        self.confidence.append(r["confidence"])
+        self.coef.append(r.get("coef"))
+        self.verdict.append(FASTER if r["verdict"] == FASTER else
+                            "slower" if r["verdict"] == "slower" else "")
+        for stat in self.stats:
+            self.base[stat].append(r["base"][stat])
+            self.new[stat].append(r["new"][stat])
+
+    def summary(self, weights: str = "equal", precision: float = 0.05) -> dict[str, Any]:
+        levels = [c for c in self.confidence if c is not None]
+        confidence = min(levels) if levels else None
+        coefs = self.coef
+        gains: dict[str, Any] = {}
+        n = len(self.verdict)
+        for stat in self.stats:
+            entry: dict[str, Any] = {}
+            for subset_name, subset in (("all", list(range(n))),
+                                        ("accelerated", [i for i, v in enumerate(self.verdict)
+                                                         if v == FASTER])):
+                if not subset:
+                    entry[subset_name] = None
+                    continue
+                base = [self.base[stat][i] for i in subset]
+                new = [self.new[stat][i] for i in subset]
+                w = suite_weights(base, weights, [coefs[i] for i in subset])
+                g = overall_gain(base, new, w)
+                entry[subset_name] = {"gain": g, "speedup": 1.0 / (1.0 - g) if g < 1 else None,
+                                      "benchmarks": len(subset)}
+            gains[stat] = entry
+        x = sum(1 for v in self.verdict if v == FASTER)
+        out: dict[str, Any] = {
+            "benchmarks": n, "accelerated": x,
+            "slower": sum(1 for v in self.verdict if v == "slower"),
+            "weights": weights, "gain": gains, "confidence": confidence,
+            "confidence_note": "the smallest of the individual confidence levels (003 §3)",
+            "precision": precision,
+        }
+        if confidence is not None:
+            ci = proportion_interval(x, n, confidence)
+            out["proportion"] = ci.to_dict()
+            c = x / n
+            out["benchmarks_needed"] = trials_needed(c, precision, confidence)
+            out["benchmarks_needed_note"] = (
+                f"⌈z²·C(1−C)/r²⌉ with C = {c:.3f}, r = {precision:g}"
+                if 0 < c < 1 else f"C = {c:g} gives 0; the worst case C = 0.5 was used")
+        else:
+            out["proportion"] = None
+            out["benchmarks_needed"] = None
+        return out
 
 
 def _level(text: str, where: str) -> float | None:

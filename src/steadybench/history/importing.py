@@ -74,6 +74,13 @@ def encode_results(data: Any, source: str) -> EncodedResults:
     head = json.dumps({**top, "benchmarks": []}, allow_nan=False)
     if not head.endswith('"benchmarks": []}'):  # the key json.dumps writes last
         raise AssertionError("the results document does not end with its benchmarks")
-    text = "".join((head[:-3], "[", ", ".join(chunks), "]}"))
+    # one join of every piece: joining the chunks first, then that with the head, held the
+    # text three times (1.3 GB of 1.8 for 10^6 benchmarks; issue 27 item 13)
+    parts = [head[:-3], "["]
+    for i, chunk in enumerate(chunks):
+        parts += (", ", chunk) if i else (chunk,)
     del chunks
+    parts.append("]}")
+    text = "".join(parts)
+    del parts
     return EncodedResults(top, text, measurements, results.created)

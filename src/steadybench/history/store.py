@@ -103,7 +103,13 @@ class HistoryStore:
                     cwd: str | os.PathLike[str] | None = None) -> Record:
         """:meth:`add` of a document already encoded: ``text`` is its JSON (finite, context
         redacted), ``measurements`` its rows, ``results`` the document or its top level
-        without the benchmarks (the record keeps it; :mod:`.importing` gives that one)."""
+        without the benchmarks (the record keeps it; :mod:`.importing` gives that one).
+
+        ``measurements`` is emptied once its rows are written, before the text is: SQLite
+        copies a text it is given twice (the bound value, the row), and for 10^6 benchmarks
+        those copies beside the rows were the peak of ``history import`` (issue 27 item 13).
+        The record is inserted with an empty text first and the text written last, in the
+        same transaction (no reader sees the empty one)."""
         if not measurements:
             raise HistoryError("nothing to record: the results hold no benchmark with a value")
         info = git if git is not None else git_info(cwd)
@@ -120,9 +126,11 @@ class HistoryStore:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (record.created, name, command, info.commit, info.branch,
                  None if info.dirty is None else int(info.dirty), info.note, record.machine,
-                 json.dumps(record.fingerprint), record.preset, source, text))
+                 json.dumps(record.fingerprint), record.preset, source, ""))
             record.id = int(rows[0][0])
             insert_measurements(self.db, record.id, measurements)
+            measurements.clear()
+            self.db.execute("UPDATE records SET results = ? WHERE id = ?", (text, record.id))
         return record
 
     # ------------------------------------------------------------------ reading

@@ -70,9 +70,14 @@ def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95,
     # failed and interrupted cases are left out: no verdict from a partial case (issue 28)
     ok = [c for c in cases if not c.errors and not c.interrupted]
     by_question: dict[tuple[str, str], list[CaseResult]] = {}
+    # each benchmark's cases with parameters, found once (a search per benchmark took 10^5
+    # benchmarks 50 s per 20,000; issue 27 item 13)
+    with_params: dict[str, list[CaseResult]] = {}
     for case in ok:
         key = ("commands" if commands else case.benchmark, case.param_name)
         by_question.setdefault(key, []).append(case)
+        if case.params:
+            with_params.setdefault(case.benchmark, []).append(case)
     out: list[Comparison] = []
     scanned: set[str] = set()
     for (benchmark, param_name), group in by_question.items():
@@ -86,7 +91,7 @@ def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95,
         elif group[0].benchmark not in scanned:
             benchmark = group[0].benchmark
             scanned.add(benchmark)
-            scan = [c for c in ok if c.benchmark == benchmark and c.params]
+            scan = with_params.get(benchmark, [])
             if len({c.implementation for c in scan}) == 1 and len(scan) >= 2:
                 variants = [v for c in scan
                             if (v := _variant(c, format_params(c.params))) is not None]
