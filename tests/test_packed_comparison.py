@@ -11,7 +11,7 @@ import pytest
 from steadybench import fileio
 from steadybench.compare.core import _document, compare_sets, match
 from steadybench.compare.output import print_table, to_csv, to_json, to_markdown
-from steadybench.compare.packed import CHUNK, PackedRows
+from steadybench.compare.packed import PackedRows
 from steadybench.compare.protocol import CompareOptions, compare_pair
 from steadybench.compare.readers import read_samples
 from steadybench.compare.result import Comparison
@@ -55,8 +55,14 @@ OPTIONS = [
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(o) or "default")
-def test_packed_rows_give_the_comparison_the_rows_as_dicts_gave(tmp_path, options):
-    n = 2 * CHUNK + 5  # two full chunks and a partial one
+def test_packed_rows_give_the_comparison_the_rows_as_dicts_gave(tmp_path, monkeypatch, options):
+    # chunks of 8 rows here: the same three chunks (two full, one partial) with 21 rows, not
+    # 133 (the auto-confidence set searched every level of 266 rows: 9.5 s of the suite)
+    from steadybench.compare import packed as packed_module
+
+    monkeypatch.setattr(packed_module, "CHUNK", 8)
+    chunk = packed_module.CHUNK
+    n = 2 * chunk + 5  # two full chunks and a partial one
     base = read_samples(_results(tmp_path / "b.json", n, 1.0, 1))
     new = read_samples(_results(tmp_path / "n.json", n, 0.8, 2))
     packed = compare_sets(base, new, CompareOptions(**options))
@@ -77,9 +83,9 @@ def test_packed_rows_give_the_comparison_the_rows_as_dicts_gave(tmp_path, option
     assert "faster" in texts[0]  # the changes are there to be shown
     # read as a sequence: by index (from the end too), by slice, in order; the columns
     rows = packed.benchmarks
-    assert len(rows) == n and rows[-1] == old.benchmarks[-1] and rows[CHUNK] == \
-        old.benchmarks[CHUNK]
-    assert rows[CHUNK - 2:CHUNK + 2] == old.benchmarks[CHUNK - 2:CHUNK + 2]
+    assert len(rows) == n and rows[-1] == old.benchmarks[-1] and rows[chunk] == \
+        old.benchmarks[chunk]
+    assert rows[chunk - 2:chunk + 2] == old.benchmarks[chunk - 2:chunk + 2]
     assert list(rows) == list(old.benchmarks)
     assert packed.verdicts == old.verdicts == [r.verdict for r in rows]
     for name in ("verdict", "test_unit", "interval_method", "noise_text"):
