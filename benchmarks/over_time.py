@@ -32,6 +32,7 @@ found by each.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -74,6 +75,8 @@ def change_line(stderr_and_out: str) -> str:
 
 
 def verdict_of_change(line: str) -> str:
+    if "not comparable" in line:
+        return "busy"
     if "slower" in line and "no change" not in line:
         return "slower"
     if "faster" in line and "no change" not in line:
@@ -96,6 +99,9 @@ class Pair:
     noise_sigma: float
     noise_source: str
     noise_runs: int
+    #: the CPU pressure while each run was measured (steadybench.cpu_pressure), if measured
+    pressure_base: float | None = None
+    pressure_new: float | None = None
 
 
 def _pair(kind: str, row: dict, line: str) -> Pair:
@@ -104,10 +110,20 @@ def _pair(kind: str, row: dict, line: str) -> Pair:
                .get("between_runs") or {})
     noise = row.get("run_noise") or {}
     low, high = ci.get("low", math.nan), ci.get("high", math.nan)
-    return Pair(kind, row["verdict"].replace("no significant difference", "no difference"),
+    return Pair(kind, row["verdict"].replace("no significant difference", "no difference")
+                .replace("inconclusive: busy machine", "busy"),
                 verdict_of_change(line), row["speedup"], (high - low) / 2.0,
                 between.get("se_base", math.nan), between.get("se_new", math.nan),
                 noise.get("sigma", math.nan), noise.get("source", "?"), noise.get("runs", 0))
+
+
+def _pressure(path: Path) -> float | None:
+    """The CPU pressure a results file recorded for its (one) benchmark."""
+    return json.loads(path.read_text())["benchmarks"][0].get("cpu_pressure")
+
+
+def _share(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
 
 
 def real_pairs(pairs: int, slowdown: float) -> list[Pair]:
@@ -136,8 +152,10 @@ def real_pairs(pairs: int, slowdown: float) -> list[Pair]:
             print(f"compare failed: {cmp.stderr[-300:]}")
             continue
         pair = _pair(kind, json.loads(cmp.stdout)["benchmarks"][0], line)
+        pair = dataclasses.replace(pair, pressure_base=_pressure(a), pressure_new=_pressure(b))
         done.append(pair)
-        print(f"pair {i // 2 + 1:2d} {kind:9s} compare: {pair.compare:14s} "
+        print(f"pair {i // 2 + 1:2d} {kind:9s} CPU contended {_share(pair.pressure_base)} / "
+              f"{_share(pair.pressure_new)}  compare: {pair.compare:14s} "
               f"ratio {pair.ratio:.4f} ±{pair.half_width:.1%} (se A {pair.se_base:.2%}, "
               f"B {pair.se_new:.2%}, between-run σ {pair.noise_sigma:.2%} from "
               f"{pair.noise_source}, {pair.noise_runs} runs)  change line: {line}", flush=True)
@@ -160,9 +178,11 @@ def summarize(done: list[Pair], pairs: int) -> None:
         found = sum(getattr(p, how) == "slower" for p in slow)
         wrong = sum(getattr(p, how) == "faster" for p in slow)
         missing = sum(getattr(p, how) == "missing" for p in done)
+        busy = sum(getattr(p, how) == "busy" for p in done)
         print(f"  {name:11s}: identical called different {differ} of {len(same)} (target ≤ 1 "
               f"of 20); 5% slower called slower {found} of {len(slow)} (target ≥ 16 of 20); "
-              f"wrong direction {wrong} (target 0)" + (f"; no line {missing}" if missing else ""))
+              f"wrong direction {wrong} (target 0)" + (f"; no line {missing}" if missing else "")
+              + (f"; no verdict, machine busy {busy}" if busy else ""))
     if done:
         widths = sorted(p.half_width for p in done)
         ses = sorted(math.hypot(p.se_base, p.se_new) for p in done)

@@ -34,7 +34,7 @@ from ..gc_pause import gc_paused
 from ..model.estimate import Estimate
 from ..model.execution import Execution, execution_values
 from ..model.labels import case_label
-from ..model.results import PRIMARY_METRIC, RUN_OK
+from ..model.results import PRIMARY_METRIC, RUN_OK, cpu_pressure_of
 from ..redact import redact_tree
 from .median import median
 from .samples import Sample, SampleSet
@@ -74,7 +74,7 @@ def _sample(path: Path, entry: dict[str, Any], source: str) -> Sample | str:
     if len(executions) <= 1 and entry.get("method", "direct") == "exec" and values:
         return Sample(name, np.asarray(values, dtype=float), implementation, params, unit, None,
                       source, estimate, unit_name="runs (one process each)",
-                      one_invocation=True)
+                      one_invocation=True, cpu_pressure=cpu_pressure_of(entry))
     if not executions:  # measured in one process: one execution
         if estimate is not None and estimate.ok:
             processes = [float(estimate.value)]  # type: ignore[arg-type]
@@ -85,7 +85,8 @@ def _sample(path: Path, entry: dict[str, Any], source: str) -> Sample | str:
         return f"{path}: {case_label(name, implementation, params)}: skipped ({why})"
     return Sample(name, np.asarray(values or [], dtype=float), implementation, params, unit,
                   np.asarray(processes, dtype=float), source, estimate,
-                  unit_name="executions", one_invocation=True)
+                  unit_name="executions", one_invocation=True,
+                  cpu_pressure=cpu_pressure_of(entry))
 
 
 def lean_samples(path: Path, data: dict[str, Any], text: str | None = None) -> SampleSet:

@@ -67,6 +67,8 @@ FASTER = "faster"
 SLOWER = "slower"
 NO_DIFFERENCE = "no significant difference"
 INCONCLUSIVE = "inconclusive: needs ≥ 30 runs"
+#: the verdict of a comparison across time with a side measured on a contended machine
+BUSY = "inconclusive: busy machine"
 #: verdict when a side has a single execution: its run-to-run noise is unknown
 ONE_EXECUTION = "inconclusive: one execution"
 #: the level of the normality check, fixed (``003`` Example 2.1 checks at 95% whatever the
@@ -417,6 +419,9 @@ def _between_runs(row: dict[str, Any], base: Sample, new: Sample, a: np.ndarray,
              "df": at.df, "p_faster": at.p_faster, "p_slower": at.p_slower,
              "p_two_sided_test": at.p_two_sided,
              "assumptions": {"between_runs": at.to_dict()}, "reason": at.noise.describe()}
+    busy = _busy_side(base, new)
+    if busy is not None:  # a run on a contended machine is shifted far beyond the model
+        proto.update(status="busy", verdict=BUSY, reason=busy)
     row["mean_protocol"] = dict(proto)
     row["median_protocol"] = dict(proto)
     row["run_noise"] = at.noise.to_dict()
@@ -425,6 +430,22 @@ def _between_runs(row: dict[str, Any], base: Sample, new: Sample, a: np.ndarray,
                         "method": "t with between-run noise (ratio of medians)",
                         "estimate": math.exp(at.difference)}
     row["test_unit"] = f"{row['test_unit']}, run as a random effect"
+
+
+def _busy_side(base: Sample, new: Sample) -> str | None:
+    """Why the comparison across time cannot decide because a side was measured on a
+    contended machine (:mod:`steadybench.cpu_pressure`), or None."""
+    from ..cpu_pressure import busy_text, is_busy
+
+    sides = [(side, s.cpu_pressure) for side, s in (("BASE", base), ("NEW", new))
+             if is_busy(s.cpu_pressure)]
+    if not sides:
+        return None
+    said = "; ".join(f"while {side} was measured {busy_text(share)}"  # type: ignore[arg-type]
+                     for side, share in sides)
+    return (f"{said}: a run on a busy machine is shifted far beyond the variation between "
+            "runs, so results taken at different times cannot be compared; measure both "
+            "versions together: steadybench ab BASE NEW")
 
 
 def _known_noise(row: dict[str, Any], a: np.ndarray, b: np.ndarray, noise: Any,
@@ -537,7 +558,8 @@ def finish_row(r: dict[str, Any], opts: CompareOptions,
             else f"no difference found by the {opts.verdict_by} test even at 50%")
     if proto["status"] != "ok":
         r["warnings"].append(proto["reason"])
-    if r.get("run_noise") and proto["decision"] not in (FASTER, SLOWER):
+    if r.get("run_noise") and proto["status"] == "ok" and proto["decision"] not in (FASTER,
+                                                                                    SLOWER):
         r["warnings"].append(_undecided_warning(r, proto,
                                                 r["protocol_confidence"][opts.verdict_by]))
     r["verdict"] = verdict

@@ -166,7 +166,7 @@ def _from_results(path: Path, results: Results, metric: str | None = None) -> Sa
             samples.append(Sample(case.benchmark, np.asarray(values, dtype=float),
                                   case.implementation, dict(case.params), case.unit, None,
                                   str(path), estimate, unit_name="runs (one process each)",
-                                  one_invocation=True))
+                                  one_invocation=True, cpu_pressure=case.cpu_pressure))
             continue
         if not case.processes:  # measured in one process: one execution
             if estimate is not None and estimate.ok:
@@ -180,7 +180,8 @@ def _from_results(path: Path, results: Results, metric: str | None = None) -> Sa
         samples.append(Sample(case.benchmark, np.asarray(values or [], dtype=float),
                               case.implementation, dict(case.params), case.unit,
                               np.asarray(processes, dtype=float), str(path), estimate,
-                              unit_name="executions", one_invocation=True))
+                              unit_name="executions", one_invocation=True,
+                              cpu_pressure=case.cpu_pressure))
     return SampleSet(str(path), "steadybench", samples, environment=results.environment,
                      results=results, skipped=skipped)
 

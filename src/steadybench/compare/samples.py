@@ -39,6 +39,9 @@ class Sample:
     one_invocation: bool = False
     #: run-level values (each invocation's median) when a side holds several invocations
     runs: np.ndarray | None = None
+    #: the share of the case's time the machine's CPU was contended while it was measured
+    #: (:mod:`steadybench.cpu_pressure`); None when not measured
+    cpu_pressure: float | None = None
 
     @property
     def executions(self) -> np.ndarray:

@@ -17,7 +17,10 @@ executions:
   all executions (the executions inherit what they set: frequency, pinning, priority), the
   before/after-run ones go with every execution's request; every action is closed (its setting
   put back) on every exit path;
-* **the merge**: :func:`steadybench.execution.merge.merge_executions`, once per case.
+* **the merge**: :func:`steadybench.execution.merge.merge_executions`, once per case;
+* **the machine's CPU pressure** over all K executions (:mod:`steadybench.cpu_pressure`):
+  recorded in each case, with a warning when the machine was too contended for the case to be
+  compared with runs taken at other times.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..cpu_pressure import PressureMark, busy_text, is_busy
 from .backend import Backend, ExecutionRequest, Outcome
 from .merge import merge_executions
 
@@ -81,6 +85,9 @@ def run_executions(backend: Backend, cases: CaseResult | Sequence[CaseResult], c
         if not finished:
             finished = True
             _finish(merged, done, count, method, confidence, backend, hard_limits)
+            _record_pressure(merged, pressure_from)
+
+    pressure_from = PressureMark.now()
 
     deadline = clock() + time_limit
     try:
@@ -140,6 +147,18 @@ def _finish(merged: Sequence[CaseResult], done: Sequence[Sequence[Outcome]], cou
         outcomes = [outcomes[position] for outcomes in done if position < len(outcomes)]
         merge_executions(case, outcomes, count, method=method, confidence=confidence,
                          isolation=backend.isolation, hard_limits=hard_limits)
+
+
+def _record_pressure(merged: Sequence[CaseResult], since: PressureMark) -> None:
+    """Each case's CPU pressure over its executions, and the warning when it was busy."""
+    share = since.share_until(PressureMark.now())
+    for case in merged:
+        case.cpu_pressure = share
+        if share is not None and is_busy(share):
+            case.warnings.append(
+                f"the machine was busy: {busy_text(share)}; these numbers are not compared "
+                "with runs taken at other times (compare them with steadybench ab, which "
+                "measures both versions together)")
 
 
 def _progress(progress: ProgressCallback | None, case: CaseResult, runs_before: int,

@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..cpu_pressure import busy_text, is_busy
 from ..errors import SteadybenchError
+from ..model.results import cpu_pressure_of
 
 if TYPE_CHECKING:
     from ..compare.between import AcrossTime
@@ -79,7 +81,7 @@ def _entries(results: Results) -> dict[str, dict[str, Any]]:
     for s in samples_of_results(results, "this run").samples:
         ex = [float(v) for v in s.executions if v > 0 and math.isfinite(v)]
         if len(ex) >= 2:
-            out[s.label] = {"unit": s.unit, "executions": ex}
+            out[s.label] = {"unit": s.unit, "executions": ex, "cpu_pressure": s.cpu_pressure}
     return out
 
 
@@ -97,7 +99,8 @@ def save(results: Results, name: str, machine: str,
     stamp = time.strftime("%Y-%m-%d %H:%M:%S")
     for label, entry in _entries(results).items():
         levels = list((cases.get(label) or {}).get("levels", []))
-        levels.append(math.log(float(np.median(entry["executions"]))))
+        if not is_busy(entry["cpu_pressure"]):  # a busy run would teach a false noise
+            levels.append(math.log(float(np.median(entry["executions"]))))
         cases[label] = {**entry, "levels": levels[-KEEP_LEVELS:], "saved": stamp}
     path.parent.mkdir(parents=True, exist_ok=True)
     ignore = path.parent.parent / ".gitignore"
@@ -148,7 +151,13 @@ def changes(results: Results, kept: dict[str, Any],
         at = across_time(np.asarray(old["executions"]), np.asarray(entry["executions"]), noise)
         s_low, s_high = at.interval(confidence)  # of BASE/NEW
         change = math.exp(-at.difference) - 1.0
-        if at.p_two_sided < 1.0 - confidence:
+        busy = [(side, share) for side, share in (("the last run", cpu_pressure_of(old)),
+                                                  ("this run", entry["cpu_pressure"]))
+                if is_busy(share)]
+        if busy:  # shifted far beyond the variation between runs: no verdict
+            verdict = "not comparable: " + "; ".join(
+                f"{side}: {busy_text(share)}" for side, share in busy)
+        elif at.p_two_sided < 1.0 - confidence:
             verdict = f"{abs(change):.1%} {'slower' if change > 0 else 'faster'}"
         else:
             verdict = NO_CHANGE
@@ -179,7 +188,8 @@ def report_and_keep(results: Results, opts: dict[str, Any]) -> list[str]:
             if shared:  # said once, not on every line (80 columns)
                 lines.append(f"  {found[0].noise_text}")
             lines.extend(f"  {c.text(with_noise=not shared)}" for c in found)
-            if any(c.verdict == NO_CHANGE for c in found):
+            if any(c.verdict == NO_CHANGE or c.verdict.startswith("not comparable")
+                   for c in found):
                 lines.append("  (a smaller change than the variation between runs needs both "
                              "versions measured together: steadybench ab)")
         elif opts.get("baseline"):

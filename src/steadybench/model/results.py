@@ -34,6 +34,15 @@ RUN_STATUSES = (RUN_OK, RUN_FAILED, RUN_WARMUP, RUN_REMOVED)
 PRIMARY_METRIC = "wall_time"
 
 
+def cpu_pressure_of(entry: dict[str, Any]) -> float | None:
+    """A results entry's ``cpu_pressure`` when it is a share in [0, 1], else None (absent in
+    files written before it was measured; anything else is not trusted)."""
+    value = entry.get("cpu_pressure")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0.0 <= value <= 1.0 else None
+
+
 def _clean(value: float) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
@@ -70,6 +79,9 @@ class CaseResult:
     #: one record per independent execution when the case ran as several
     #: (:mod:`steadybench.model.execution`, made by :mod:`steadybench.execution`)
     processes: list[Execution] = field(default_factory=list)
+    #: the share of the case's time the machine's CPU was contended (Linux PSI,
+    #: :mod:`steadybench.cpu_pressure`); None when not measured
+    cpu_pressure: float | None = None
     #: anything else a producer records (command line, program output tail, fits, ...)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -224,6 +236,8 @@ class CaseResult:
             processes=[e.to_dict() for e in self.processes],
             extra=redact_tree(self.extra),
         )
+        if self.cpu_pressure is not None:
+            out["cpu_pressure"] = self.cpu_pressure
         return out
 
     @classmethod
@@ -250,6 +264,7 @@ class CaseResult:
             processes=[Execution.from_dict(p, i)
                        for i, p in enumerate(data.get("processes") or []) if isinstance(p, dict)],
             extra=redact_tree(data.get("extra") or {}),
+            cpu_pressure=cpu_pressure_of(data),
         )
         if runs is not None:
             case.status = list(runs["status"])
