@@ -79,8 +79,8 @@ class PressureMark:
 
 
 def busy_text(share: float) -> str:
-    """``the CPU was contended 45% of the time (/proc/pressure/cpu)``."""
-    return f"the CPU was contended {share:.0%} of the time (/proc/pressure/cpu)"
+    """``the CPU was contended 45% of the time (Linux PSI)``."""
+    return f"the CPU was contended {share:.0%} of the time (Linux PSI)"
 
 
 def busy_share() -> float | None:

@@ -156,9 +156,8 @@ def _record_pressure(merged: Sequence[CaseResult], since: PressureMark) -> None:
         case.cpu_pressure = share
         if share is not None and is_busy(share):
             case.warnings.append(
-                f"the machine was busy: {busy_text(share)}; these numbers are not compared "
-                "with runs taken at other times (compare them with steadybench ab, which "
-                "measures both versions together)")
+                f"the machine was busy: {busy_text(share)}; not compared with runs taken at "
+                "other times (steadybench ab measures both versions together)")
 
 
 def _progress(progress: ProgressCallback | None, case: CaseResult, runs_before: int,
