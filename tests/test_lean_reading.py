@@ -5,7 +5,6 @@ benchmark at a time (steadybench.history.importing); both must give exactly what
 
 import json
 import math
-import tracemalloc
 
 import numpy as np
 import pytest
@@ -19,6 +18,7 @@ from steadybench.history.importing import encode_results
 from steadybench.history.record import measurements_of
 from steadybench.output.results_io import finite_in_place, results_from_data
 from steadybench.redact import redact_tree
+from traced_memory import peak_traced
 
 
 def _runs(values, status=None):
@@ -205,15 +205,6 @@ def _many(n):
          "samples": [0.001 + i * 1e-9, 0.0011, 0.0012]} for i in range(n)]}
 
 
-def _peak(fn):
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def test_ten_thousand_benchmarks_are_read_and_encoded_in_bounded_memory(tmp_path):
     """Peak traced memory in multiples of the file's size: the lean paths hold about half what
     the full Results path held (the bounds are between the two, so the old path fails them;
@@ -221,15 +212,15 @@ def test_ten_thousand_benchmarks_are_read_and_encoded_in_bounded_memory(tmp_path
     n = 10_000
     path = _write(tmp_path, _many(n))
     size = path.stat().st_size  # ~95 bytes per benchmark
-    lean = _peak(lambda: read_samples(path))
-    full = _peak(lambda: _full(path))
+    lean = peak_traced(lambda: read_samples(path))
+    full = peak_traced(lambda: _full(path))
     assert lean < 15 * size < full, (lean, full, size)  # measured: 10.9 and 19.8 times
     text = path.read_text()
-    encoded = _peak(lambda: encode_results(json.loads(text), "x"))
+    encoded = peak_traced(lambda: encode_results(json.loads(text), "x"))
 
     def old_import():
         doc = finite_in_place(results_from_data(json.loads(text)).to_dict())
         return json.dumps(doc), measurements_of(doc)
 
-    before = _peak(old_import)
+    before = peak_traced(old_import)
     assert encoded < 27 * size < before, (encoded, before, size)  # measured: 19.5 and 37.9

@@ -4,7 +4,6 @@ dicts gave, with every option that changes a row; the HTML report is written pie
 
 import json
 import random
-import tracemalloc
 
 import pytest
 
@@ -15,6 +14,7 @@ from steadybench.compare.packed import PackedRows
 from steadybench.compare.protocol import CompareOptions, compare_pair
 from steadybench.compare.readers import read_samples
 from steadybench.compare.result import Comparison
+from traced_memory import peak_traced
 
 
 def _results(path, n, factor, seed, processes=True):
@@ -101,15 +101,6 @@ def test_a_row_read_is_a_copy(tmp_path):
     assert "changed" not in rows[0].warnings
 
 
-def _peak(fn):
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def test_ten_thousand_rows_are_held_in_bounded_memory(tmp_path):
     """Peak traced memory of the comparison alone (the samples read before), per benchmark:
     the rows as dicts held about 4 KB each; packed, under 1 KB (the peak includes the chunk
@@ -121,8 +112,8 @@ def test_ten_thousand_rows_are_held_in_bounded_memory(tmp_path):
          "samples": [0.001 + i * 1e-9, 0.0011, 0.0012]} for i in range(n)]}))
     base, new = read_samples(path), read_samples(path)
     opts = CompareOptions()
-    packed = _peak(lambda: compare_sets(base, new, opts)) / n
-    as_dicts = _peak(lambda: _as_dicts(base, new, opts)) / n
+    packed = peak_traced(lambda: compare_sets(base, new, opts)) / n
+    as_dicts = peak_traced(lambda: _as_dicts(base, new, opts)) / n
     assert packed < 1500 < as_dicts, (packed, as_dicts)  # measured: 960 and 3,950 bytes
 
 
