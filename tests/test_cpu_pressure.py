@@ -119,7 +119,7 @@ def test_a_busy_side_makes_a_comparison_across_time_inconclusive():
         assert not any("cannot decide" in w for w in row["warnings"])
 
 
-def test_files_carry_the_pressure_to_compare(tmp_path):
+def test_files_carry_the_pressure_to_compare(tmp_path, capsys):
     paths = []
     for name, shift, pressure in (("b.json", 0.0, 0.0), ("n.json", 0.3, 0.7)):
         res = Results()
@@ -141,6 +141,13 @@ def test_files_carry_the_pressure_to_compare(tmp_path):
                  "--quiet", "--fail-on", "slower"]) == 0  # no verdict: the gate holds
     row = json.loads((tmp_path / "c.json").read_text())["benchmarks"][0]
     assert row["verdict"] == BUSY
+    capsys.readouterr()
+    assert main(["compare", str(paths[0]), str(paths[1]), "--style", "plain"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    # counted apart from "no difference", and the reason said under the table
+    assert "on 1 benchmark(s): 1 inconclusive: busy machine" in out
+    assert "without a significant difference" not in out
+    assert "while NEW was measured the CPU was contended 70% of the time" in out
 
 
 def test_the_change_since_the_last_run_is_not_judged_on_a_busy_machine(tmp_path, monkeypatch):

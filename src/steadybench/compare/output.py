@@ -21,6 +21,7 @@ from rich.markup import escape
 from ..output.console import make_console
 from ..output.format import change_text, factor_text, markdown_text
 from ..output.results_io import _finite
+from .protocol import BUSY
 
 if TYPE_CHECKING:
     from .result import BenchmarkComparison, Comparison
@@ -243,10 +244,17 @@ def summary_sentences(comparison: Comparison) -> list[str]:
     for v in verdicts:
         counts[v] = counts.get(v, 0) + 1
     parts = [f"{counts[v]} {v}" for v in ("faster", "slower") if counts.get(v)]
-    rest = len(rows) - sum(counts.get(v, 0) for v in ("faster", "slower"))
+    # inconclusive is not "no difference": said apart, by its reason
+    undecided = sorted(v for v in counts if v.startswith("inconclusive"))
+    parts += [f"{counts[v]} {v}" for v in undecided]
+    rest = len(rows) - sum(counts.get(v, 0) for v in ("faster", "slower", *undecided))
     if rest:
         parts.append(f"{rest} without a significant difference")
     lines = [f"NEW against BASE on {len(rows)} benchmark(s): {', '.join(parts) or 'none'}"]
+    busy = [i for i, v in enumerate(verdicts) if v == BUSY][:TERMINAL_ROWS]
+    for r in (rows[i] for i in busy):  # which side, how busy, and what can decide
+        why = next((w for w in r.warnings if "busy machine" in w), "")
+        lines.append(f"  {r.name}: {why}")
     moved = [i for i, v in enumerate(verdicts) if _moved(v)]
     for r in (rows[i] for i in moved[:TERMINAL_ROWS]):
         words, _, interval = speedup_text(r).partition(" [")
