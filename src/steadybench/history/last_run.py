@@ -188,10 +188,12 @@ def report_and_keep(results: Results, opts: dict[str, Any]) -> list[str]:
             if shared:  # said once, not on every line (80 columns)
                 lines.append(f"  {found[0].noise_text}")
             lines.extend(f"  {c.text(with_noise=not shared)}" for c in found)
-            if any(c.verdict == NO_CHANGE or c.verdict.startswith("not comparable")
-                   for c in found):
+            if any(c.verdict == NO_CHANGE for c in found):
                 lines.append("  (a smaller change than the variation between runs needs both "
                              "versions measured together: steadybench ab)")
+            elif any(c.verdict.startswith("not comparable") for c in found):
+                lines.append("  (on a busy machine, measure both versions together: "
+                             "steadybench ab)")
         elif opts.get("baseline"):
             lines.append(f"baseline {compare_to!r}: no kept result of these cases on this "
                          "machine")
