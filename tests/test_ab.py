@@ -225,12 +225,14 @@ def test_ctrl_c_writes_an_interim_result(tmp_path):
     a = bench_file(tmp_path, "a.py", "return lambda: sum(range(100))\n")
     out = tmp_path / "ab.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "steadybench", "ab", str(a), "--aa", "--max-rounds", "200",
-         "--min-rounds", "16", "--max-time", "0", "--execution-time", "0.01",
+        [sys.executable, "-m", "steadybench", "ab", str(a), "--aa", "--max-rounds", "40",
+         "--min-rounds", "10", "--max-time", "0", "--execution-time", "0.01",
          "--json", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     try:
-        # wait for the first look: rounds were measured
+        # wait for the first look: rounds were measured (10, the fewest whose exact interval
+        # can spend the first look's share of α when there are at most 40; each round starts
+        # two fresh workers, and an A/A comparison without a threshold runs to its 40th)
         for line in proc.stderr:
             if "round " in line and "so far" in line:
                 break

@@ -1,6 +1,6 @@
 """``steadybench bisect``: the search (with a simulated measure: every first-bad position, skips,
 the step bound and the Bonferroni confidence), and live on generated git repositories whose
-benchmark's loop count lives in a file: 12 commits with 6 % more work from commit 10, bisected
+benchmark's loop count lives in a file: 5 commits with 6 % more work from commit 4, bisected
 on instruction counts (exact, so the test cannot be swayed by a loaded machine), and 5 commits
 with 50 % more work from commit 3, bisected on time."""
 
@@ -169,25 +169,26 @@ COUNTS = ["--measure", "instructions", "--calls", "2"]
 @pytest.mark.slow
 @needs_git
 @needs_valgrind
-@pytest.mark.timeout(900)  # 5 counts of 3 processes under valgrind: 235 s for 8 at load 10
-def test_bisect_on_counts_names_commit_10_in_at_most_5_steps(tmp_path, monkeypatch, capsys):
-    """A 12-commit search on instruction counts: every step exact, so the answer cannot
+@pytest.mark.timeout(900)  # at most 4 counts under valgrind (seconds each, minutes at load 10)
+def test_bisect_on_counts_names_commit_4_in_at_most_3_steps(tmp_path, monkeypatch, capsys):
+    """A 5-commit search on instruction counts: every step exact, so the answer cannot
     depend on the machine's load; the good revision is counted once, each candidate once.
-    (Each count starts Python under valgrind three times, so the repository is small: the
-    search itself over 40 commits and every first-bad position is checked above with a
-    simulated measure; here the bad end and three halvings, 4 steps.)"""
-    repo = make_repo(tmp_path / "repo", slow_at=10, commits=12, loops=4000)
+    (Each count starts Python under valgrind, seconds of processor time, so the repository
+    is small: the search itself over 40 commits and every first-bad position is checked
+    above with a simulated measure; here 4 candidates, the bad end and the halvings between
+    it and the good revision, at most 3 steps.)"""
+    repo = make_repo(tmp_path / "repo", slow_at=4, commits=5, loops=4000)
     before = _state(repo)
     monkeypatch.chdir(repo)
     history = tmp_path / "h.sqlite"
     out = tmp_path / "bisect.json"
-    code = main(["bisect", "--good", "HEAD~11", "--bad", "HEAD", "bench.py::loop", *COUNTS,
+    code = main(["bisect", "--good", "HEAD~4", "--bad", "HEAD", "bench.py::loop", *COUNTS,
                  "--history-url", str(history), "--json", str(out)])
     text = capsys.readouterr().out
     doc = json.loads(out.read_text())
     assert code == 1, text
-    assert doc["first_bad_subject"] == "commit 10: a loop 6% longer", text
-    assert len(doc["steps"]) <= max_steps(11) == 5
+    assert doc["first_bad_subject"] == "commit 4: a loop 6% longer", text
+    assert len(doc["steps"]) <= max_steps(4) == 3
     assert doc["measure"] == "instructions" and doc["exact"] is True
     assert doc["overall_confidence"] is None and doc["step_confidence"] is None
     assert doc["threshold"]["source"] in ("the default", "steadybench.toml: default")
@@ -197,7 +198,7 @@ def test_bisect_on_counts_names_commit_10_in_at_most_5_steps(tmp_path, monkeypat
             assert 0.05 < step["change"] < 0.07, step
         else:
             assert abs(step["change"]) < 0.005, step
-    assert "first commit with more instructions:" in text and "message: commit 10" in text
+    assert "first commit with more instructions:" in text and "message: commit 4" in text
     assert "counts are exact (no confidence level, no Bonferroni)" in text
     assert text.count("counts are not time") == 1
     assert _state(repo) == before  # worktrees removed, checkout untouched

@@ -91,7 +91,9 @@ def _load(report: Path, profile: Path, shot: Path, height: int) -> dict:
 @pytest.fixture(scope="module")
 def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("demo") / "steadybench-demo"
-    assert main(["demo", "--out", str(out), "--max-time", "0.3", "-p", "2"]) == 0
+    # the shortest budget of test_cli_run's demo: the same 10 cases and 13 figures (the
+    # figures draw every run, so fewer runs only make them lighter)
+    assert main(["demo", "--out", str(out), "--max-time", "0.1", "-p", "2"]) == 0
     report = out / "report.html"
     assert report.exists(), "steadybench demo did not write report.html"
     return report

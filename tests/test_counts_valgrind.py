@@ -359,9 +359,11 @@ def test_identical_code_counts_the_same_wherever_it_lives(tmp_path, monkeypatch)
 
 def test_time_limit_covers_all_counted_processes_of_a_case(tmp_path, capsys):
     # --time-limit is the execution layer's: all executions of a case together. A call of
-    # ~60 ms natively passes the native check in well under 5 s, but its seven counted calls
-    # under valgrind (plus the interpreter's start-up there, 2-3 s of CPU alone) cannot finish
-    # in what is left of 5 s. Before, each process had 50 times the limit (250 s) and it ran.
+    # ~60 ms natively passes the native check (one call) in well under 3 s, but its seven
+    # counted calls under valgrind (20-100 times slower, plus the interpreter's start-up
+    # there, 2-3 s of CPU alone) cannot finish in what is left of 3 s. Before, each process
+    # had 50 times the limit (150 s) and it ran. (3 s, not 5: the valgrind process runs until
+    # the limit, so each second of it is a second of processor time.)
     bench = tmp_path / "slow.py"
     bench.write_text(textwrap.dedent("""\
         import time
@@ -379,15 +381,15 @@ def test_time_limit_covers_all_counted_processes_of_a_case(tmp_path, capsys):
             return call
         """))
     out = tmp_path / "r.json"
-    code = main(["run", str(bench), "--measure", "instructions", "--time-limit", "5",
+    code = main(["run", str(bench), "--measure", "instructions", "--time-limit", "3",
                  "--json", str(out)])
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err
     hangs, case = load_results(out).cases
     # a hang shows in the native check, killed at the limit
-    assert hangs.errors == ["hangs: did not finish within 5 s natively (killed at the case's "
+    assert hangs.errors == ["hangs: did not finish within 3 s natively (killed at the case's "
                             "--time-limit)"]
     assert case.errors == [
-        "slow: did not finish within the case's --time-limit of 5 s (all its counted processes "
+        "slow: did not finish within the case's --time-limit of 3 s (all its counted processes "
         "together; valgrind runs code 20–100× slower than natively: raise --time-limit if it "
         "is only slow)"]

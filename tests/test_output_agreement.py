@@ -46,6 +46,16 @@ _BLANK = dict.fromkeys(("value", "ci_low", "ci_high", "confidence", "unit", "sta
                         "n_executions"))
 
 
+@pytest.fixture(autouse=True)
+def no_case_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report is read here for its tables (the headline of every case), never for its
+    figures: no case gets figures of its own, which are most of a report's processor time
+    (tests/test_report.py checks them)."""
+    from steadybench.output import reportviews
+
+    monkeypatch.setattr(reportviews, "MAX_CASE_FIGURES", 0)
+
+
 # ============================================================================ parsing helpers
 def _seconds(text: str) -> float:
     """'100 µs' → 1e-4."""

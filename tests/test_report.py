@@ -60,6 +60,15 @@ def _parse(path: Path) -> _Page:
     return page
 
 
+@pytest.fixture
+def no_case_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a test that asserts on the report's text only: no case gets figures of its own
+    (the overview and comparison figures are still drawn). Drawing the cases' time series,
+    histograms and error evolutions is most of a report's processor time, and the tests
+    that assert on them (images, alt texts, plot files) keep them."""
+    monkeypatch.setattr(reportviews, "MAX_CASE_FIGURES", 0)
+
+
 def _check_images(page: _Page) -> None:
     assert page.images
     for src in page.images:
@@ -151,7 +160,8 @@ def test_comparison_comes_first(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_two_results_without_comparison_show_ratio_only(tmp_path: Path) -> None:
+def test_two_results_without_comparison_show_ratio_only(tmp_path: Path,
+                                                        no_case_figures: None) -> None:
     path = rp.write_report([make_results(("a",), monitors=False),
                             make_results(("a",), seed=3, monitors=False)], tmp_path / "r.html")
     assert "ratio of the headlines only" in path.read_text(encoding="utf-8")
@@ -174,7 +184,7 @@ def test_streaming_failed_and_empty_cases(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_json_round_trip_and_atomic_overwrite(tmp_path: Path) -> None:
+def test_json_round_trip_and_atomic_overwrite(tmp_path: Path, no_case_figures: None) -> None:
     results = Results.from_dict(json.loads(results_to_json(make_results(("a",)))))
     target = tmp_path / "r.html"
     target.write_text("old")
@@ -239,7 +249,7 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.slow
-def test_cli_two_files_compare(tmp_path: Path) -> None:
+def test_cli_two_files_compare(tmp_path: Path, no_case_figures: None) -> None:
     f1 = _write(tmp_path, "base.json",
                 with_executions(make_results(("a", "b"), seed=0, monitors=False)))
     f2 = _write(tmp_path, "new.json", with_executions(
@@ -257,7 +267,7 @@ def test_cli_two_files_compare(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_cli_unrelated_files_still_report(tmp_path: Path) -> None:
+def test_cli_unrelated_files_still_report(tmp_path: Path, no_case_figures: None) -> None:
     f1 = _write(tmp_path, "a.json", make_results(("a", "b"), monitors=False, n=20))
     f2 = _write(tmp_path, "b.json", make_results(("yyy", "zzz"), monitors=False, n=20))
     out = tmp_path / "out.html"
@@ -322,7 +332,7 @@ def _cases_with_estimates(names: tuple[str, ...], method: str, scale: float = 1.
     return results
 
 
-def test_run_report_answers_first(tmp_path: Path) -> None:
+def test_run_report_answers_first(tmp_path: Path, no_case_figures: None) -> None:
     """A run group: the relative answer is in the summary, before the tables, and the
     environment is collapsed at the end."""
     a = make_case("build", implementation="join", mean=1e-3, monitors=False, params={})
@@ -338,7 +348,8 @@ def test_run_report_answers_first(tmp_path: Path) -> None:
     _no_raw_json(path)
 
 
-def test_exec_report_compares_commands_and_keeps_units(tmp_path: Path) -> None:
+def test_exec_report_compares_commands_and_keeps_units(tmp_path: Path,
+                                                       no_case_figures: None) -> None:
     results = _cases_with_estimates(("gzip -1 f", "gzip -9 f"), "exec", implementation=None,
                                     params={})
     for case in results.cases:
