@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..cpu_pressure import PressureMark, busy_text, is_busy
+from ..cpu_pressure import PressureMark, busy_share, busy_text, is_busy
 from .backend import Backend, ExecutionRequest, Outcome
 from .merge import merge_executions
 
@@ -87,6 +87,7 @@ def run_executions(backend: Backend, cases: CaseResult | Sequence[CaseResult], c
             _finish(merged, done, count, method, confidence, backend, hard_limits)
             _record_pressure(merged, pressure_from)
 
+    busy_share()  # a bad STEADYBENCH_BUSY_SHARE is one line now, not after the measuring
     pressure_from = PressureMark.now()
 
     deadline = clock() + time_limit
