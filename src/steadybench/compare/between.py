@@ -23,8 +23,10 @@ executions inside one run cannot estimate τ, so τ comes, in this order, from:
    the development VM found 0.5–1 % per run, and a 95 % band of ±3.2–3.7 % between runs of
    identical code).
 
-A drift probe measured during the run (``ab/probe.py``) was not used: it is not measured to
-predict a run's shift (``docs/comparison.md``).
+A drift probe (a reference workload timed during the run, ``benchmarks/drift_probe.py``) is
+not a source: measured on the development VM it followed a run's shift only under the CPU
+contention the busy-machine rule already refuses, with a sensitivity that depended on the
+workload (``docs/comparison.md``, "A drift probe").
 
 The test is Student's t on d/SE with Welch–Satterthwaite degrees of freedom over the three
 components (each se with n − 1, τ² with its own: ∞ for the floor; for m earlier runs, the
