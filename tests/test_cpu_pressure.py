@@ -168,13 +168,14 @@ def test_the_change_since_the_last_run_is_not_judged_on_a_busy_machine(tmp_path,
 
     last_run.report_and_keep(results(0.0, 0.0), {})
     lines = last_run.report_and_keep(results(0.3, 0.5), {})  # 35 % slower, but busy
-    assert "not comparable: this run: the CPU was contended 50% of the time" in "\n".join(lines)
+    assert ("not comparable, a busy machine: CPU contended 50% of this run's time (Linux PSI)"
+            in "\n".join(lines))
     assert "slower" not in "\n".join(lines) and "steadybench ab" in lines[-1]
     kept = json.loads((tmp_path / ".steadybench" / "baselines" / "last.json").read_text())
     (entry,) = [c for m in kept["machines"].values() for c in m.values()]
     assert len(entry["levels"]) == 1  # the busy run taught no noise
     lines = last_run.report_and_keep(results(0.3, 0.0), {})  # against the busy one
-    assert "not comparable: the last run: the CPU was contended 50%" in "\n".join(lines)
+    assert "CPU contended 50% of the last run's time" in "\n".join(lines)
 
 
 def test_the_busy_share_can_be_set_or_turned_off(monkeypatch):

@@ -318,10 +318,11 @@ def run_definitions(file: str, opts: dict[str, Any], title: str | None = None) -
         write_outputs(results, opts)
     if "no_baseline" in opts:  # the options of run (not of commands reusing this function)
         from ..history.last_run import report_and_keep
+        from ..output.console import echo
 
         for line in report_and_keep(results, opts):
             if not opts.get("quiet"):
-                click.echo(line, err=stdout_taken(opts))
+                echo(line, err=stdout_taken(opts))  # wrapped between words, indent kept
     failed = results.failed
     lost = unrestored(results)
     if lost:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..cpu_pressure import busy_text, is_busy
+from ..cpu_pressure import is_busy
 from ..errors import SteadybenchError
 from ..model.results import cpu_pressure_of
 
@@ -155,8 +155,8 @@ def changes(results: Results, kept: dict[str, Any],
                                                   ("this run", entry["cpu_pressure"]))
                 if is_busy(share)]
         if busy:  # shifted far beyond the variation between runs: no verdict
-            verdict = "not comparable: " + "; ".join(
-                f"{side}: {busy_text(share)}" for side, share in busy)
+            verdict = "not comparable, a busy machine: CPU contended " + ", ".join(
+                f"{share:.0%} of {side}'s time" for side, share in busy) + " (Linux PSI)"
         elif at.p_two_sided < 1.0 - confidence:
             verdict = f"{abs(change):.1%} {'slower' if change > 0 else 'faster'}"
         else:

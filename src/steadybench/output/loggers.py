@@ -282,11 +282,13 @@ class ConsoleLogger(Logger):
             render(summary_spec(results.cases), self.out, self.style)
             for line in comparison_text(results.cases, self._confidence_of(results)):
                 print_indented(self.out, line)
-        for case in results.cases:
-            for warning in case.warnings:
-                self.console.print(
-                    f"[yellow]warning[/yellow] {console_text(case.label)}: {console_text(warning)}"
-                )
+        from .warning_groups import grouped
+
+        said = grouped([(case.label, w) for case in results.cases for w in case.warnings])
+        for group in said:  # the same warning for several cases is said once
+            self.console.print(f"[yellow]warning[/yellow] "
+                               f"{console_text(group.subject(len(results.cases)))}: "
+                               f"{console_text(group.text)}")
         if results.interrupted:
             self.console.print("[yellow]interrupted: partial results[/yellow]")
 
