@@ -109,7 +109,7 @@ def test_a_version_2_store_is_migrated_and_its_counts_get_their_identity(tmp_pat
     conn.commit()
     conn.close()
     with HistoryStore.open(str(db)) as store:
-        assert current_version(store.db) == SCHEMA_VERSION == 3
+        assert current_version(store.db) == SCHEMA_VERSION == 4
         points = store.series("work")
         assert [json.loads(p.identity)["valgrind"] for p in points] == \
             ["valgrind-3.19.0", "valgrind-3.20.0"]

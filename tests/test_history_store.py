@@ -106,7 +106,7 @@ def test_an_older_schema_is_migrated_with_its_data(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     with HistoryStore.open(str(db)) as store:
-        assert current_version(store.db) == SCHEMA_VERSION == 3
+        assert current_version(store.db) == SCHEMA_VERSION == 4
         points = store.series("old")
         assert [p.executions for p in points] == [(3.0, 3.3)]
 

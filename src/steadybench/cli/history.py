@@ -127,7 +127,7 @@ def show_cmd(ref: str, url: str | None, json_path: str | None) -> None:
 
 def _analyse(store: Any, label: str, machine: str | None, confidence: float,
              min_change: float) -> tuple[list[Any], list[Any]]:
-    from ..history.finders import analyse_series
+    from ..history.finders import analyse_steady
 
     points = store.series(label, machine=machine)
     if not points:
@@ -142,7 +142,7 @@ def _analyse(store: Any, label: str, machine: str | None, confidence: float,
         points = [p for p in points if p.machine == latest]
         click.echo(f"note: {label} was recorded on {len(machines)} machines; showing "
                    f"{latest} (--machine chooses)", err=True)
-    analysis = analyse_series(points, label, points[0].machine, confidence, min_change)
+    analysis = analyse_steady(points, label, points[0].machine, confidence, min_change)
     if analysis.note:
         click.echo(f"note: {label}: {analysis.note}", err=True)
     return points, analysis.changes

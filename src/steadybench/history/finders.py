@@ -135,6 +135,24 @@ def analyse_series(points: Sequence[Point], label: str, machine: str,
                                note="; ".join(notes))
 
 
+def analyse_steady(points: Sequence[Point], label: str, machine: str,
+                   confidence: float = 0.95, min_change: float | None = None,
+                   ) -> SeriesAnalysis:
+    """:func:`analyse_series` of the records not measured on a busy machine
+    (:attr:`Point.busy`): such a record is shifted far beyond the variation between records,
+    and would read as a step. The changes' indices are those of ``points``; the note says how
+    many records were left out."""
+    kept = [i for i, p in enumerate(points) if not p.busy]
+    if len(kept) == len(points):
+        return analyse_series(points, label, machine, confidence, min_change)
+    analysis = analyse_series([points[i] for i in kept], label, machine, confidence, min_change)
+    left = (f"{len(points) - len(kept)} of {len(points)} records left out: measured on a busy "
+            "machine (steadybench.cpu_pressure)")
+    return dataclasses.replace(
+        analysis, changes=[dataclasses.replace(c, index=kept[c.index]) for c in analysis.changes],
+        note="; ".join(n for n in (analysis.note, left) if n))
+
+
 def regressions(store: HistoryStore, labels: Sequence[str] | None = None,
                 machine: str | None = None, branch: str | None = None,
                 confidence: float = 0.95,
@@ -148,5 +166,5 @@ def regressions(store: HistoryStore, labels: Sequence[str] | None = None,
         for p in points:
             by_machine.setdefault(p.machine, []).append(p)
         for name, series in sorted(by_machine.items()):
-            out.append(analyse_series(series, label, name, confidence, min_change))
+            out.append(analyse_steady(series, label, name, confidence, min_change))
     return out

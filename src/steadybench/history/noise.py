@@ -70,6 +70,8 @@ def noise_from_points(points: Sequence[Point], label: str = "",
     single_by_commit: dict[str, list[float]] = {}
     records = set()
     for p in points:
+        if p.busy:  # measured on a busy machine: its spread is the contention's
+            continue
         values = [v for v in p.executions if v > 0 and math.isfinite(v)]
         if len(values) >= 2:
             groups.append([math.log(v) for v in values])
@@ -162,7 +164,7 @@ def run_noise_lookup(url: str | None, environment: dict[str, Any] | None,
             if store is not None:
                 try:
                     points = store.series(label, machine=machine)
-                    found = from_levels([record_level(p) for p in points],
+                    found = from_levels([record_level(p) for p in points if not p.busy],
                                         "this machine (history)")
                 except HistoryError:
                     found = None

@@ -17,6 +17,7 @@ from typing import Any
 from ..model.estimate import Estimate
 from ..model.execution import execution_values
 from ..model.labels import case_label
+from ..model.results import cpu_pressure_of
 from .git import GitInfo
 
 
@@ -89,6 +90,8 @@ class MeasurementRow:
     executions: list[float]
     #: what produced a count (:func:`identity_of`); None for a time
     identity: str | None = None
+    #: the share of the case's time the CPU was contended (:mod:`steadybench.cpu_pressure`)
+    cpu_pressure: float | None = None
 
 
 def _headline(entry: dict[str, Any]) -> tuple[Estimate | None, dict[str, Any]]:
@@ -156,7 +159,7 @@ def measurements_of(data: dict[str, Any]) -> list[MeasurementRow]:
             # an estimate written before levels were recorded has none (not the default)
             level=est.level if est is not None and "level" in raw else None,
             n_executions=len(executions), executions=executions,
-            identity=identity_of(entry),
+            identity=identity_of(entry), cpu_pressure=cpu_pressure_of(entry),
         ))
     return rows
 

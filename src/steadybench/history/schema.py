@@ -14,6 +14,10 @@ processes opening an old store at once migrate it once. A store whose version is
   layouts and method: :class:`steadybench.counts.backend.CountIdentity`, as canonical JSON;
   NULL for times), so a series can be split where it changes (:mod:`.finders`); filled from
   the records already there.
+* **4** — ``measurements.cpu_pressure``: the share of the case's time the machine's CPU was
+  contended (:mod:`steadybench.cpu_pressure`; NULL when not measured), so the noise between
+  records and the change finder leave out records taken on a busy machine; filled from the
+  records already there.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from .backends import Backend, HistoryError
 if TYPE_CHECKING:
     from .record import MeasurementRow
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _V1 = [
     """CREATE TABLE IF NOT EXISTS steadybench_meta (
@@ -101,29 +105,42 @@ def _fill_identity(db: Backend) -> None:
                        "label = ?", (row.identity, record_id, row.label))
 
 
+_V4 = ["ALTER TABLE measurements ADD COLUMN cpu_pressure {real}"]
+
+
+def _fill_cpu_pressure(db: Backend) -> None:
+    """Version 4's data step: each existing measurement's CPU pressure, from its record."""
+    for record_id, row in _stored_rows(db):
+        if row.cpu_pressure is not None:
+            db.execute("UPDATE measurements SET cpu_pressure = ? WHERE record_id = ? AND "
+                       "label = ?", (row.cpu_pressure, record_id, row.label))
+
+
 def insert_measurement(db: Backend, record_id: int, row: MeasurementRow,
                        identity: bool = True) -> None:
-    """One measurement row (``identity=False``: a store below version 3, without its column)."""
+    """One measurement row (``identity=False``: a store below version 3, without the columns
+    of versions 3 and 4)."""
     insert_measurements(db, record_id, [row], identity)
 
 
 def insert_measurements(db: Backend, record_id: int, rows: Iterable[MeasurementRow],
                         identity: bool = True) -> None:
     """The measurement rows of one record, by one ``executemany`` (a record of 10^6
-    benchmarks was 10^6 statements; issue 27 item 13)."""
+    benchmarks was 10^6 statements; issue 27 item 13). ``identity=False``: a store below
+    version 3 (version 2's data step), without the later columns."""
     columns = ("record_id, label, benchmark, implementation, params, unit, value, ci_low, "
                "ci_high, level, n_executions, executions")
     width = 12
     if identity:
-        columns += ", identity"
-        width += 1
+        columns += ", identity, cpu_pressure"
+        width += 2
 
     def values(row: MeasurementRow) -> list[Any]:
         out = [record_id, row.label, row.benchmark, row.implementation, row.params,
                row.unit, row.value, row.ci_low, row.ci_high, row.level,
                row.n_executions, json.dumps(row.executions)]
         if identity:
-            out.append(row.identity)
+            out += [row.identity, row.cpu_pressure]
         return out
 
     db.executemany(f"INSERT INTO measurements ({columns}) VALUES "
@@ -135,6 +152,7 @@ MIGRATIONS: dict[int, list[str | Callable[[Backend], None]]] = {
     1: list(_V1),
     2: [*_V2, _fill_measurements],
     3: [*_V3, _fill_identity],
+    4: [*_V4, _fill_cpu_pressure],
 }
 
 

@@ -48,6 +48,16 @@ class Point:
     #: of different identities are not comparable: a series is split where it changes
     #: (:mod:`steadybench.history.finders`)
     identity: str | None = None
+    #: the share of the case's time the CPU was contended (:mod:`steadybench.cpu_pressure`);
+    #: None when not measured. A busy record is left out of the noise and the change finder
+    cpu_pressure: float | None = None
+
+    @property
+    def busy(self) -> bool:
+        """Measured on a busy machine (:func:`steadybench.cpu_pressure.is_busy`)."""
+        from ..cpu_pressure import is_busy
+
+        return is_busy(self.cpu_pressure)
 
 
 class HistoryStore:
@@ -245,7 +255,7 @@ class HistoryStore:
         """Every recorded point of one benchmark, oldest first (by record order)."""
         sql = ("SELECT r.id, r.created, r.git_commit, r.git_branch, r.git_dirty, r.name, "
                "r.machine, m.label, m.unit, m.value, m.ci_low, m.ci_high, m.level, "
-               "m.executions, m.identity FROM measurements m JOIN records r "
+               "m.executions, m.identity, m.cpu_pressure FROM measurements m JOIN records r "
                "ON r.id = m.record_id WHERE m.label = ?")
         params: list[Any] = [label]
         if machine:
@@ -266,7 +276,7 @@ class HistoryStore:
             points.append(Point(int(row[0]), row[1], row[2], row[3],
                                 None if row[4] is None else bool(row[4]), row[5], row[6],
                                 row[7], row[8], float(row[9]), row[10], row[11], row[12],
-                                execs or (float(row[9]),), row[14]))
+                                execs or (float(row[9]),), row[14], row[15]))
         return points
 
     def every_series(self) -> dict[tuple[str, str], list[Point]]:
@@ -285,7 +295,7 @@ class HistoryStore:
             rows = self.db.execute(
                 "SELECT r.id, r.created, r.git_commit, r.git_branch, r.git_dirty, r.name, "
                 "r.machine, m.label, m.unit, m.value, m.ci_low, m.ci_high, m.level, "
-                "m.executions, m.identity FROM measurements m JOIN records r "
+                "m.executions, m.identity, m.cpu_pressure FROM measurements m JOIN records r "
                 "ON r.id = m.record_id WHERE m.value IS NOT NULL AND r.id >= ? AND r.id <= ? "
                 "ORDER BY r.id",
                 (ids[start], last))
@@ -301,7 +311,7 @@ class HistoryStore:
                               float(row[9]), row[10], row[11],
                               row[12] and strings.setdefault(row[12], row[12]),
                               execs or (float(row[9]),),
-                              row[14] and strings.setdefault(row[14], row[14]))
+                              row[14] and strings.setdefault(row[14], row[14]), row[15])
                 out.setdefault((label, record[6]), []).append(point)
         return out
 
