@@ -15,7 +15,9 @@ and the restricted likelihood (Patterson & Thompson, Biometrika 1971; Harville, 
 evaluated on a grid of q at that cost. A step is decided by the likelihood-ratio test of
 :func:`step_lr` (q profiled with and without the step), against the largest ratio over the
 places simulated with q re-profiled in every draw, at q estimated without the step
-(:func:`max_lr_p_value`; ``history.regressions._confirmed``). REML (not the least-squares
+(:func:`max_lr_p_value`; ``history.regressions._confirmed``); in short series, by the
+intervention test with q held at one value in the statistic and its null alike
+(:func:`intervention_lr`, :func:`intervention_p_value`). REML (not the least-squares
 fit of a variogram used before) because it is the efficient estimate: on simulated histories
 (``benchmarks/over_time.py``) it found 5 % steps in 81 % of 30-record series where the
 variogram's noisy, clipped walk estimate left 71 %.

@@ -43,9 +43,12 @@ the figures, as measured, in ``docs/history.md`` and ``docs/comparison.md``).
   without a step, the walk re-estimated in each (a parametric bootstrap at the walk estimated
   without the step, never below the stated least); the candidates are tested in turn, the
   largest ratio first, each with the steps confirmed before it, until one fails; the p-value
-  reported is this test's. The window test's walk is estimated with the step among the
-  regressors, and a step placed where a random walk wandered most absorbs that wander, so
-  alone it calls wander a change;
+  reported is this test's. Up to :data:`INTERVENTION_RECORDS` records, where the walk is too
+  poorly determined to be re-estimated without the step (it absorbs the step), the step is
+  tested instead with the walk held at REML's upper bound estimated with the step, in the
+  statistic and in the simulated null alike (the intervention test, Box & Tiao 1975). The
+  window test's walk is estimated with the step among the regressors, and a step placed where
+  a random walk wandered most absorbs that wander, so alone it calls wander a change;
 * a **default minimum change** of :data:`DEFAULT_MIN_CHANGE` (2 %).
 
 Each change reported has its commit range, its magnitude exp(d) − 1 (trend removed) and its
@@ -414,7 +417,9 @@ def _confirmed(ya: Sequence[float], candidates: Sequence[int],
     test that decides, and whose confidence is reported, from :data:`MIN_POINTS_FOR_DRIFT`
     records on (the window test only screens, :data:`SCREEN_CONFIDENCE`).
 
-    The statistic is the ratio of a step with the walk ratio q profiled with and without it
+    The statistic (:func:`_step_lr`; up to :data:`INTERVENTION_RECORDS` records the
+    intervention test at a held q instead, its null at that q) is the ratio of a step with the
+    walk ratio q profiled with and without it
     (:func:`~steadybench.history.local_level.step_lr`); its null is the largest ratio over the
     n − 1 places in series of the model without the step, each draw profiling q again, at the
     q estimated without the step (:func:`~steadybench.history.local_level.max_lr_p_value`: a
