@@ -120,7 +120,9 @@ SCREEN_CONFIDENCE = 0.0
 #: (3.1 %). With more records the bound, taken at the place where the walk wandered most, is
 #: too small more often (at the 75 % bound: 3.9 % false at 40 records, 4.1 % at 50, 5.3 % at
 #: 60, 6.7 % at 100), and the profiled ratio already finds 92–98 % there
-#: (benchmarks/over_time.py; docs/comparison.md).
+#: (benchmarks/over_time.py; docs/comparison.md). Its weak side, measured: walks larger than
+#: the issue's (0.6–1.2 % per record under 0.88 % record noise, q = 0.46–1.9) gave 5.5–9.3 %
+#: false changes in 30–40 records, against 3.1–4.9 % for the profiled ratio.
 INTERVENTION_RECORDS = 40
 #: the one-sided level of REML's upper bound on q at which the intervention test holds q. In
 #: the 30-record walk cells above: the point estimate 94.5 % found / 4.4 % false, 50 % 94.5 /
