@@ -43,9 +43,12 @@ the figures, as measured, in ``docs/history.md`` and ``docs/comparison.md``).
   without a step, the walk re-estimated in each (a parametric bootstrap at the walk estimated
   without the step, never below the stated least); the candidates are tested in turn, the
   largest ratio first, each with the steps confirmed before it, until one fails; the p-value
-  reported is this test's. The window test's walk is estimated with the step among the
-  regressors, and a step placed where a random walk wandered most absorbs that wander, so
-  alone it calls wander a change;
+  reported is this test's. Up to :data:`INTERVENTION_RECORDS` records, where the walk is too
+  poorly determined to be re-estimated without the step (it absorbs the step), the step is
+  tested instead with the walk held at REML's upper bound estimated with the step, in the
+  statistic and in the simulated null alike (the intervention test, Box & Tiao 1975). The
+  window test's walk is estimated with the step among the regressors, and a step placed where
+  a random walk wandered most absorbs that wander, so alone it calls wander a change;
 * a **default minimum change** of :data:`DEFAULT_MIN_CHANGE` (2 %).
 
 Each change reported has its commit range, its magnitude exp(d) − 1 (trend removed) and its
@@ -107,6 +110,25 @@ CALIBRATION_PLACES = 10
 #: 84.5 % at 95 % (of 200; walk-only series with a change 4.2, 3.8, 3.8 and 3.0 %), with every
 #: candidate tested (simulated as in benchmarks/over_time.py; docs/comparison.md).
 SCREEN_CONFIDENCE = 0.0
+#: series of at most this many records test a step by the intervention test at a fixed walk
+#: (:func:`~steadybench.history.local_level.intervention_lr`, the walk ratio q held at REML's
+#: :data:`INTERVENTION_WALK_BOUND` upper bound with the step among the regressors); longer ones
+#: by the likelihood ratio with q profiled. In short series q is poorly determined and, profiled
+#: without the step, the walk absorbs the step: of 400 30-record walks with a 5 % step under
+#: 0.88 % record noise the profiled ratio found 86.2 % (89.0 % even with its null at the true
+#: q), the intervention test 92.0 %, with 3.5 % of 1,000 walks without a step reported changed
+#: (3.1 %). With more records the bound, taken at the place where the walk wandered most, is
+#: too small more often (at the 75 % bound: 3.9 % false at 40 records, 4.1 % at 50, 5.3 % at
+#: 60, 6.7 % at 100), and the profiled ratio already finds 92–98 % there
+#: (benchmarks/over_time.py; docs/comparison.md). Its weak side, measured: walks larger than
+#: the issue's (0.6–1.2 % per record under 0.88 % record noise, q = 0.46–1.9) gave 5.5–9.3 %
+#: false changes in 30–40 records, against 3.1–4.9 % for the profiled ratio.
+INTERVENTION_RECORDS = 40
+#: the one-sided level of REML's upper bound on q at which the intervention test holds q. In
+#: the 30-record walk cells above: the point estimate 94.5 % found / 4.4 % false, 50 % 94.5 /
+#: 4.4, 60 % 93.8 / 3.7, 70 % 92.0 / 3.5, 75 % 90.5 / 3.0, 90 % 88.5 / 1.4; at 40 records 70 %
+#: gave 93.5 / 4.3 and 60 % 94.5 / 4.9
+INTERVENTION_WALK_BOUND = 0.7
 #: passes of the joint estimate of the trend and the cuts
 TREND_PASSES = 4
 #: most pairs of records the Theil–Sen slope uses
@@ -355,25 +377,40 @@ def _accept(ya: Sequence[float], candidates: Sequence[int], model: RecordNoise, 
     return sorted(accepted)
 
 
-def _step_lr(ya: Sequence[float], cut: int, others: Sequence[int]) -> tuple[float, float, int]:
-    """The likelihood ratio of a step at ``cut`` with ``others`` in both models
-    (:func:`~steadybench.history.local_level.step_lr`), the walk ratio q estimated without it
-    (never below :data:`WALK_RATIO_FLOOR` unless its REML 90 % upper bound is: the maximum
-    likelihood estimate is 0 in about half of 100-record series of the issue's walk at 1.67 %
-    record noise, and a null drawn at 0 called 8.0 % of them changed), and the number of
-    records it was taken on: a series longer than
-    :data:`~steadybench.history.local_level.MAX_NULL_RECORDS` is tested on that many records
-    around the step."""
-    from .local_level import MAX_NULL_RECORDS, step_lr, walk_ratio_upper
+def _step_lr(ya: Sequence[float], cut: int,
+             others: Sequence[int]) -> tuple[float, float, int, bool]:
+    """The likelihood ratio of a step at ``cut`` with ``others`` in both models, the walk ratio
+    q its null is drawn at, the number of records it was taken on, and whether it is the
+    intervention test (:data:`INTERVENTION_RECORDS`). The walk ratio is never below
+    :data:`WALK_RATIO_FLOOR` unless its REML 90 % upper bound is: the maximum likelihood
+    estimate is 0 in about half of 100-record series of the issue's walk at 1.67 % record noise,
+    and a null drawn at 0 called 8.0 % of them changed.
+
+    * Up to :data:`INTERVENTION_RECORDS` records, the intervention test
+      (:func:`~steadybench.history.local_level.intervention_lr`) with q held at REML's
+      :data:`INTERVENTION_WALK_BOUND` upper bound with the step among the regressors (a step
+      does not inflate it) in the statistic and in its null.
+    * Beyond, the ratio with q profiled with and without the step
+      (:func:`~steadybench.history.local_level.step_lr`), its null at the q estimated without
+      the step; a series longer than
+      :data:`~steadybench.history.local_level.MAX_NULL_RECORDS` is tested on that many records
+      around the step."""
+    from .local_level import MAX_NULL_RECORDS, intervention_lr, step_lr, walk_ratio_upper
 
     n = len(ya)
     lo = min(max(cut - MAX_NULL_RECORDS // 2, 0), max(n - MAX_NULL_RECORDS, 0))
     hi = min(n, lo + MAX_NULL_RECORDS)
     inside = [c - lo for c in others if lo < c < hi]
-    lr, q0 = step_lr(ya[lo:hi], cut - lo, inside)
+    fixed = hi - lo <= INTERVENTION_RECORDS
+    if fixed:
+        q0 = walk_ratio_upper(ya[lo:hi], [*inside, cut - lo], INTERVENTION_WALK_BOUND)
+    else:
+        lr, q0 = step_lr(ya[lo:hi], cut - lo, inside)
     if q0 < WALK_RATIO_FLOOR:  # the stated least walk, unless the records rule it out
         q0 = max(q0, min(WALK_RATIO_FLOOR, walk_ratio_upper(ya[lo:hi], inside)))
-    return lr, q0, hi - lo
+    if fixed:
+        lr = intervention_lr(ya[lo:hi], cut - lo, inside, q0)
+    return lr, q0, hi - lo, fixed
 
 
 def _confirmed(ya: Sequence[float], candidates: Sequence[int],
@@ -382,7 +419,9 @@ def _confirmed(ya: Sequence[float], candidates: Sequence[int],
     test that decides, and whose confidence is reported, from :data:`MIN_POINTS_FOR_DRIFT`
     records on (the window test only screens, :data:`SCREEN_CONFIDENCE`).
 
-    The statistic is the ratio of a step with the walk ratio q profiled with and without it
+    The statistic (:func:`_step_lr`; up to :data:`INTERVENTION_RECORDS` records the
+    intervention test at a held q instead, its null at that q) is the ratio of a step with the
+    walk ratio q profiled with and without it
     (:func:`~steadybench.history.local_level.step_lr`); its null is the largest ratio over the
     n − 1 places in series of the model without the step, each draw profiling q again, at the
     q estimated without the step (:func:`~steadybench.history.local_level.max_lr_p_value`: a
@@ -402,15 +441,15 @@ def _confirmed(ya: Sequence[float], candidates: Sequence[int],
     step is too small for the same reason: 0.3 %-per-record walks under 0.88 % record noise gave
     5.8–7.3 % false changes in 30-record series against 4.2–4.7 % at the q without it
     (docs/comparison.md)."""
-    from .local_level import max_lr_p_value
+    from .local_level import intervention_p_value, max_lr_p_value
 
     confirmed: dict[int, float] = {}
     remaining = set(candidates)
     while remaining:
         others = sorted(confirmed)
-        lr, q0, m, cut = max(((*_step_lr(ya, c, others), c) for c in remaining),
-                             key=lambda found: found[0])
-        p = max_lr_p_value(lr, m, q0)
+        lr, q0, m, fixed, cut = max(((*_step_lr(ya, c, others), c) for c in remaining),
+                                    key=lambda found: found[0])
+        p = (intervention_p_value if fixed else max_lr_p_value)(lr, m, q0)
         if p > 1.0 - confidence:
             break
         confirmed[cut] = p
