@@ -11,7 +11,7 @@ light for a handful of records. A record that differs from both neighbours alone
 direction (a whole CI job slowed), is set aside and the search repeated without it (the newest
 record is never set aside). Each point is the median log-time of the record's executions.
 Calibrated by simulation (``benchmarks/history_regressions.py`` and ``benchmarks/over_time.py``;
-the figures, as measured, in ``docs/history.md`` and ``docs/comparison.md``).
+the figures, as measured, in ``docs/history.md`` and ``docs/over-time-measured.md``).
 
 * σ (the penalty's) is the spread of one point: the run-to-run noise of the recorded executions,
   measured robustly (:func:`robust_sigma`: a few slowed executions do not inflate it), times
@@ -108,7 +108,7 @@ CALIBRATION_PLACES = 10
 #: walks under 0.88 % record noise, whose walk REML estimates from 30 records: of 400 such
 #: series 92.5 % were found with no gate, 91.0 % with the gate at 30 %, 90.5 % at 60 % and
 #: 84.5 % at 95 % (of 200; walk-only series with a change 4.2, 3.8, 3.8 and 3.0 %), with every
-#: candidate tested (simulated as in benchmarks/over_time.py; docs/comparison.md).
+#: candidate tested (simulated as in benchmarks/over_time.py; docs/over-time-measured.md).
 SCREEN_CONFIDENCE = 0.0
 #: series of at most this many records test a step by the intervention test at a fixed walk
 #: (:func:`~steadybench.history.local_level.intervention_lr`, the walk ratio q held at REML's
@@ -120,7 +120,7 @@ SCREEN_CONFIDENCE = 0.0
 #: (3.1 %). With more records the bound, taken at the place where the walk wandered most, is
 #: too small more often (at the 75 % bound: 3.9 % false at 40 records, 4.1 % at 50, 5.3 % at
 #: 60, 6.7 % at 100), and the profiled ratio already finds 92–98 % there
-#: (benchmarks/over_time.py; docs/comparison.md). Its weak side, measured: walks larger than
+#: (benchmarks/over_time.py; docs/over-time-measured.md). Its weak side, measured: walks larger than
 #: the issue's (0.6–1.2 % per record under 0.88 % record noise, q = 0.46–1.9) gave 5.5–9.3 %
 #: false changes in 30–40 records, against 3.1–4.9 % for the profiled ratio.
 INTERVENTION_RECORDS = 40
