@@ -26,7 +26,7 @@ executions inside one run cannot estimate τ, so τ comes, in this order, from:
 A drift probe (a reference workload timed during the run, ``benchmarks/drift_probe.py``) is
 not a source: measured on the development VM it followed a run's shift only under the CPU
 contention the busy-machine rule already refuses, with a sensitivity that depended on the
-workload (``docs/comparison.md``, "A drift probe").
+workload (``docs/over-time-measured.md``, "A drift probe").
 
 The test is Student's t on d/SE with Welch–Satterthwaite degrees of freedom over the three
 components (each se with n − 1, τ² with its own: ∞ for the floor; for m earlier runs, the
