@@ -7,7 +7,7 @@ at the rank of the first record made at it (records are made as commits land, in
 assumption, stated: the history was recorded in commit order. A record without commit data is a
 position of its own.
 
-**Change points** come from :func:`steadybench.history.finders.analyse_series` (PELT, and the
+**Change points** come from :func:`steadybench.history.finders.analyse_steady` (PELT, and the
 rank test between segments) at the stated confidence, kept when they reach the benchmark's
 threshold (:mod:`steadybench.history.thresholds`). A series is **regressed** when its newest
 change point is a slowdown: nothing after it has changed it back ("open").
@@ -138,10 +138,10 @@ def git_commits(repository: str | os.PathLike[str] | None) -> dict[str, tuple[st
 
 
 def _analyse(job: tuple[Sequence[Point], str, str, float]) -> Any:
-    from ..finders import analyse_series
+    from ..finders import analyse_steady
 
     points, label, machine, confidence = job
-    return analyse_series(points, label, machine, confidence, 0.0)
+    return analyse_steady(points, label, machine, confidence, 0.0)  # busy records left out
 
 
 def analyse_all(jobs: list[tuple[Sequence[Point], str, str, float]], workers: int) -> list[Any]:
