@@ -106,6 +106,30 @@ def test_the_scan_of_every_place_is_the_difference_of_the_two_fits():
     assert abs(int(np.argmax(scan[:, 1])) + 1 - 20) <= 1  # the 3σ step: the ratio peaks there
 
 
+def _same_null(ours, direct, p_value) -> None:
+    """The seeded null table ``ours`` against ``direct`` draws: the same distribution
+    (two-sample Kolmogorov–Smirnov), 90 % points within Monte Carlo error (its standard error
+    from 300 draws is about 0.5 here), and ``p_value`` at the table's own 95 % point is 5 %."""
+    from scipy import stats
+
+    from steadybench.history.local_level import NULL_DRAWS
+
+    assert ours.size == NULL_DRAWS
+    assert stats.ks_2samp(ours, direct).pvalue > 0.001
+    assert np.quantile(ours, 0.9) == pytest.approx(np.quantile(direct, 0.9), abs=1.6)
+    assert p_value(float(np.quantile(ours, 0.95))) == pytest.approx(0.05, abs=0.003)
+
+
+def _walk_series(n: int, q: float, seed: int, draws: int = 300):
+    """``draws`` series of ``n`` records drawn directly from the dense covariance I + qW (a
+    random walk with white noise) around a level and a slope, seeded."""
+    t = np.arange(n)
+    chol = np.linalg.cholesky(np.eye(n) + q * np.minimum.outer(t, t))
+    rng = np.random.default_rng(seed)
+    for _ in range(draws):
+        yield 2.0 + 0.1 * t + 0.7 * (chol @ rng.standard_normal(n))
+
+
 @pytest.mark.parametrize("q", [0.0, 0.1])
 def test_the_null_of_the_largest_ratio_is_the_direct_simulation(q):
     """The simulated null of the largest ratio over the places (drawn in the rotated basis,
@@ -113,33 +137,21 @@ def test_the_null_of_the_largest_ratio_is_the_direct_simulation(q):
     slope, an independent seed, and the ratio of two :func:`profile_loglik` fits per place:
     the same distribution (two-sample Kolmogorov–Smirnov, 1,000 against 300 draws) and 90 %
     points within Monte Carlo error; the p-value at the table's own 95 % point is 5 %."""
-    from scipy import stats
 
     from steadybench.history.local_level import (
-        NULL_DRAWS,
         Q_GRID,
         _null_max_lr,
         max_lr_p_value,
         profile_loglik,
     )
 
-    n, draws = 16, 300
+    n = 16
     g = int(np.argmin(np.abs(Q_GRID - q)))
-    t = np.arange(n)
-    chol = np.linalg.cholesky(np.eye(n) + Q_GRID[g] * np.minimum.outer(t, t))
-    rng = np.random.default_rng(321)
     direct = []
-    for _ in range(draws):
-        y = 2.0 + 0.1 * t + 0.7 * (chol @ rng.standard_normal(n))
+    for y in _walk_series(n, float(Q_GRID[g]), seed=321):
         without = profile_loglik(y)[0]
         direct.append(max(2 * (profile_loglik(y, [k])[0] - without) for k in range(1, n)))
-    ours = _null_max_lr(n, g)
-    assert ours.size == NULL_DRAWS
-    assert stats.ks_2samp(ours, direct).pvalue > 0.001
-    # the 90 % point's standard error from 300 draws is about 0.5 here
-    assert np.quantile(ours, 0.9) == pytest.approx(np.quantile(direct, 0.9), abs=1.6)
-    lr95 = float(np.quantile(ours, 0.95))
-    assert max_lr_p_value(lr95, n, float(Q_GRID[g])) == pytest.approx(0.05, abs=0.003)
+    _same_null(_null_max_lr(n, g), direct, lambda lr: max_lr_p_value(lr, n, float(Q_GRID[g])))
 
 
 def test_the_null_depends_on_the_walk_ratio():
@@ -210,7 +222,6 @@ def test_the_null_of_the_largest_intervention_ratio_is_the_direct_simulation(q):
     I + qW with a level and a slope (another seed) and the dense GLS ratio at every place:
     the same distribution (two-sample Kolmogorov–Smirnov, 1,000 against 300 draws), 90 %
     points within Monte Carlo error; the p-value at the table's own 95 % point is 5 %."""
-    from scipy import stats
 
     from steadybench.history.local_level import (
         NULL_DRAWS,
@@ -220,21 +231,13 @@ def test_the_null_of_the_largest_intervention_ratio_is_the_direct_simulation(q):
         intervention_p_value,
     )
 
-    n, draws = 16, 300
+    n = 16
     g = grid_index(q)
-    t = np.arange(n)
-    chol = np.linalg.cholesky(np.eye(n) + Q_GRID[g] * np.minimum.outer(t, t))
-    rng = np.random.default_rng(654)
     direct = []
-    for _ in range(draws):
-        y = 2.0 + 0.1 * t + 0.7 * (chol @ rng.standard_normal(n))
+    for y in _walk_series(n, float(Q_GRID[g]), seed=654):
         without = _dense_gls_rss(y, [], Q_GRID[g])
         direct.append(max(n * np.log(without / _dense_gls_rss(y, [k], Q_GRID[g]))
                           for k in range(1, n)))
-    ours = _null_max_intervention_lr(n, g)
-    assert ours.size == NULL_DRAWS
-    assert stats.ks_2samp(ours, direct).pvalue > 0.001
-    assert np.quantile(ours, 0.9) == pytest.approx(np.quantile(direct, 0.9), abs=1.6)
-    lr95 = float(np.quantile(ours, 0.95))
-    assert intervention_p_value(lr95, n, float(Q_GRID[g])) == pytest.approx(0.05, abs=0.003)
+    _same_null(_null_max_intervention_lr(n, g), direct,
+               lambda lr: intervention_p_value(lr, n, float(Q_GRID[g])))
     assert intervention_p_value(1e9, n, float(Q_GRID[g])) == 1.0 / (NULL_DRAWS + 1)

@@ -94,26 +94,22 @@ def _fill_measurements(db: Backend) -> None:
         insert_measurement(db, record_id, row, identity=False)  # no column yet
 
 
+def _fill_column(column: str) -> Callable[[Backend], None]:
+    """A data step: each existing measurement's ``column`` (a :class:`MeasurementRow` field of
+    the same name) read again from its record, where the record has it."""
+    def fill(db: Backend) -> None:
+        for record_id, row in _stored_rows(db):
+            value = getattr(row, column)
+            if value is not None:
+                db.execute(f"UPDATE measurements SET {column} = ? WHERE record_id = ? AND "
+                           "label = ?", (value, record_id, row.label))
+
+    fill.__doc__ = f"Fill ``measurements.{column}`` from the records already stored."
+    return fill
+
+
 _V3 = ["ALTER TABLE measurements ADD COLUMN identity {json}"]
-
-
-def _fill_identity(db: Backend) -> None:
-    """Version 3's data step: each existing count measurement's identity, from its record."""
-    for record_id, row in _stored_rows(db):
-        if row.identity is not None:
-            db.execute("UPDATE measurements SET identity = ? WHERE record_id = ? AND "
-                       "label = ?", (row.identity, record_id, row.label))
-
-
 _V4 = ["ALTER TABLE measurements ADD COLUMN cpu_pressure {real}"]
-
-
-def _fill_cpu_pressure(db: Backend) -> None:
-    """Version 4's data step: each existing measurement's CPU pressure, from its record."""
-    for record_id, row in _stored_rows(db):
-        if row.cpu_pressure is not None:
-            db.execute("UPDATE measurements SET cpu_pressure = ? WHERE record_id = ? AND "
-                       "label = ?", (row.cpu_pressure, record_id, row.label))
 
 
 def insert_measurement(db: Backend, record_id: int, row: MeasurementRow,
@@ -151,8 +147,8 @@ def insert_measurements(db: Backend, record_id: int, rows: Iterable[MeasurementR
 MIGRATIONS: dict[int, list[str | Callable[[Backend], None]]] = {
     1: list(_V1),
     2: [*_V2, _fill_measurements],
-    3: [*_V3, _fill_identity],
-    4: [*_V4, _fill_cpu_pressure],
+    3: [*_V3, _fill_column("identity")],
+    4: [*_V4, _fill_column("cpu_pressure")],
 }
 
 
