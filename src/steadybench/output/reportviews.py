@@ -10,9 +10,9 @@ growth series, matched cases) comes from :mod:`steadybench.output.reportanalysis
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from ..model.results import (
     RUN_FAILED,
@@ -138,7 +138,7 @@ class InputView:
     name: str
     results: Results
     kind: str
-    summary: list[SummaryRow]
+    summary: Sequence[SummaryRow]
     environment: Rows
     context: ContextView
     overview: list[Image]
@@ -149,7 +149,7 @@ class InputView:
     growth_images: list[Image]
     sweep_rows: Rows
     sweep_table: list[dict[str, str]]
-    cases: list[CaseView]
+    cases: Sequence[CaseView]
     failed: int
     warnings: int
     sections: list[Any]
@@ -399,7 +399,9 @@ def _case_figures(case: CaseResult, stem: str, figs: FigureSet, *, compact: bool
 
 
 def _case_view(case: CaseResult, index: str, figs: FigureSet, *, compact: bool,
-               window: int) -> CaseView:
+               window: int, draw: bool = True) -> CaseView:
+    """The details of one case; its figures are added to ``figs`` only when ``draw`` (a view
+    built while the page is written, after the figures were drawn, has none)."""
     from .figures.common import safe_name
 
     unit = estimate_unit(case)
@@ -423,8 +425,64 @@ def _case_view(case: CaseResult, index: str, figs: FigureSet, *, compact: bool,
         texts=long,
         analyses=rows(case.analyses, unit),
         images=_case_figures(case, f"{index}-{safe_name(case.label)}", figs,
-                                compact=compact, window=window),
+                             compact=compact, window=window) if draw else [],
     )
+
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+class LazyViews(Sequence[U]):
+    """``make(item, i)`` of every item of ``items``, made when it is read, never kept: the
+    page reads each case's view once for the table and once for its details, and 10^6 views
+    held at once were a gigabyte (issue 27 item 13). ``kept`` views, made before (the cases
+    with figures, which must be added before the figures are drawn), are returned as made."""
+
+    def __init__(self, items: Sequence[T], make: Callable[[T, int], U],
+                 kept: Sequence[U] = ()) -> None:
+        self._items = items
+        self._make = make
+        self._kept = list(kept)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _at(self, i: int) -> U:
+        return self._kept[i] if i < len(self._kept) else self._make(self._items[i], i)
+
+    @overload
+    def __getitem__(self, i: int) -> U: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[U]: ...
+
+    def __getitem__(self, i: int | slice) -> U | list[U]:
+        if isinstance(i, slice):
+            return [self._at(j) for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._at(i)
+
+    def __iter__(self) -> Iterator[U]:
+        for i in range(len(self)):
+            yield self._at(i)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+
+def _case_views(cases: Sequence[CaseResult], prefix: str, figs: FigureSet, *, compact: bool,
+                window: int) -> Sequence[CaseView]:
+    """The views of ``cases``: made now for those that still get figures
+    (:data:`MAX_CASE_FIGURES` over the whole report), the rest when the page reads them."""
+    def view(case: CaseResult, i: int, draw: bool = False) -> CaseView:
+        return _case_view(case, f"{prefix}-{i + 1:03d}".lstrip("-"), figs, compact=compact,
+                          window=window, draw=draw)
+
+    drawn = min(len(cases), max(0, MAX_CASE_FIGURES - figs.cases_drawn))
+    return LazyViews(cases, view, [view(cases[i], i, True) for i in range(drawn)])
 
 
 def _sweep_rows(sweep: Mapping[str, Any] | None) -> list[tuple[str, str]]:
@@ -619,9 +677,7 @@ def input_view(results: Results, name: str, r_index: int, multi: bool, figs: Fig
     from .figures.relative import MAX_GROUPS, relative_figure
 
     prefix = f"{r_index}" if multi else ""
-    cases = [_case_view(case, f"{prefix}-{i:03d}".lstrip("-"), figs, compact=compact,
-                        window=window)
-             for i, case in enumerate(results.cases, start=1)]
+    cases = _case_views(results.cases, prefix, figs, compact=compact, window=window)
     groups = variant_groups(results.cases, confidence)
     drawn = [(g.heading, g.relations) for g in groups if not g.scan][:MAX_GROUPS]
     relative_images = [figs.add(f"{prefix}relative".lstrip("-"),
@@ -666,7 +722,7 @@ def input_view(results: Results, name: str, r_index: int, multi: bool, figs: Fig
         name=name,
         results=results,
         kind=", ".join(kinds),
-        summary=[_summary_row(c) for c in cases],
+        summary=LazyViews(cases, lambda view, _i: _summary_row(view)),
         environment=rows(results.environment),
         context=_context_view(results.context),
         overview=overview,
