@@ -82,3 +82,29 @@ def test_the_views_of_thousands_of_cases_are_not_held(monkeypatch):
     _eager(monkeypatch)
     held = held_traced(views)
     assert lean < 300 * n < held, (lean / n, held / n)
+
+
+def test_the_page_blocks_are_those_of_a_loop_over_every_piece():
+    """The blocks the page is written in, runs of pieces joined at once, are the blocks of
+    the loop over every piece they replace: the same ends, for pieces of every size (empty,
+    small, longer than a block) in any order."""
+    from steadybench.output.report import _blocks
+
+    def each_piece(pieces, size=1 << 16):
+        block, length = [], 0
+        for piece in pieces:
+            block.append(piece)
+            length += len(piece)
+            if length >= size:
+                yield "".join(block)
+                block, length = [], 0
+        if block:
+            yield "".join(block)
+
+    rng = random.Random(7)
+    for _ in range(100):
+        pieces = [rng.choice(["", "a" * rng.randint(0, 50), "x" * rng.randint(0, 90_000)])
+                  if rng.random() < 0.02 else "y" * rng.randint(0, 30)
+                  for _ in range(rng.randint(0, 8_000))]
+        assert list(_blocks(iter(pieces))) == list(each_piece(pieces))
+    assert list(_blocks(iter([""] * 200 + ["end"]))) == ["end"]

@@ -110,9 +110,12 @@ class CaseView:
 
 @dataclass(frozen=True)
 class SummaryRow:
-    """One case's line of the results table: its estimate and interval in one unit."""
+    """One case's line of the results table: its estimate and interval in one unit, and the
+    id of its details (:class:`CaseView`), made from the case alone."""
 
-    view: CaseView
+    id: str
+    label: str
+    case: CaseResult
     value_text: str
     ci_text: str
     interval: str
@@ -325,17 +328,16 @@ def _estimate(case: CaseResult) -> EstimateView | None:
                         confidence_text=confidence_text(est), error=est.error, rest=extra)
 
 
-def _summary_row(view: CaseView) -> SummaryRow:
-    case = view.case
+def _summary_row(case: CaseResult, index: str) -> SummaryRow:
     est = case_estimate(case)
     unit = estimate_unit(case)
     interval = "—"
     if est is not None and est.ok and est.has_ci and est.ci_low is not None \
             and est.ci_high is not None:
         interval = f"[{pd.format_value(est.ci_low, unit)}, {pd.format_value(est.ci_high, unit)}]"
-    return SummaryRow(view=view, value_text=estimate_value_text(est),
+    return SummaryRow(id=f"case-{index}", label=case.label, value_text=estimate_value_text(est),
                       ci_text=estimate_ci_text(est), interval=interval,
-                      confidence_text=confidence_text(est))
+                      confidence_text=confidence_text(est), case=case)
 
 
 def _compact_figure(case: CaseResult, window: int) -> Any:
@@ -473,13 +475,18 @@ class LazyViews(Sequence[U]):
         return len(self) > 0
 
 
+def _case_index(prefix: str, i: int) -> str:
+    """The index in the ids of the ``i``-th case (from 0) of the input ``prefix``."""
+    return f"{prefix}-{i + 1:03d}".lstrip("-")
+
+
 def _case_views(cases: Sequence[CaseResult], prefix: str, figs: FigureSet, *, compact: bool,
                 window: int) -> Sequence[CaseView]:
     """The views of ``cases``: made now for those that still get figures
     (:data:`MAX_CASE_FIGURES` over the whole report), the rest when the page reads them."""
     def view(case: CaseResult, i: int, draw: bool = False) -> CaseView:
-        return _case_view(case, f"{prefix}-{i + 1:03d}".lstrip("-"), figs, compact=compact,
-                          window=window, draw=draw)
+        return _case_view(case, _case_index(prefix, i), figs, compact=compact, window=window,
+                          draw=draw)
 
     drawn = min(len(cases), max(0, MAX_CASE_FIGURES - figs.cases_drawn))
     return LazyViews(cases, view, [view(cases[i], i, True) for i in range(drawn)])
@@ -722,7 +729,8 @@ def input_view(results: Results, name: str, r_index: int, multi: bool, figs: Fig
         name=name,
         results=results,
         kind=", ".join(kinds),
-        summary=LazyViews(cases, lambda view, _i: _summary_row(view)),
+        summary=LazyViews(results.cases, lambda case, i: _summary_row(case,
+                                                                  _case_index(prefix, i))),
         environment=rows(results.environment),
         context=_context_view(results.context),
         overview=overview,
