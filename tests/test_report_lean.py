@@ -108,3 +108,26 @@ def test_the_page_blocks_are_those_of_a_loop_over_every_piece():
                   for _ in range(rng.randint(0, 8_000))]
         assert list(_blocks(iter(pieces))) == list(each_piece(pieces))
     assert list(_blocks(iter([""] * 200 + ["end"]))) == ["end"]
+
+
+def test_a_file_s_entries_are_dropped_as_its_cases_are_made():
+    """``report`` reads each file with ``results_from_data(consume=True)``: the same results,
+    the parsed entries let go one by one, so the parsed file and its cases are not both held
+    (peak traced memory a benchmark, measured 1,595 B consumed and 2,116 B the old way)."""
+    import json
+
+    from traced_memory import peak_traced
+
+    n = 3_000
+    text = json.dumps({"schema_version": 1, "suite": "s", "benchmarks": [
+        {"name": f"bench{i:07d}", "implementation": "x", "samples": [0.001, 0.0011, 0.0012],
+         **({"params": {"n": i}, "estimate": {"value": 0.001, "method": "median"}}
+            if i % 2 else {})} for i in range(n)]})
+    data = json.loads(text)
+    consumed = results_from_data(data, consume=True)
+    assert data["benchmarks"] == [None] * n
+    assert consumed.to_dict() == results_from_data(json.loads(text)).to_dict()
+    results_from_data(json.loads(text), consume=True)  # what a first call fills
+    lean = peak_traced(lambda: results_from_data(json.loads(text), consume=True))
+    old = peak_traced(lambda: results_from_data(json.loads(text)))
+    assert lean < 1850 * n < old, (lean / n, old / n)
