@@ -28,7 +28,8 @@ resident memory (``ru_maxrss`` of the child).
 ``--shapes cases`` runs the many-cases shape only.
 
 Usage: python benchmarks/memory_large_inputs.py [--rows N] [--entries N ...]
-[--only blocks|results] [--shapes cases|samples ...] [--limit-gb G] [--timeout S] [--src DIR]
+[--only blocks|results] [--shapes cases|samples ...] [--commands compare|report|import ...]
+[--limit-gb G] [--timeout S] [--src DIR]
 
 ``--src`` runs another checkout's ``src`` (e.g. an export of an older commit) for a before/after
 comparison.
@@ -119,6 +120,9 @@ def main() -> int:
                         help="entries of the large results files, one or more sizes (1000000)")
     parser.add_argument("--shapes", nargs="+", choices=["cases", "samples"],
                         default=["cases", "samples"], help="shapes of results files (both)")
+    parser.add_argument("--commands", nargs="+", choices=["compare", "report", "import"],
+                        default=["compare", "report", "import"],
+                        help="the commands run on each results file (all three)")
     parser.add_argument("--only", choices=["blocks", "results"], default=None,
                         help="run only these cases")
     parser.add_argument("--timeout", type=float, default=600,
@@ -148,14 +152,15 @@ def main() -> int:
                 makers[shape](path, entries)
                 size = path.stat().st_size / 2**20
                 label = f"{entries} {shape} ({size:.0f} MiB)"
-                cases += [  # each command reads the file it is given only
-                    (f"compare, {label}", ["compare", str(path), str(path)]),
-                    (f"report, {label}", ["report", str(path), "-o",
-                                          str(Path(tmp) / f"{shape}{entries}.html")]),
-                    (f"history import, {label}", ["history", "import", str(path),
-                                                  "--history-url",
-                                                  f"sqlite:///{tmp}/{shape}{entries}.sqlite"]),
-                ]
+                commands = {  # each command reads the file it is given only
+                    "compare": (f"compare, {label}", ["compare", str(path), str(path)]),
+                    "report": (f"report, {label}", ["report", str(path), "-o",
+                                                    str(Path(tmp) / f"{shape}{entries}.html")]),
+                    "import": (f"history import, {label}",
+                               ["history", "import", str(path), "--history-url",
+                                f"sqlite:///{tmp}/{shape}{entries}.sqlite"]),
+                }
+                cases += [commands[c] for c in commands if c in args.commands]
         print(f"sources: {args.src}; address-space limit {args.limit_gb:g} GiB")
         print(f"{'case':<48} {'exit':>4} {'seconds':>8} {'CPU s':>8} {'peak RSS MiB':>13}  "
               "last line")
