@@ -7,13 +7,17 @@ took ``compare`` 7.6 GB and 146 s, ``report`` more than 300 s and 5.6 GB, and ``
 
 Measured on the many-cases shape, CPU seconds and peak RSS (2-core VM, other work beside it):
 
-===============  =====================  =====================  ==========================
-10^6 benchmarks  749c728                scale27b (8a1208d)     what changed
-===============  =====================  =====================  ==========================
-compare          85.7 s, 5,910 MiB      61.0 s, 2,210 MiB      rows packed (compare/packed)
-report           100.1 s, 8,343 MiB     90.2 s, 3,028 MiB      page streamed, groups O(n)
-history import   56.0 s, 1,826 MiB      61-65 s, 1,379 MiB     one join, rows before text
-===============  =====================  =====================  ==========================
+===============  ==================  ==================  =================
+10^6 benchmarks  749c728             scale27b (8a1208d)  scale27c (e733623)
+===============  ==================  ==================  =================
+compare          85.7 s, 5,910 MiB   61.0 s, 2,210 MiB   54.5 s, 1,477 MiB
+report           100.1 s, 8,343 MiB  90.2 s, 3,028 MiB   67.0 s, 1,942 MiB
+history import   56.0 s, 1,826 MiB   61-65 s, 1,379 MiB  51.2 s, 1,379 MiB
+===============  ==================  ==================  =================
+
+What scale27c changed: compare holds a file's samples column-wise (``compare.columns``) and
+pairs them by index; the report makes its case views when the page reads them and drops each
+parsed entry once its case is made; history import settles numbers without a call each.
 
 The results files come in two shapes, since "entries" can mean either: **many cases** (10⁶
 benchmarks of three samples each, as a hand-made or converted file has them: 95 MB, the issue's
