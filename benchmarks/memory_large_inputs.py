@@ -7,13 +7,17 @@ took ``compare`` 7.6 GB and 146 s, ``report`` more than 300 s and 5.6 GB, and ``
 
 Measured on the many-cases shape, CPU seconds and peak RSS (2-core VM, other work beside it):
 
-===============  =====================  =====================  ==========================
-10^6 benchmarks  749c728                scale27b (8a1208d)     what changed
-===============  =====================  =====================  ==========================
-compare          85.7 s, 5,910 MiB      61.0 s, 2,210 MiB      rows packed (compare/packed)
-report           100.1 s, 8,343 MiB     90.2 s, 3,028 MiB      page streamed, groups O(n)
-history import   56.0 s, 1,826 MiB      61-65 s, 1,379 MiB     one join, rows before text
-===============  =====================  =====================  ==========================
+===============  ==================  ==================  =================
+10^6 benchmarks  749c728             scale27b (8a1208d)  scale27c (e733623)
+===============  ==================  ==================  =================
+compare          85.7 s, 5,910 MiB   61.0 s, 2,210 MiB   54.5 s, 1,477 MiB
+report           100.1 s, 8,343 MiB  90.2 s, 3,028 MiB   67.0 s, 1,942 MiB
+history import   56.0 s, 1,826 MiB   61-65 s, 1,379 MiB  51.2 s, 1,379 MiB
+===============  ==================  ==================  =================
+
+What scale27c changed: compare holds a file's samples column-wise (``compare.columns``) and
+pairs them by index; the report makes its case views when the page reads them and drops each
+parsed entry once its case is made; history import settles numbers without a call each.
 
 The results files come in two shapes, since "entries" can mean either: **many cases** (10⁶
 benchmarks of three samples each, as a hand-made or converted file has them: 95 MB, the issue's
@@ -28,7 +32,8 @@ resident memory (``ru_maxrss`` of the child).
 ``--shapes cases`` runs the many-cases shape only.
 
 Usage: python benchmarks/memory_large_inputs.py [--rows N] [--entries N ...]
-[--only blocks|results] [--shapes cases|samples ...] [--limit-gb G] [--timeout S] [--src DIR]
+[--only blocks|results] [--shapes cases|samples ...] [--commands compare|report|import ...]
+[--limit-gb G] [--timeout S] [--src DIR]
 
 ``--src`` runs another checkout's ``src`` (e.g. an export of an older commit) for a before/after
 comparison.
@@ -119,6 +124,9 @@ def main() -> int:
                         help="entries of the large results files, one or more sizes (1000000)")
     parser.add_argument("--shapes", nargs="+", choices=["cases", "samples"],
                         default=["cases", "samples"], help="shapes of results files (both)")
+    parser.add_argument("--commands", nargs="+", choices=["compare", "report", "import"],
+                        default=["compare", "report", "import"],
+                        help="the commands run on each results file (all three)")
     parser.add_argument("--only", choices=["blocks", "results"], default=None,
                         help="run only these cases")
     parser.add_argument("--timeout", type=float, default=600,
@@ -148,14 +156,15 @@ def main() -> int:
                 makers[shape](path, entries)
                 size = path.stat().st_size / 2**20
                 label = f"{entries} {shape} ({size:.0f} MiB)"
-                cases += [  # each command reads the file it is given only
-                    (f"compare, {label}", ["compare", str(path), str(path)]),
-                    (f"report, {label}", ["report", str(path), "-o",
-                                          str(Path(tmp) / f"{shape}{entries}.html")]),
-                    (f"history import, {label}", ["history", "import", str(path),
-                                                  "--history-url",
-                                                  f"sqlite:///{tmp}/{shape}{entries}.sqlite"]),
-                ]
+                commands = {  # each command reads the file it is given only
+                    "compare": (f"compare, {label}", ["compare", str(path), str(path)]),
+                    "report": (f"report, {label}", ["report", str(path), "-o",
+                                                    str(Path(tmp) / f"{shape}{entries}.html")]),
+                    "import": (f"history import, {label}",
+                               ["history", "import", str(path), "--history-url",
+                                f"sqlite:///{tmp}/{shape}{entries}.sqlite"]),
+                }
+                cases += [commands[c] for c in commands if c in args.commands]
         print(f"sources: {args.src}; address-space limit {args.limit_gb:g} GiB")
         print(f"{'case':<48} {'exit':>4} {'seconds':>8} {'CPU s':>8} {'peak RSS MiB':>13}  "
               "last line")

@@ -192,3 +192,28 @@ def test_an_imported_record_writes_its_rows_before_its_text(tmp_path, monkeypatc
                                     (rec.id,))) == 5
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("options", OPTIONS[:3], ids=lambda o: ",".join(o) or "default")
+def test_the_json_written_a_row_at_a_time_is_the_json_of_the_whole_document(tmp_path,
+                                                                              options):
+    """compare --json writes its text in pieces (json_pieces): the same characters as the
+    document dumped whole, with one row, several rows, a warning, a name with a newline and
+    text json escapes, and with none (the whole text at once)."""
+    from steadybench.compare.output import json_pieces
+
+    base = read_samples(_results(tmp_path / "a.json", 9, 1.0, 1))
+    new = read_samples(_results(tmp_path / "b.json", 9, 1.3, 2))
+    comparison = compare_sets(base, new, CompareOptions(**options))
+    pieces = list(json_pieces(comparison))
+    assert "".join(pieces) == to_json(comparison) and len(pieces) == 9 + 2
+    odd = comparison.with_warning('a "quoted"\nwarning \u00e9 \x1b[31m')
+    assert "".join(json_pieces(odd)) == to_json(odd)
+    doc = comparison.to_dict()
+    doc["benchmarks"] = doc["benchmarks"][:1]
+    doc["benchmarks"][0]["name"] = 'line\nbreak "x" \u202e'
+    one = Comparison.from_dict(doc)
+    assert "".join(json_pieces(one)) == to_json(one)
+    doc["benchmarks"] = []
+    none = Comparison.from_dict(doc)
+    assert list(json_pieces(none)) == [to_json(none)]

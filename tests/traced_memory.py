@@ -14,3 +14,16 @@ def peak_traced(fn: Callable[[], Any]) -> int:
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def held_traced(fn: Callable[[], Any]) -> int:
+    """The memory still allocated by ``fn()`` once it returned, its result kept, in bytes:
+    what a step holds to the end rather than its peak."""
+    tracemalloc.start()
+    try:
+        kept = fn()
+        held = tracemalloc.get_traced_memory()[0]
+        del kept
+        return held
+    finally:
+        tracemalloc.stop()

@@ -158,7 +158,10 @@ def test_finite_in_place_gives_what_finite_gives_without_a_second_copy():
     def make():
         return {"a": [1.0, math.nan, {"b": math.inf, 3: (1.5, -math.inf)}], "c": "x",
                 "d": None, "e": True, "f": np.float64(2.5), "g": [np.int64(4), [math.nan]],
-                "h": {"i": -0.0, "j": [[], {}]}}
+                "h": {"i": -0.0, "j": [[], {}]},
+                # keys of other kinds, floats at the limits, a float subclass
+                "k": {True: 1.0, None: math.inf, 2.5: [1e308, -1e308, 5e-324, np.float64("nan")]},
+                "m": [math.inf, np.float32(1.5), type("F", (float,), {})(math.nan)]}
 
     doc = make()
     inner = doc["a"]

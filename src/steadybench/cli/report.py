@@ -45,7 +45,7 @@ def _load_inputs(paths: tuple[str, ...]) -> tuple[list[Any], list[dict[str, Any]
                                                                       list):
             comparisons.append(data)
         else:
-            results.append(results_from_data(data, path))
+            results.append(results_from_data(data, path, consume=True))  # data not read again
             kept.append(path)
     return results, comparisons, ab_docs, tuple(kept)
 

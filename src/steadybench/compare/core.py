@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, overload
 
 from .. import __version__
 from ..errors import SteadybenchError
+from .columns import sample_keys
 from .packed import PackedRows
 from .protocol import (
     PROTOCOLS,
@@ -26,7 +28,34 @@ class NoMatchError(SteadybenchError):
     """The two inputs have no benchmark in common."""
 
 
-def match(base: SampleSet, new: SampleSet) -> tuple[list[tuple[Sample, Sample]], list[str]]:
+class Pairs(Sequence[tuple[Sample, Sample]]):
+    """The matched pairs, as the indices of each side's sample: a pair's samples are read
+    when it is (from :class:`~.columns.SampleColumns` they are made then)."""
+
+    def __init__(self, base: Sequence[Sample], new: Sequence[Sample],
+                 indices: list[tuple[int, int]]) -> None:
+        self._base, self._new, self._indices = base, new, indices
+
+    def __len__(self) -> int:
+        return len(self._indices)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[Sample, Sample]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[Sample, Sample]]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[Sample, Sample] | list[tuple[Sample, Sample]]:
+        if isinstance(i, slice):
+            return [(self._base[b], self._new[n]) for b, n in self._indices[i]]
+        b, n = self._indices[i]
+        return self._base[b], self._new[n]
+
+    def __iter__(self) -> Iterator[tuple[Sample, Sample]]:
+        for b, n in self._indices:
+            yield self._base[b], self._new[n]
+
+
+def match(base: SampleSet, new: SampleSet) -> tuple[Pairs, list[str]]:
     """Pairs with the same key (name, implementation, parameters).
 
     When each input holds exactly one benchmark they are paired whatever their names (two plain
@@ -34,25 +63,24 @@ def match(base: SampleSet, new: SampleSet) -> tuple[list[tuple[Sample, Sample]],
     """
     notes: list[str] = []
     if len(base.samples) == 1 and len(new.samples) == 1:
-        return [(base.samples[0], new.samples[0])], notes
-    base_keys = [s.key for s in base.samples]  # each key made once (10^6 benchmarks)
-    new_keys = [s.key for s in new.samples]
-    by_key = dict(zip(new_keys, new.samples, strict=True))
-    pairs = [(s, by_key[k]) for s, k in zip(base.samples, base_keys, strict=True)
-             if k in by_key]
+        return Pairs(base.samples, new.samples, [(0, 0)]), notes
+    base_keys = sample_keys(base.samples)  # each key made once (10^6 benchmarks)
+    new_keys = sample_keys(new.samples)
+    by_key = {k: i for i, k in enumerate(new_keys)}  # a repeated key: its last sample
+    indices = [(i, by_key[k]) for i, k in enumerate(base_keys) if k in by_key]
     matched = {k for k in base_keys if k in by_key}
-    for s, k in zip(base.samples, base_keys, strict=True):
+    for i, k in enumerate(base_keys):
         if k not in matched:
-            notes.append(f"{s.label}: only in BASE ({base.path}), not compared")
-    for s, k in zip(new.samples, new_keys, strict=True):
+            notes.append(f"{base.samples[i].label}: only in BASE ({base.path}), not compared")
+    for i, k in enumerate(new_keys):
         if k not in matched:
-            notes.append(f"{s.label}: only in NEW ({new.path}), not compared")
-    if not pairs:
+            notes.append(f"{new.samples[i].label}: only in NEW ({new.path}), not compared")
+    if not indices:
         have_a = ", ".join(s.label for s in base.samples[:5]) or "nothing"
         have_b = ", ".join(s.label for s in new.samples[:5]) or "nothing"
         raise NoMatchError(f"no matching benchmarks between {base.path} ({have_a}) and "
                            f"{new.path} ({have_b})")
-    return pairs, notes
+    return Pairs(base.samples, new.samples, indices), notes
 
 
 def _machine_identity(samples: SampleSet) -> dict[str, Any]:
@@ -121,7 +149,7 @@ def _document(rows: list[dict[str, Any]] | PackedRows, opts: CompareOptions, wei
     return doc
 
 
-def _packed_rows(pairs: list[tuple[Sample, Sample]], opts: CompareOptions
+def _packed_rows(pairs: Iterable[tuple[Sample, Sample]], opts: CompareOptions
                  ) -> tuple[PackedRows, SuiteColumns]:
     """Each pair's row, its verdict settled after the multiple-testing correction, packed as
     it is made (:mod:`.packed`: 10^6 rows as dicts took 4 GB), and the columns the suite

@@ -6,7 +6,8 @@ runs' times, the executions' values and the stored estimate. The full
 streams, analyses, the run table as columns, ...) and costs about a millisecond and a few KB per
 benchmark to build; a file of 10^6 benchmarks took minutes and gigabytes before the first
 comparison. :func:`lean_samples` builds each :class:`~steadybench.compare.readers.Sample` from
-the entry itself, with the same rules as :meth:`CaseResult.from_dict` followed by
+the entry itself (held column-wise, :mod:`.columns`), with the same rules as
+:meth:`CaseResult.from_dict` followed by
 ``readers._from_results`` (the tests check both give the same samples on every kind of case):
 
 * the times are the ``wall_time`` column of the run table (``runs``), ok runs only, NaN and
@@ -27,8 +28,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..errors import ResultsFormatError
 from ..gc_pause import gc_paused
 from ..model.estimate import Estimate
@@ -36,8 +35,9 @@ from ..model.execution import Execution, execution_values
 from ..model.labels import case_label
 from ..model.results import PRIMARY_METRIC, RUN_OK, cpu_pressure_of
 from ..redact import redact_tree
+from .columns import SampleColumns
 from .median import median
-from .samples import Sample, SampleSet
+from .samples import SampleSet
 
 
 def _times(entry: dict[str, Any]) -> list[float] | None:
@@ -61,8 +61,9 @@ def _executions(entry: dict[str, Any]) -> list[Execution]:
             for i, p in enumerate(entry.get("processes") or []) if isinstance(p, dict)]
 
 
-def _sample(path: Path, entry: dict[str, Any], source: str) -> Sample | str:
-    """One entry's sample, or why it is skipped (as ``readers._from_results`` says it)."""
+def _sample(path: Path, entry: dict[str, Any], out: SampleColumns) -> str | None:
+    """Add one entry's sample to ``out``, or say why it is skipped (as
+    ``readers._from_results`` says it)."""
     name = entry["name"]
     implementation = entry.get("implementation", name)
     params = dict(entry.get("params") or {})
@@ -72,9 +73,10 @@ def _sample(path: Path, entry: dict[str, Any], source: str) -> Sample | str:
     processes = execution_values(executions)
     values = _times(entry)
     if len(executions) <= 1 and entry.get("method", "direct") == "exec" and values:
-        return Sample(name, np.asarray(values, dtype=float), implementation, params, unit, None,
-                      source, estimate, unit_name="runs (one process each)",
-                      one_invocation=True, cpu_pressure=cpu_pressure_of(entry))
+        out.add(name, values, implementation, params, unit, None, estimate,
+                unit_name="runs (one process each)", one_invocation=True,
+                cpu_pressure=cpu_pressure_of(entry))
+        return None
     if not executions:  # measured in one process: one execution
         if estimate is not None and estimate.ok:
             processes = [float(estimate.value)]  # type: ignore[arg-type]
@@ -83,10 +85,9 @@ def _sample(path: Path, entry: dict[str, Any], source: str) -> Sample | str:
     if not values and not processes:
         why = "no successful runs" if values is not None else "raw samples were not kept"
         return f"{path}: {case_label(name, implementation, params)}: skipped ({why})"
-    return Sample(name, np.asarray(values or [], dtype=float), implementation, params, unit,
-                  np.asarray(processes, dtype=float), source, estimate,
-                  unit_name="executions", one_invocation=True,
-                  cpu_pressure=cpu_pressure_of(entry))
+    out.add(name, values or [], implementation, params, unit, processes, estimate,
+            unit_name="executions", one_invocation=True, cpu_pressure=cpu_pressure_of(entry))
+    return None
 
 
 def lean_samples(path: Path, data: dict[str, Any], text: str | None = None) -> SampleSet:
@@ -94,17 +95,14 @@ def lean_samples(path: Path, data: dict[str, Any], text: str | None = None) -> S
     :func:`~steadybench.output.results_io.check_results_data`). ``text``, the document as
     read, is kept so :meth:`SampleSet.full_results` can build the full results later; without
     it they are built from ``data`` now (the old way)."""
-    samples: list[Sample] = []
+    samples = SampleColumns(str(path))
     skipped: list[str] = []
-    source = str(path)  # one text for every sample
     try:
         with gc_paused():
             for entry in data["benchmarks"]:
-                got = _sample(path, entry, source)
-                if isinstance(got, str):
-                    skipped.append(got)
-                else:
-                    samples.append(got)
+                why = _sample(path, entry, samples)
+                if why is not None:
+                    skipped.append(why)
     # as results_from_data says it: a field of the wrong kind (e.g. an estimate that is not an
     # object, a run table without statuses)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:

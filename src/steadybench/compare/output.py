@@ -9,10 +9,11 @@ IsMeanSignificant, MeanConfLevel, SpeedupMedian, IsMedianSignificant, MedianConf
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -98,6 +99,29 @@ def correction_warning(comparison: Comparison) -> str | None:
 def to_json(comparison: Comparison) -> str:
     return json.dumps(_finite(comparison.to_dict()), indent=1, allow_nan=False,
                       ensure_ascii=False) + "\n"
+
+
+#: where the rows go in the document without them (its top-level key, one space in)
+_NO_ROWS = '\n "benchmarks": []'
+
+
+def json_pieces(comparison: Comparison) -> Iterator[str]:
+    """:func:`to_json`'s text in pieces, one row at a time: the document of 10^6 rows was
+    built whole, then its text (issue 27 item 13). The document without its rows is written
+    as :func:`to_json` writes it, and the rows go where its empty list is, each written as
+    ``json.dumps`` writes an item two levels in (its lines indented by two more spaces; a
+    JSON text has no newline inside a string)."""
+    encoder = json.JSONEncoder(indent=1, allow_nan=False, ensure_ascii=False)
+    head = encoder.encode(_finite(dataclasses.replace(comparison, benchmarks=()).to_dict()))
+    at = head.find(_NO_ROWS)
+    if not comparison.benchmarks or at < 0 or head.count(_NO_ROWS) != 1:
+        yield to_json(comparison)  # (no rows, or no such key: the whole text at once)
+        return
+    yield head[:at] + '\n "benchmarks": ['
+    for i, row in enumerate(comparison.benchmarks):
+        text = encoder.encode(_finite(row.to_dict())).replace("\n", "\n  ")
+        yield ("," if i else "") + "\n  " + text
+    yield "\n ]" + head[at + len(_NO_ROWS):] + "\n"
 
 
 def _cell(value: Any) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,7 +73,9 @@ class SampleSet:
 
     path: str
     kind: str  # plain, csv, steadybench, hyperfine, pyperf
-    samples: list[Sample]
+    #: a list, or read lean from a results file :class:`~.columns.SampleColumns`, whose
+    #: samples are made when read (a change to one is not kept)
+    samples: Sequence[Sample]
     environment: dict[str, Any] | None = None
     results: Results | None = None
     skipped: list[str] = field(default_factory=list)

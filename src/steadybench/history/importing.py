@@ -26,6 +26,8 @@ from .record import MeasurementRow, measurements_of
 
 #: entries encoded before their texts are joined into one
 CHUNK = 4096
+#: ``json.dumps(obj, allow_nan=False)`` without making an encoder per entry
+_encode = json.JSONEncoder(allow_nan=False).encode
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def encode_results(data: Any, source: str) -> EncodedResults:
                 case = finite_in_place(CaseResult.from_dict(entry).to_dict())
                 entries[i] = None
                 measurements += measurements_of({"benchmarks": [case]})
-                pieces.append(json.dumps(case, allow_nan=False))
+                pieces.append(_encode(case))
                 if len(pieces) == CHUNK:
                     chunks.append(", ".join(pieces))
                     pieces.clear()

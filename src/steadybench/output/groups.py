@@ -69,18 +69,30 @@ def comparisons(cases: Sequence[CaseResult], confidence: float = 0.95,
     ``--reference`` and ``--sort``)."""
     # failed and interrupted cases are left out: no verdict from a partial case (issue 28)
     ok = [c for c in cases if not c.errors and not c.interrupted]
-    by_question: dict[tuple[str, str], list[CaseResult]] = {}
+    # a question's key: its benchmark (or "commands") alone when it has no parameters, and
+    # its one case alone until a second comes: a tuple and a list per case were 150 of the
+    # 300 bytes a case this held beside 10^6 cases (issue 27 item 13)
+    by_question: dict[str | tuple[str, str], CaseResult | list[CaseResult]] = {}
     # each benchmark's cases with parameters, found once (a search per benchmark took 10^5
     # benchmarks 50 s per 20,000; issue 27 item 13)
     with_params: dict[str, list[CaseResult]] = {}
     for case in ok:
-        key = ("commands" if commands else case.benchmark, case.param_name)
-        by_question.setdefault(key, []).append(case)
+        name, param_name = "commands" if commands else case.benchmark, case.param_name
+        key = (name, param_name) if param_name else name
+        got = by_question.get(key)
+        if got is None:
+            by_question[key] = case
+        elif isinstance(got, list):
+            got.append(case)
+        else:
+            by_question[key] = [got, case]
         if case.params:
             with_params.setdefault(case.benchmark, []).append(case)
     out: list[Comparison] = []
     scanned: set[str] = set()
-    for (benchmark, param_name), group in by_question.items():
+    for key, got in by_question.items():
+        benchmark, param_name = (key, "") if isinstance(key, str) else key
+        group = got if isinstance(got, list) else [got]
         names = {c.implementation for c in group}
         if len(names) >= 2:
             variants = [v for c in group if (v := _variant(c, c.implementation)) is not None]

@@ -10,9 +10,9 @@ growth series, matched cases) comes from :mod:`steadybench.output.reportanalysis
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from ..model.results import (
     RUN_FAILED,
@@ -110,9 +110,12 @@ class CaseView:
 
 @dataclass(frozen=True)
 class SummaryRow:
-    """One case's line of the results table: its estimate and interval in one unit."""
+    """One case's line of the results table: its estimate and interval in one unit, and the
+    id of its details (:class:`CaseView`), made from the case alone."""
 
-    view: CaseView
+    id: str
+    label: str
+    case: CaseResult
     value_text: str
     ci_text: str
     interval: str
@@ -138,7 +141,7 @@ class InputView:
     name: str
     results: Results
     kind: str
-    summary: list[SummaryRow]
+    summary: Sequence[SummaryRow]
     environment: Rows
     context: ContextView
     overview: list[Image]
@@ -149,7 +152,7 @@ class InputView:
     growth_images: list[Image]
     sweep_rows: Rows
     sweep_table: list[dict[str, str]]
-    cases: list[CaseView]
+    cases: Sequence[CaseView]
     failed: int
     warnings: int
     sections: list[Any]
@@ -325,17 +328,16 @@ def _estimate(case: CaseResult) -> EstimateView | None:
                         confidence_text=confidence_text(est), error=est.error, rest=extra)
 
 
-def _summary_row(view: CaseView) -> SummaryRow:
-    case = view.case
+def _summary_row(case: CaseResult, index: str) -> SummaryRow:
     est = case_estimate(case)
     unit = estimate_unit(case)
     interval = "—"
     if est is not None and est.ok and est.has_ci and est.ci_low is not None \
             and est.ci_high is not None:
         interval = f"[{pd.format_value(est.ci_low, unit)}, {pd.format_value(est.ci_high, unit)}]"
-    return SummaryRow(view=view, value_text=estimate_value_text(est),
+    return SummaryRow(id=f"case-{index}", label=case.label, value_text=estimate_value_text(est),
                       ci_text=estimate_ci_text(est), interval=interval,
-                      confidence_text=confidence_text(est))
+                      confidence_text=confidence_text(est), case=case)
 
 
 def _compact_figure(case: CaseResult, window: int) -> Any:
@@ -399,7 +401,9 @@ def _case_figures(case: CaseResult, stem: str, figs: FigureSet, *, compact: bool
 
 
 def _case_view(case: CaseResult, index: str, figs: FigureSet, *, compact: bool,
-               window: int) -> CaseView:
+               window: int, draw: bool = True) -> CaseView:
+    """The details of one case; its figures are added to ``figs`` only when ``draw`` (a view
+    built while the page is written, after the figures were drawn, has none)."""
     from .figures.common import safe_name
 
     unit = estimate_unit(case)
@@ -423,8 +427,69 @@ def _case_view(case: CaseResult, index: str, figs: FigureSet, *, compact: bool,
         texts=long,
         analyses=rows(case.analyses, unit),
         images=_case_figures(case, f"{index}-{safe_name(case.label)}", figs,
-                                compact=compact, window=window),
+                             compact=compact, window=window) if draw else [],
     )
+
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+class LazyViews(Sequence[U]):
+    """``make(item, i)`` of every item of ``items``, made when it is read, never kept: the
+    page reads each case's view once for the table and once for its details, and 10^6 views
+    held at once were a gigabyte (issue 27 item 13). ``kept`` views, made before (the cases
+    with figures, which must be added before the figures are drawn), are returned as made."""
+
+    def __init__(self, items: Sequence[T], make: Callable[[T, int], U],
+                 kept: Sequence[U] = ()) -> None:
+        self._items = items
+        self._make = make
+        self._kept = list(kept)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _at(self, i: int) -> U:
+        return self._kept[i] if i < len(self._kept) else self._make(self._items[i], i)
+
+    @overload
+    def __getitem__(self, i: int) -> U: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[U]: ...
+
+    def __getitem__(self, i: int | slice) -> U | list[U]:
+        if isinstance(i, slice):
+            return [self._at(j) for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._at(i)
+
+    def __iter__(self) -> Iterator[U]:
+        for i in range(len(self)):
+            yield self._at(i)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+
+def _case_index(prefix: str, i: int) -> str:
+    """The index in the ids of the ``i``-th case (from 0) of the input ``prefix``."""
+    return f"{prefix}-{i + 1:03d}".lstrip("-")
+
+
+def _case_views(cases: Sequence[CaseResult], prefix: str, figs: FigureSet, *, compact: bool,
+                window: int) -> Sequence[CaseView]:
+    """The views of ``cases``: made now for those that still get figures
+    (:data:`MAX_CASE_FIGURES` over the whole report), the rest when the page reads them."""
+    def view(case: CaseResult, i: int, draw: bool = False) -> CaseView:
+        return _case_view(case, _case_index(prefix, i), figs, compact=compact, window=window,
+                          draw=draw)
+
+    drawn = min(len(cases), max(0, MAX_CASE_FIGURES - figs.cases_drawn))
+    return LazyViews(cases, view, [view(cases[i], i, True) for i in range(drawn)])
 
 
 def _sweep_rows(sweep: Mapping[str, Any] | None) -> list[tuple[str, str]]:
@@ -619,9 +684,7 @@ def input_view(results: Results, name: str, r_index: int, multi: bool, figs: Fig
     from .figures.relative import MAX_GROUPS, relative_figure
 
     prefix = f"{r_index}" if multi else ""
-    cases = [_case_view(case, f"{prefix}-{i:03d}".lstrip("-"), figs, compact=compact,
-                        window=window)
-             for i, case in enumerate(results.cases, start=1)]
+    cases = _case_views(results.cases, prefix, figs, compact=compact, window=window)
     groups = variant_groups(results.cases, confidence)
     drawn = [(g.heading, g.relations) for g in groups if not g.scan][:MAX_GROUPS]
     relative_images = [figs.add(f"{prefix}relative".lstrip("-"),
@@ -666,7 +729,8 @@ def input_view(results: Results, name: str, r_index: int, multi: bool, figs: Fig
         name=name,
         results=results,
         kind=", ".join(kinds),
-        summary=[_summary_row(c) for c in cases],
+        summary=LazyViews(results.cases, lambda case, i: _summary_row(case,
+                                                                  _case_index(prefix, i))),
         environment=rows(results.environment),
         context=_context_view(results.context),
         overview=overview,
