@@ -24,9 +24,10 @@ executions inside one run cannot estimate τ, so τ comes, in this order, from:
    identical code).
 
 A drift probe (a reference workload timed during the run, ``benchmarks/drift_probe.py``) is
-not a source: measured on the development VM it followed a run's shift only under the CPU
-contention the busy-machine rule already refuses, with a sensitivity that depended on the
-workload (``docs/over-time-measured.md``, "A drift probe").
+not a source: measured on the development VM, under CPU contention and on a quiet guest whose
+host slowed whole runs, dividing by it halved the run-to-run spread of an interpreter loop and
+made that of other workloads two to ten times larger (``docs/over-time-measured.md``, "A drift
+probe").
 
 The test is Student's t on d/SE with Welch–Satterthwaite degrees of freedom over the three
 components (each se with n − 1, τ² with its own: ∞ for the floor; for m earlier runs, the
