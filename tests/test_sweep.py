@@ -241,3 +241,22 @@ def test_sweep_bad_input(args, fragment, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert err.strip().splitlines()[-1].startswith(fragment), err
+
+
+def test_the_complexity_fit_of_tiny_times_neither_overflows_nor_warns():
+    """Times of 1e-160 s (a results file's, or a report's parameter scan) made w = f(n)/t so
+    large that w² overflowed: numpy printed a RuntimeWarning into the report's output and the
+    coefficient came out 0. The fit is scaled: the same answer as at ordinary times."""
+    import warnings
+
+    from steadybench.programs.sweep import fit_complexity
+
+    sizes = [100, 1000, 10000]
+    times = [2e-6 * n for n in sizes]
+    tiny = [t * 1e-154 for t in times]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        small = fit_complexity(sizes, tiny)
+    ordinary = fit_complexity(sizes, times)
+    assert small["best"] == ordinary["best"] == "O(n)"
+    assert small["coefficient"] == pytest.approx(ordinary["coefficient"] * 1e-154, rel=1e-9)

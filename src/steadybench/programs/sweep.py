@@ -130,7 +130,11 @@ def fit_complexity(sizes: Sequence[float], times: Sequence[float]) -> dict[str, 
         if not np.any(fn > 0):
             continue
         w = fn / t
-        c = float(np.sum(w) / np.sum(w * w))
+        scale = float(np.max(np.abs(w)))  # w / scale: no overflow in w² for tiny times
+        if not np.isfinite(scale) or scale == 0:
+            continue
+        u = w / scale
+        c = float(np.sum(u) / np.sum(u * u)) / scale
         rel = (t - c * fn) / t
         candidates[name] = float(np.sqrt(np.mean(rel * rel)))
         coefficients[name] = c
