@@ -13,16 +13,17 @@ About 200 bytes a benchmark, most of it its name.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, overload
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..model.estimate import Estimate
+from ..model.sequences import MadeOnRead
 from .samples import Sample
 
 
-class SampleColumns(Sequence[Sample]):
+class SampleColumns(MadeOnRead[Sample]):
     """The samples of one input, column-wise; a read-only :class:`Sequence` of
     :class:`Sample` once filled with :meth:`add`."""
 
@@ -89,24 +90,6 @@ class SampleColumns(Sequence[Sample]):
                       unit_name=self._unit_names[i],
                       one_invocation=bool(self._one_invocation[i]),
                       cpu_pressure=self._pressures[i])
-
-    @overload
-    def __getitem__(self, i: int) -> Sample: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[Sample]: ...
-
-    def __getitem__(self, i: int | slice) -> Sample | list[Sample]:
-        if isinstance(i, slice):
-            return [self._at(j) for j in range(*i.indices(len(self)))]
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(i)
-        return self._at(i)
-
-    def __iter__(self) -> Iterator[Sample]:
-        for i in range(len(self)):
-            yield self._at(i)
 
     def keys(self) -> list[tuple[str, str, str]]:
         """Every sample's :attr:`Sample.key`, without making the samples."""

@@ -10,9 +10,9 @@ growth series, matched cases) comes from :mod:`steadybench.output.reportanalysis
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 from ..model.results import (
     RUN_FAILED,
@@ -22,6 +22,7 @@ from ..model.results import (
     CaseResult,
     Results,
 )
+from ..model.sequences import MadeOnRead
 from . import comparedata as cd
 from . import plotdata as pd
 from .figurepool import FigureSet, Image, eager_image
@@ -435,7 +436,7 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 
-class LazyViews(Sequence[U]):
+class LazyViews(MadeOnRead[U]):
     """``make(item, i)`` of every item of ``items``, made when it is read, never kept: the
     page reads each case's view once for the table and once for its details, and 10^6 views
     held at once were a gigabyte (issue 27 item 13). ``kept`` views, made before (the cases
@@ -452,24 +453,6 @@ class LazyViews(Sequence[U]):
 
     def _at(self, i: int) -> U:
         return self._kept[i] if i < len(self._kept) else self._make(self._items[i], i)
-
-    @overload
-    def __getitem__(self, i: int) -> U: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[U]: ...
-
-    def __getitem__(self, i: int | slice) -> U | list[U]:
-        if isinstance(i, slice):
-            return [self._at(j) for j in range(*i.indices(len(self)))]
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(i)
-        return self._at(i)
-
-    def __iter__(self) -> Iterator[U]:
-        for i in range(len(self)):
-            yield self._at(i)
 
     def __bool__(self) -> bool:
         return len(self) > 0
