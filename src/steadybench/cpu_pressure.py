@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,9 +104,12 @@ def busy_share() -> float | None:
     return value
 
 
+def busy_test() -> Callable[[float | None], bool]:
+    """:func:`is_busy` with the busy share read once (for many records at a time)."""
+    limit = busy_share()
+    return lambda share: share is not None and limit is not None and share >= limit
+
+
 def is_busy(share: float | None) -> bool:
     """True when a measured share reaches the busy share (:func:`busy_share`)."""
-    if share is None:
-        return False
-    limit = busy_share()
-    return limit is not None and share >= limit
+    return busy_test()(share)

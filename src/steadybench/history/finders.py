@@ -142,7 +142,10 @@ def analyse_steady(points: Sequence[Point], label: str, machine: str,
     (:attr:`Point.busy`): such a record is shifted far beyond the variation between records,
     and would read as a step. The changes' indices are those of ``points``; the note says how
     many records were left out."""
-    kept = [i for i, p in enumerate(points) if not p.busy]
+    from ..cpu_pressure import busy_test
+
+    busy = busy_test()  # the busy share read once, not once a record
+    kept = [i for i, p in enumerate(points) if not busy(p.cpu_pressure)]
     if len(kept) == len(points):
         return analyse_series(points, label, machine, confidence, min_change)
     analysis = analyse_series([points[i] for i in kept], label, machine, confidence, min_change)

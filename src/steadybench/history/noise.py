@@ -69,8 +69,11 @@ def noise_from_points(points: Sequence[Point], label: str = "",
     groups: list[list[float]] = []
     single_by_commit: dict[str, list[float]] = {}
     records = set()
+    from ..cpu_pressure import busy_test
+
+    busy = busy_test()
     for p in points:
-        if p.busy:  # measured on a busy machine: its spread is the contention's
+        if busy(p.cpu_pressure):  # measured on a busy machine: its spread is the contention's
             continue
         values = [v for v in p.executions if v > 0 and math.isfinite(v)]
         if len(values) >= 2:
@@ -140,6 +143,7 @@ def run_noise_lookup(url: str | None, environment: dict[str, Any] | None,
     ``run`` kept (:func:`steadybench.history.last_run.noise_lookup`); None when neither
     exists. Feeds :attr:`steadybench.compare.protocol.CompareOptions.run_noise`."""
     from ..compare.between import from_levels
+    from ..cpu_pressure import busy_test
     from .backends import HistoryError, default_path
     from .last_run import noise_lookup
     from .record import current_machine
@@ -164,7 +168,9 @@ def run_noise_lookup(url: str | None, environment: dict[str, Any] | None,
             if store is not None:
                 try:
                     points = store.series(label, machine=machine)
-                    found = from_levels([record_level(p) for p in points if not p.busy],
+                    busy = busy_test()
+                    found = from_levels([record_level(p) for p in points
+                                         if not busy(p.cpu_pressure)],
                                         "this machine (history)")
                 except HistoryError:
                     found = None
