@@ -843,6 +843,49 @@ def bad_files(ctx: Context) -> list[Case]:
     return cases
 
 
+#: values of the wrong kind for a field of a results file (issue 27: report ended in an
+#: internal error on an object for a name and a list for a number)
+WRONG_KINDS: list[object] = [{"a": {"b": 1}}, [1, {"a": 2}], [[["x"]]], None, "x", 3.5, True]
+
+
+def _field_holders(data: dict) -> dict[str, dict]:
+    """Where the readers look: the top level, a benchmark, its runs, estimate and interval."""
+    entry = data["benchmarks"][0]
+    holders = {"top": data, "benchmark": entry}
+    for part in ("runs", "estimate", "ci", "stats"):
+        if isinstance(entry.get(part), dict):
+            holders[part] = entry[part]
+    return holders
+
+
+@category("bad inputs")
+def results_fields(ctx: Context) -> list[Case]:
+    """Every field of a results file given each kind it must not have (an object, a list, a
+    deep list, null, text, a number, a boolean), read by report, compare and show: one clear
+    line and exit 2, or a normal end where the kind is harmless."""
+    fixture = ctx.fixtures / "results.json"
+    data = json.loads(fixture.read_text())
+    fields = [(where, key) for where, holder in _field_holders(data).items()
+              for key in sorted(holder)]
+    readers = {"report": lambda p: ["report", p, "-o", "{dir}/r.html"],
+               "compare": lambda p: ["compare", "-q", p, p],
+               "show": lambda p: ["show", p, "--all"]}
+    cases = []
+    for where, key in ctx.sample(fields, 4):
+        for wrong in ctx.sample(WRONG_KINDS, 1, 3):
+            doc = json.loads(fixture.read_text())
+            _field_holders(doc)[where][key] = wrong
+            payload = json.dumps(doc).encode()
+            reader = ctx.rng.choice(sorted(readers))
+
+            def setup(folder: Path, payload: bytes = payload) -> None:
+                (folder / "fields.json").write_bytes(payload)
+
+            cases.append(Case(f"{reader} <{where}.{key} = {json.dumps(wrong)[:12]}>",
+                              readers[reader]("{dir}/fields.json"), (0, 1, 2), setup=setup))
+    return cases
+
+
 def _maker(make: Callable[[Path], object] | None) -> Callable[[Path], None] | None:
     if make is None:
         return None

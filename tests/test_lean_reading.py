@@ -29,8 +29,8 @@ def _runs(values, status=None):
 
 def _document():
     """One entry of every kind the readers accept."""
-    est = {"value": 0.002, "ci_low": 0.0019, "ci_high": 0.0021, "level": 0.95, "method": "median",
-           "unit": "s"}
+    est = {"value": 0.002, "ci_low": 0.0019, "ci_high": 0.0021, "confidence": 0.95,
+           "method": "median", "unit": "s"}
     return {
         "schema_version": 1, "suite": "kinds", "created": "2026-01-02T03:04:05+00:00",
         "environment": {"fingerprint": {"cpu": "x"},
@@ -151,7 +151,7 @@ def test_compare_cli_with_report_and_counts_reads_the_full_results(tmp_path, cap
 
 
 @pytest.mark.parametrize("entry, word", [
-    ({"name": "a", "samples": [1.0], "estimate": [1]}, "AttributeError"),
+    ({"name": "a", "samples": [1.0], "estimate": [1]}, "estimate is list, not an object"),
     ({"name": "a", "runs": {"metrics": {}}}, "KeyError"),
 ])
 def test_a_malformed_entry_is_one_clear_error_on_both_paths(tmp_path, entry, word):

@@ -23,7 +23,7 @@ def _results(n, suite="lean", seed=1):
                  "samples": [0.001 * (1 + i // 10) + rng.random() * 1e-4 for _ in range(4)]}
         if i % 3 == 0:
             entry["estimate"] = {"value": 0.002, "ci_low": 0.0019, "ci_high": 0.0021,
-                                 "level": 0.95, "method": "median", "unit": "s"}
+                                 "confidence": 0.95, "method": "median", "unit": "s"}
         cases.append(entry)
     return results_from_data({"schema_version": 1, "suite": suite, "benchmarks": cases})
 

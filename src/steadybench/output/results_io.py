@@ -140,6 +140,59 @@ def check_results_data(data: Any, source: str = "<data>") -> None:
         if problem:
             raise ResultsFormatError(f"{source}: malformed results file (benchmark "
                                      f"{entry['name']!r}: {problem}, not a time)")
+        _check_fields(entry, BENCHMARK_FIELDS, f"benchmarks[{i}]", source)
+        if isinstance(entry.get("ci"), dict):
+            _check_fields(entry["ci"], CI_FIELDS, f"benchmarks[{i}].ci", source)
+        if isinstance(entry.get("stats"), dict):
+            _check_fields(entry["stats"], dict.fromkeys(entry["stats"], _NUMBER),
+                          f"benchmarks[{i}].stats", source)
+        if isinstance(entry.get("estimate"), dict):
+            _check_fields(entry["estimate"], ESTIMATE_FIELDS, f"benchmarks[{i}].estimate",
+                          source)
+        runs = entry.get("runs")
+        if isinstance(runs, dict):
+            _check_fields(runs, RUNS_FIELDS, f"benchmarks[{i}].runs", source)
+            if any(not isinstance(s, str) for s in runs.get("status") or []):
+                raise ResultsFormatError(f"{source}: malformed results file (benchmarks[{i}]"
+                                         ".runs.status holds something other than text)")
+    _check_fields(data, TOP_FIELDS, "the file", source)
+
+
+_NUMBER = (int, float)
+#: the kinds of the fields a reader relies on (docs/results-schema.md); null stands for a
+#: missing field. A field of another kind (an object for a name, a list for a number) is one
+#: clear error, not an internal one (issue 27, the fault matrix's mutated results)
+TOP_FIELDS: dict[str, tuple[type, ...]] = {"suite": (str,), "created": (str,)}
+BENCHMARK_FIELDS: dict[str, tuple[type, ...]] = {
+    "method": (str,), "analyses": (dict,), "unit": (str,), "params": (dict,),
+    "warnings": (list,), "estimate": (dict,), "runs": (dict,), "ci": (dict,),
+    "stats": (dict,), "extra": (dict,), "units": (dict,), "stream": (dict,),
+    "processes": (list,)}
+#: the interval of the mean (``ci``)
+CI_FIELDS: dict[str, tuple[type, ...]] = {"low": _NUMBER, "high": _NUMBER,
+                                          "confidence": _NUMBER, "method": (str,)}
+ESTIMATE_FIELDS: dict[str, tuple[type, ...]] = {
+    "confidence": _NUMBER, "n_executions": _NUMBER, "unit": (str,), "method": (str,),
+    "level": (str,)}
+#: the runs are stored column-wise: each field a list, one value per run
+RUNS_FIELDS: dict[str, tuple[type, ...]] = {"status": (list,), "metrics": (dict,)}
+#: fields steadybench always writes with a value: a null there is refused like another kind
+NEVER_NULL = frozenset({"suite", "method", "n_executions"})
+_KIND = {str: "text", dict: "an object", list: "a list", int: "a number", float: "a number"}
+
+
+def _check_fields(holder: dict[str, Any], kinds: dict[str, tuple[type, ...]], where: str,
+                  source: str) -> None:
+    for key, allowed in kinds.items():
+        value = holder.get(key)
+        if value is None and not (key in NEVER_NULL and key in holder):
+            continue
+        if isinstance(value, bool) or not isinstance(value, allowed):
+            want = " or ".join(dict.fromkeys(_KIND[t] for t in allowed))
+            raise ResultsFormatError(
+                f"{source}: malformed results file ({where}.{key} is "
+                f"{'null' if value is None else type(value).__name__}, not {want})"
+                .replace("the file.", ""))
 
 
 def load_results(path: str | os.PathLike[str]) -> Results:

@@ -59,8 +59,10 @@ def stats_lines(case: CaseResult) -> list[str]:
     est = case_estimate(case)
     lines = [f"{case.label}:"]
     if est is not None:
+        level = (f", {est.confidence:.0%} interval"
+                 if isinstance(est.confidence, (int, float)) else "")
         lines.append(f"  estimate: {estimate_value_text(est)} {estimate_ci_text(est)} "
-                     f"({est.statistic}, {est.confidence:.0%} interval)")
+                     f"({est.statistic}{level})")
     rates = case_rates(case)
     if rates:
         lines.append("  rate: " + ", ".join(
