@@ -157,7 +157,9 @@ def changes(results: Results, kept: dict[str, Any],
         if busy:  # shifted far beyond the variation between runs: no verdict
             verdict = "not comparable, a busy machine: CPU contended " + ", ".join(
                 f"{share:.0%} of {side}'s time" for side, share in busy) + " (Linux PSI)"
-        elif at.p_two_sided < 1.0 - confidence:
+        elif at.vetoed(confidence):  # earlier identical runs here shifted as much, often
+            verdict = at.inconclusive_text()
+        elif at.differs(confidence):
             verdict = f"{abs(change):.1%} {'slower' if change > 0 else 'faster'}"
         else:
             verdict = NO_CHANGE
