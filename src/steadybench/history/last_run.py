@@ -11,8 +11,12 @@ against that result with its interval and a verdict under the random-effect mode
 once there are :data:`~steadybench.compare.between.MIN_RUNS` of them, else from the stated
 default floor.
 
+When the test calls a change but the heavy-tail guard of
+:class:`~steadybench.compare.between.HeavyTail` finds earlier runs of identical code here
+shifted as much too often, the line says "inconclusive: …; decide with `steadybench ab`".
+
 The assumption, stated: the earlier runs' levels show this machine's variation between runs;
-a real change among them spoils one consecutive difference each, which the MAD ignores.
+a real change among them spoils one consecutive difference each, which the biweight ignores.
 """
 
 from __future__ import annotations
