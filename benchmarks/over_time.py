@@ -77,6 +77,8 @@ def change_line(stderr_and_out: str) -> str:
 def verdict_of_change(line: str) -> str:
     if "not comparable" in line:
         return "busy"
+    if "inconclusive" in line:  # the heavy-tail guard: not called different
+        return "inconclusive"
     if "slower" in line and "no change" not in line:
         return "slower"
     if "faster" in line and "no change" not in line:
@@ -111,7 +113,8 @@ def _pair(kind: str, row: dict, line: str) -> Pair:
     noise = row.get("run_noise") or {}
     low, high = ci.get("low", math.nan), ci.get("high", math.nan)
     return Pair(kind, row["verdict"].replace("no significant difference", "no difference")
-                .replace("inconclusive: busy machine", "busy"),
+                .replace("inconclusive: busy machine", "busy")
+                .replace("inconclusive: heavy-tailed noise", "inconclusive"),
                 verdict_of_change(line), row["speedup"], (high - low) / 2.0,
                 between.get("se_base", math.nan), between.get("se_new", math.nan),
                 noise.get("sigma", math.nan), noise.get("source", "?"), noise.get("runs", 0))
@@ -179,10 +182,12 @@ def summarize(done: list[Pair], pairs: int) -> None:
         wrong = sum(getattr(p, how) == "faster" for p in slow)
         missing = sum(getattr(p, how) == "missing" for p in done)
         busy = sum(getattr(p, how) == "busy" for p in done)
+        undecided = sum(getattr(p, how) == "inconclusive" for p in done)
         print(f"  {name:11s}: identical called different {differ} of {len(same)} (target ≤ 1 "
               f"of 20); 5% slower called slower {found} of {len(slow)} (target ≥ 16 of 20); "
               f"wrong direction {wrong} (target 0)" + (f"; no line {missing}" if missing else "")
-              + (f"; no verdict, machine busy {busy}" if busy else ""))
+              + (f"; no verdict, machine busy {busy}" if busy else "")
+              + (f"; inconclusive, heavy-tailed noise {undecided}" if undecided else ""))
     if done:
         widths = sorted(p.half_width for p in done)
         ses = sorted(math.hypot(p.se_base, p.se_new) for p in done)

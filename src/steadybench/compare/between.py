@@ -29,6 +29,21 @@ host slowed whole runs, dividing by it halved the run-to-run spread of an interp
 made that of other workloads two to ten times larger (``docs/over-time-measured.md``, "A drift
 probe").
 
+**A heavy-tail guard** (:class:`HeavyTail`). The biweight gives a run far from the others little
+or no weight, so on a machine whose runs now and then land in a slow burst (the development
+VM's host alternates between two speeds 1.35–1.7× apart, and a run with most of its executions
+in the slow phase is 25–40 % slower) σ_L describes only the quiet runs, and a pair with one run
+in a burst is called "slower" or "faster". So the same earlier levels are also read without a
+model: of their m − 1 consecutive differences (each the shift between two earlier runs of
+identical code, as d is), the count c as large as |d|. When the t-test calls a difference at
+level α but c ≥ :data:`TAIL_MIN_COUNT` and c/(m − 1) > α, the verdict is *inconclusive*:
+shifts that large are common here between runs of the same code. A real step among the earlier
+levels spoils one difference and one unusual earlier run two, so neither vetoes on its own
+(hence the minimum of 3). Measured on normal levels (``benchmarks/guard_cost.py``) the guard
+costs little; it applies
+only to a spread learned from earlier runs (source ``history``), not to the ``data`` or the
+``default`` floor.
+
 The test is Student's t on d/SE with Welch–Satterthwaite degrees of freedom over the three
 components (each se with n − 1, τ² with its own: ∞ for the floor; for m earlier runs, the
 effective degrees of freedom of the biweight estimate, 2·E²/Var by a seeded simulation — 5.1
@@ -42,7 +57,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -64,6 +79,12 @@ CALIBRATION_DRAWS = 20000
 CALIBRATION_SEED = 20251126
 
 SOURCES = ("data", "history", "default")
+#: the fewest earlier consecutive shifts at least as large as |d| that can make the heavy-tail
+#: guard veto a verdict. A real step among the earlier levels makes one such shift; one
+#: unusual earlier run makes two (into it and out of it); so 3 asks the machine to have shown
+#: it more than once. With 2, one 33 % burst among 40 steady runs made 9 of 16 real 5 %
+#: slowdowns inconclusive (``docs/over-time-measured.md``, the guard re-scored)
+TAIL_MIN_COUNT = 3
 
 
 @dataclass(frozen=True)
@@ -79,6 +100,9 @@ class RunNoise:
     source: str
     runs: int
     where: str = "this machine"
+    #: the consecutive differences of the earlier run levels (source ``history``), oldest
+    #: first: what the heavy-tail guard counts (:class:`HeavyTail`)
+    shifts: tuple[float, ...] = field(default=(), repr=False)
 
     @property
     def band(self) -> float:
@@ -97,7 +121,49 @@ class RunNoise:
                 "earlier runs")
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "band": self.band, "text": self.describe()}
+        out = {**asdict(self), "band": self.band, "text": self.describe()}
+        del out["shifts"]  # the kept levels hold them; the guard's counts are in the test's
+        return out
+
+
+@dataclass(frozen=True)
+class HeavyTail:
+    """The heavy-tail guard's reading of the earlier levels for one observed difference d:
+    ``count`` of the ``total`` consecutive differences of earlier run levels on this machine
+    were at least |d|; ``largest`` is the largest of them in size (a signed difference of
+    ln(time), positive when the later run was slower)."""
+
+    count: int
+    total: int
+    largest: float
+
+    @property
+    def share(self) -> float:
+        return self.count / self.total if self.total else 0.0
+
+    def vetoes(self, alpha: float) -> bool:
+        """True when shifts as large as d are too common here for a test at level ``alpha``
+        to call it a change: at least :data:`TAIL_MIN_COUNT` of them and a share above α."""
+        return self.count >= TAIL_MIN_COUNT and self.share > alpha
+
+    def describe(self) -> str:
+        """``6 of 39 consecutive earlier runs on this machine differed as much (up to +37 %)``."""
+        return (f"{self.count} of {self.total} consecutive earlier runs on this machine "
+                f"differed as much (up to {math.expm1(self.largest):+.0%})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "share": self.share, "text": self.describe()}
+
+
+def heavy_tail(d: float, noise: RunNoise) -> HeavyTail | None:
+    """The guard's count for difference ``d`` under ``noise``; None unless the spread was
+    learned from earlier runs (its consecutive shifts known)."""
+    if noise.source != "history" or not noise.shifts:
+        return None
+    shifts = np.asarray(noise.shifts, dtype=float)
+    size = np.abs(shifts)
+    return HeavyTail(count=int(np.sum(size >= abs(d))), total=int(shifts.size),
+                     largest=float(shifts[int(np.argmax(size))]))
 
 
 DEFAULT = RunNoise(sigma=DEFAULT_SIGMA, df=math.inf, source="default", runs=0)
@@ -152,7 +218,8 @@ def from_levels(levels: Sequence[float], where: str = "this machine") -> RunNois
         return None
     sigma = robust_spread(vals)
     return RunNoise(sigma=sigma, df=_spread_calibration(len(vals))[1], source="history",
-                    runs=len(vals), where=where)
+                    runs=len(vals), where=where,
+                    shifts=tuple(float(x) for x in np.diff(np.asarray(vals, dtype=float))))
 
 
 def log_median_se(values: np.ndarray, seed: int = BOOTSTRAP_SEED) -> float:
@@ -179,10 +246,28 @@ class AcrossTime:
     se_base: float
     se_new: float
     noise: RunNoise
+    #: the heavy-tail guard's count for this difference (None: noise not from earlier runs)
+    tail: HeavyTail | None = None
 
     @property
     def p_two_sided(self) -> float:
         return min(1.0, 2.0 * min(self.p_faster, self.p_slower))
+
+    def differs(self, confidence: float) -> bool:
+        """The t-test calls a difference at ``confidence`` (two-sided)."""
+        return self.p_two_sided < 1.0 - confidence
+
+    def vetoed(self, confidence: float) -> bool:
+        """The t-test calls a difference at ``confidence`` but the heavy-tail guard says
+        earlier runs of identical code here shifted as much too often (module docs)."""
+        return (self.differs(confidence) and self.tail is not None
+                and self.tail.vetoes(1.0 - confidence))
+
+    def inconclusive_text(self) -> str:
+        """The verdict when :meth:`vetoed`: ``inconclusive: 6 of 39 consecutive earlier runs
+        on this machine differed as much (up to +37 %); decide with `steadybench ab```."""
+        said = self.tail.describe() if self.tail is not None else "heavy-tailed noise"
+        return f"inconclusive: {said}; decide with `steadybench ab`"
 
     def interval(self, confidence: float) -> tuple[float, float]:
         """The interval of median(BASE)/median(NEW) at ``confidence``."""
@@ -195,7 +280,8 @@ class AcrossTime:
         return {"difference": self.difference, "se": self.se, "df": self.df,
                 "statistic": self.statistic, "p_faster": self.p_faster,
                 "p_slower": self.p_slower, "se_base": self.se_base, "se_new": self.se_new,
-                "noise": self.noise.to_dict()}
+                "noise": self.noise.to_dict(),
+                "heavy_tail": None if self.tail is None else self.tail.to_dict()}
 
 
 def _satterthwaite(parts: Sequence[tuple[float, float]]) -> float:
@@ -209,12 +295,14 @@ def _satterthwaite(parts: Sequence[tuple[float, float]]) -> float:
 
 def _t_test(d: float, se: float, df: float, se_a: float, se_b: float,
             noise: RunNoise) -> AcrossTime:
+    """The t-test of d/SE, with the heavy-tail guard's count when the noise has one."""
     from scipy import stats
 
     t = (math.inf if d > 0 else -math.inf if d < 0 else 0.0) if se == 0 else d / se
     dist = stats.t(df) if math.isfinite(df) else stats.norm()
     return AcrossTime(difference=d, se=se, df=df, statistic=t, p_faster=float(dist.sf(t)),
-                      p_slower=float(dist.cdf(t)), se_base=se_a, se_new=se_b, noise=noise)
+                      p_slower=float(dist.cdf(t)), se_base=se_a, se_new=se_b, noise=noise,
+                      tail=heavy_tail(d, noise))
 
 
 def across_time(base: np.ndarray, new: np.ndarray, noise: RunNoise) -> AcrossTime:

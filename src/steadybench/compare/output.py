@@ -22,7 +22,7 @@ from rich.markup import escape
 from ..output.console import make_console
 from ..output.format import change_text, factor_text, markdown_text
 from ..output.results_io import _finite
-from .protocol import BUSY
+from .protocol import BUSY, HEAVY_TAIL
 
 if TYPE_CHECKING:
     from .result import BenchmarkComparison, Comparison
@@ -275,9 +275,10 @@ def summary_sentences(comparison: Comparison) -> list[str]:
     if rest:
         parts.append(f"{rest} without a significant difference")
     lines = [f"NEW against BASE on {len(rows)} benchmark(s): {', '.join(parts) or 'none'}"]
-    busy = [i for i, v in enumerate(verdicts) if v == BUSY][:TERMINAL_ROWS]
-    for r in (rows[i] for i in busy):  # which side, how busy, and what can decide
-        why = next((w for w in r.warnings if "busy machine" in w), "")
+    busy = [i for i, v in enumerate(verdicts) if v in (BUSY, HEAVY_TAIL)][:TERMINAL_ROWS]
+    for r in (rows[i] for i in busy):  # which side, how busy (how often), what can decide
+        why = next((w for w in r.warnings if "busy machine" in w
+                    or w.startswith("inconclusive: ")), "")
         lines.append(f"  {r.name}: {why}")
     moved = [i for i, v in enumerate(verdicts) if _moved(v)]
     for r in (rows[i] for i in moved[:TERMINAL_ROWS]):

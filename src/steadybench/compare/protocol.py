@@ -69,6 +69,10 @@ NO_DIFFERENCE = "no significant difference"
 INCONCLUSIVE = "inconclusive: needs ≥ 30 runs"
 #: the verdict of a comparison across time with a side measured on a contended machine
 BUSY = "inconclusive: busy machine"
+#: the verdict of a comparison across time that the heavy-tail guard vetoed: earlier runs of
+#: identical code on this machine shifted as much too often (:class:`~steadybench.compare.
+#: between.HeavyTail`); the row's warning says how often and names ``steadybench ab``
+HEAVY_TAIL = "inconclusive: heavy-tailed noise"
 #: verdict when a side has a single execution: its run-to-run noise is unknown
 ONE_EXECUTION = "inconclusive: one execution"
 #: the level of the normality check, fixed (``003`` Example 2.1 checks at 95% whatever the
@@ -422,6 +426,8 @@ def _between_runs(row: dict[str, Any], base: Sample, new: Sample, a: np.ndarray,
     busy = _busy_side(base, new)
     if busy is not None:  # a run on a contended machine is shifted far beyond the model
         proto.update(status="busy", verdict=BUSY, reason=busy)
+    elif at.vetoed(used):  # shifts this large are common here between runs of the same code
+        proto.update(status="heavy_tail", verdict=HEAVY_TAIL, reason=at.inconclusive_text())
     row["mean_protocol"] = dict(proto)
     row["median_protocol"] = dict(proto)
     row["run_noise"] = at.noise.to_dict()

@@ -11,8 +11,12 @@ against that result with its interval and a verdict under the random-effect mode
 once there are :data:`~steadybench.compare.between.MIN_RUNS` of them, else from the stated
 default floor.
 
+When the test calls a change but the heavy-tail guard of
+:class:`~steadybench.compare.between.HeavyTail` finds earlier runs of identical code here
+shifted as much too often, the line says "inconclusive: …; decide with `steadybench ab`".
+
 The assumption, stated: the earlier runs' levels show this machine's variation between runs;
-a real change among them spoils one consecutive difference each, which the MAD ignores.
+a real change among them spoils one consecutive difference each, which the biweight ignores.
 """
 
 from __future__ import annotations
@@ -157,7 +161,9 @@ def changes(results: Results, kept: dict[str, Any],
         if busy:  # shifted far beyond the variation between runs: no verdict
             verdict = "not comparable, a busy machine: CPU contended " + ", ".join(
                 f"{share:.0%} of {side}'s time" for side, share in busy) + " (Linux PSI)"
-        elif at.p_two_sided < 1.0 - confidence:
+        elif at.vetoed(confidence):  # earlier identical runs here shifted as much, often
+            verdict = at.inconclusive_text()
+        elif at.differs(confidence):
             verdict = f"{abs(change):.1%} {'slower' if change > 0 else 'faster'}"
         else:
             verdict = NO_CHANGE

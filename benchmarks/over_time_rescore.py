@@ -1,0 +1,133 @@
+"""Re-score recorded real runs of ``benchmarks/over_time.py`` offline, with and without the
+heavy-tail guard (:class:`steadybench.compare.between.HeavyTail`).
+
+``over_time.py``'s real part leaves a directory ``/tmp/over-time-*`` with ``a{i}.json`` and
+``b{i}.json`` for every pair i (even i: identical code; odd i: B 5 % slower). This script
+replays each pair through the project's own functions as the live run judged it: the kept
+levels are the ln(median)s of A_0..A_i (A_i is saved before B_i runs; a run on a busy machine
+is not kept, as :func:`steadybench.history.last_run.save` does), the noise
+:func:`~steadybench.compare.between.from_levels` of them (or the default floor with fewer than
+``MIN_RUNS``), the test :func:`~steadybench.compare.between.across_time` (A_i, B_i) at 95 %.
+``compare A.json B.json`` and the change line both go through that function, so one score
+stands for both.
+
+Printed per set: identical pairs called different, 5 % pairs called slower, wrong direction,
+and (with the guard) pairs called inconclusive; then the totals.
+
+    python benchmarks/over_time_rescore.py                       # every recorded set in /tmp
+    python benchmarks/over_time_rescore.py /tmp/over-time-74v8z4dl /tmp/over-time-mhrjdv5a
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from steadybench.compare.between import DEFAULT, across_time, from_levels
+from steadybench.cpu_pressure import is_busy
+from steadybench.history.last_run import KEEP_LEVELS
+
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Score:
+    """One set's verdicts in one way of judging (``guard`` on or off)."""
+
+    identical: int
+    differ: int
+    slower_pairs: int
+    found: int
+    wrong: int
+    inconclusive: int
+    busy: int
+
+    def text(self) -> str:
+        return (f"identical called different {self.differ} of {self.identical}; 5 % found "
+                f"{self.found} of {self.slower_pairs}; wrong direction {self.wrong}; "
+                f"inconclusive {self.inconclusive}" + (f"; busy {self.busy}" if self.busy
+                                                       else ""))
+
+
+def _case(path: Path) -> tuple[np.ndarray, float | None]:
+    bench = json.loads(path.read_text())["benchmarks"][0]
+    values = np.asarray(bench["estimate"]["fields"]["execution_values"], dtype=float)
+    return values, bench.get("cpu_pressure")
+
+
+def verdicts(folder: Path) -> list[tuple[str, str, str]]:
+    """(kind, verdict without the guard, verdict with it) for each pair of ``folder``."""
+    out = []
+    levels: list[float] = []
+    i = 0
+    while (folder / f"a{i}.json").exists() and (folder / f"b{i}.json").exists():
+        a, pressure_a = _case(folder / f"a{i}.json")
+        b, pressure_b = _case(folder / f"b{i}.json")
+        if not is_busy(pressure_a):
+            levels = [*levels, math.log(float(np.median(a)))][-KEEP_LEVELS:]
+        kind = "identical" if i % 2 == 0 else "slower"
+        i += 1
+        if is_busy(pressure_a) or is_busy(pressure_b):
+            out.append((kind, "busy", "busy"))
+            continue
+        at = across_time(a, b, from_levels(levels) or DEFAULT)
+        plain = ("faster" if at.difference > 0 else "slower") if at.differs(CONFIDENCE) \
+            else "no difference"
+        guarded = "inconclusive" if at.vetoed(CONFIDENCE) else plain
+        out.append((kind, plain, guarded))
+    return out
+
+
+def score(found: list[tuple[str, str, str]], guard: bool) -> Score:
+    col = 2 if guard else 1
+    same = [v[col] for v in found if v[0] == "identical"]
+    slow = [v[col] for v in found if v[0] == "slower"]
+    return Score(len(same), sum(v in ("slower", "faster") for v in same), len(slow),
+                 slow.count("slower"), slow.count("faster"),
+                 sum(v[col] == "inconclusive" for v in found),
+                 sum(v[col] == "busy" for v in found))
+
+
+def recorded_sets() -> list[Path]:
+    """Every /tmp/over-time-* with 40 pairs' B results, oldest first."""
+    found = [Path(d) for d in glob.glob("/tmp/over-time-*")
+             if len(glob.glob(os.path.join(d, "b*.json"))) >= 40]
+    return sorted(found, key=lambda d: d.stat().st_mtime)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sets", nargs="*", type=Path,
+                        help="recorded over_time.py directories (default: every "
+                             "/tmp/over-time-* with 40 b*.json)")
+    args = parser.parse_args()
+    sets = args.sets or recorded_sets()
+    if not sets:
+        raise SystemExit("no recorded sets: give over_time.py's directories")
+    totals: dict[bool, list[Score]] = {False: [], True: []}
+    for folder in sets:
+        if not (folder / "a0.json").exists():
+            print(f"{folder}: no a0.json, skipped")
+            continue
+        found = verdicts(folder)
+        print(f"{folder.name} ({len(found)} pairs)")
+        for guard in (False, True):
+            s = score(found, guard)
+            totals[guard].append(s)
+            print(f"  {'with guard' if guard else 'no guard  '}: {s.text()}")
+    for guard in (False, True):
+        got = totals[guard]
+        if got:
+            total = Score(*(sum(getattr(s, f) for s in got) for f in Score.__dataclass_fields__))
+            print(f"all sets, {'with guard' if guard else 'no guard  '}: {total.text()}")
+
+
+if __name__ == "__main__":
+    main()
