@@ -185,3 +185,36 @@ def test_a_benchmark_that_closes_standard_output_loses_nothing(tmp_path, mode):
     assert {b["name"]: b["n"] > 0 for b in data["benchmarks"]} == {"closer": False,
                                                                     "fine": True}
     assert "fine" in done.stdout  # the table still reaches standard output
+
+
+def test_the_deadline_ends_its_helper_before_sigalrm_is_default_again(monkeypatch):
+    """A run under load was killed by SIGALRM (exit -14) between two cases: the default
+    disposition came back while the helper thread could still signal. The default may come
+    back only once the helper has ended."""
+    import signal
+    import threading
+
+    from steadybench.runner import deadline as dl
+
+    seen: list[tuple[object, bool]] = []
+    real = signal.signal
+
+    def spy(signum, handler):
+        if signum == signal.SIGALRM:
+            helpers = [t for t in threading.enumerate() if t.name == "steadybench-deadline"]
+            seen.append((handler, any(t.is_alive() for t in helpers)))
+        return real(signum, handler)
+
+    # pytest-timeout may hold SIGALRM for this test: lend it to the deadline, then give it back
+    held, timer = signal.getsignal(signal.SIGALRM), signal.setitimer(signal.ITIMER_REAL, 0.0)
+    real(signal.SIGALRM, signal.SIG_DFL)
+    try:
+        monkeypatch.setattr(signal, "signal", spy)
+        with dl.deadline(60.0, "a block"):
+            assert signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, signal.SIG_IGN)
+        assert seen[-1] == (signal.SIG_DFL, False)
+        assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+    finally:
+        real(signal.SIGALRM, held if held is not None else signal.SIG_DFL)
+        if timer[0] > 0:
+            signal.setitimer(signal.ITIMER_REAL, *timer)

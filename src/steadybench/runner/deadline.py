@@ -29,6 +29,9 @@ from collections.abc import Callable, Iterator
 
 #: seconds between repeated alarms once the limit has passed
 REPEAT = 0.5
+#: seconds to wait for the helper thread to end when the block ends (it ends at once: it only
+#: waits on an event and signals itself)
+JOIN_TIMEOUT = 5.0
 
 
 class HardTimeLimit(BaseException):
@@ -89,9 +92,18 @@ def deadline(seconds: float | None, what: str, late: float = 0.0,
         signal.setitimer(signal.ITIMER_REAL, seconds + late, REPEAT)
         yield
     finally:
-        signal.signal(signal.SIGALRM, signal.SIG_IGN)  # a pending alarm no longer raises
+        # Order matters: until the helper has ended and the mask is back, an alarm may still
+        # come (the helper's own, or one pending behind a mask the benchmark set), and under
+        # the default disposition SIGALRM ends the process. So: ignore it (which also discards
+        # a pending one), stop the timer, end the helper, put the mask back, and only then
+        # restore the default (a run under load was killed by SIGALRM between cases when the
+        # default came back before the helper had stopped).
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
         signal.setitimer(signal.ITIMER_REAL, 0.0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
         stop.set()
+        if helper.ident is not None:
+            helper.join(JOIN_TIMEOUT)
         # a benchmark that blocked signals in this thread must not leave Ctrl-C blocked
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if not helper.is_alive():  # else ignoring stray alarms is the safe disposition
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
