@@ -16,6 +16,14 @@ and (with the guard) pairs called inconclusive; then the totals.
 
     python benchmarks/over_time_rescore.py                       # every recorded set in /tmp
     python benchmarks/over_time_rescore.py /tmp/over-time-74v8z4dl /tmp/over-time-mhrjdv5a
+    python benchmarks/over_time_rescore.py --statistics  # would another run level agree more?
+
+``--statistics`` asks whether a run's level other than the median of its executions would make
+runs of identical code agree: for each set, the spread between the base runs (their standard
+deviation and :func:`~steadybench.compare.between.robust_spread`, in ln time) when a run's level
+is the median, the 10th or 25th percentile, the minimum, the median of the fast group (the
+executions within 15 % of the fastest; Chen & Revels 2016 argue that on time-shared machines
+noise only adds time) or the mean of the shortest half (the shorth).
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from steadybench.compare.between import DEFAULT, across_time, from_levels
+from steadybench.compare.between import DEFAULT, across_time, from_levels, robust_spread
 from steadybench.cpu_pressure import is_busy
 from steadybench.history.last_run import KEEP_LEVELS
 
@@ -95,6 +103,43 @@ def score(found: list[tuple[str, str, str]], guard: bool) -> Score:
                  sum(v[col] == "busy" for v in found))
 
 
+def _fast_group(values: np.ndarray) -> float:
+    return float(np.median(values[values <= values.min() * 1.15]))
+
+
+def _shorth(values: np.ndarray) -> float:
+    v = np.sort(values)
+    half = v.size // 2 + 1
+    start = int(np.argmin(v[half - 1:] - v[:v.size - half + 1]))
+    return float(np.mean(v[start:start + half]))
+
+
+#: a run's level, each way of reading it from the run's execution values
+RUN_STATISTICS = {
+    "median": np.median,
+    "10th percentile": lambda v: np.quantile(v, 0.10),
+    "25th percentile": lambda v: np.quantile(v, 0.25),
+    "minimum": np.min,
+    "fast group": _fast_group,
+    "shorth": _shorth,
+}
+
+
+def statistics_table(folder: Path) -> list[str]:
+    """The base runs' spread (sd and robust spread of ln level) under each run statistic."""
+    runs = []
+    i = 0
+    while (folder / f"a{i}.json").exists():
+        runs.append(_case(folder / f"a{i}.json")[0])
+        i += 1
+    rows = []
+    for name, statistic in RUN_STATISTICS.items():
+        levels = np.log([float(statistic(v)) for v in runs])
+        rows.append(f"  {name:16s} sd {np.std(levels, ddof=1):6.2%}  robust "
+                    f"{robust_spread(list(levels)):6.2%}")
+    return rows
+
+
 def recorded_sets() -> list[Path]:
     """Every /tmp/over-time-* with 40 pairs' B results, oldest first."""
     found = [Path(d) for d in glob.glob("/tmp/over-time-*")
@@ -107,10 +152,17 @@ def main() -> None:
     parser.add_argument("sets", nargs="*", type=Path,
                         help="recorded over_time.py directories (default: every "
                              "/tmp/over-time-* with 40 b*.json)")
+    parser.add_argument("--statistics", action="store_true",
+                        help="the base runs' spread under other run statistics (module docs)")
     args = parser.parse_args()
     sets = args.sets or recorded_sets()
     if not sets:
         raise SystemExit("no recorded sets: give over_time.py's directories")
+    if args.statistics:
+        for folder in sets:
+            print(f"{folder.name}: spread of ln(run level) over its base runs")
+            print("\n".join(statistics_table(folder)))
+        return
     totals: dict[bool, list[Score]] = {False: [], True: []}
     for folder in sets:
         if not (folder / "a0.json").exists():
