@@ -76,29 +76,25 @@ def test_pin_action_rotates_and_restores() -> None:
 
 
 # ---------------------------------------------------------------------------- cool-down
-def test_cooldown_hysteresis_with_cooling_thread(tmp_path: Path) -> None:
+def test_cooldown_hysteresis_while_the_chip_cools(tmp_path: Path) -> None:
+    """The chip cools 1 °C every 5 ms of the injected clock (the file replaced atomically, as a
+    sysfs read never sees half): the wait goes on past the upper threshold down to the lower
+    one. (It was a thread cooling on the real clock, which a loaded machine made flaky.)"""
     root = make_machine(tmp_path, thermal={"cpu": 80000})
-    stop = threading.Event()
+    clock = SimulatedClock()
+    start = clock.now_ns
 
-    def cool() -> None:  # the chip cools 1 °C every 5 ms
-        temp = 80000
-        while not stop.is_set() and temp > 40000:
-            temp -= 1000
-            tmp = root / (TEMP + ".new")  # replaced atomically, as a sysfs read never sees half
-            tmp.write_text(f"{temp}\n")
-            os.replace(tmp, root / TEMP)
-            time.sleep(0.005)
+    def sleep(seconds: float) -> None:
+        clock.sleep(seconds)
+        temp = max(80000 - (clock.now_ns - start) // 5_000_000 * 1000, 40000)
+        tmp = root / (TEMP + ".new")
+        tmp.write_text(f"{temp}\n")
+        os.replace(tmp, root / TEMP)
 
     action = MachineCoolDownAction(SysRoot(root), upper=70, lower=60, max_wait=20, poll=0.002)
-    ctx = _ctx(clock=time.perf_counter_ns, sleep=time.sleep)
-    thread = threading.Thread(target=cool)
-    thread.start()
-    try:
-        action(ctx)
-        after = int((root / TEMP).read_text()) / 1000
-    finally:
-        stop.set()
-        thread.join()
+    ctx = _ctx(clock=clock, sleep=sleep)
+    action(ctx)
+    after = int((root / TEMP).read_text()) / 1000
     assert after <= 60.0  # waited past the upper threshold down to the lower one
     assert ctx.notes["cooldown_waited"] > 0 and not ctx.case.warnings
     # hysteresis: between the thresholds no wait happens
