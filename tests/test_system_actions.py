@@ -5,8 +5,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import threading
-import time
 from pathlib import Path
 
 import pytest
