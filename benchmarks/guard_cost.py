@@ -10,6 +10,8 @@ by a 5 % change, and how often the guard vetoes it.
 
     python benchmarks/guard_cost.py              # 2,000 histories a cell
     python benchmarks/guard_cost.py --trials 300 # a quick look
+
+The simulation is :func:`steadybench.testing.guard_tally`, which the tests use too.
 """
 
 from __future__ import annotations
@@ -19,41 +21,20 @@ import math
 
 import numpy as np
 
-from steadybench.compare.between import TAIL_MIN_COUNT, across_time, from_levels
-
-TAU, WITHIN, N = 0.01, 0.02, 25
-
-
-def _run(rng: np.random.Generator, shift: float = 0.0) -> np.ndarray:
-    return np.exp(shift + rng.normal(0, TAU) + rng.normal(0, WITHIN, N))
-
-
-def _level(values: np.ndarray) -> float:
-    return float(np.log(np.median(values)))
+from steadybench.compare.between import TAIL_MIN_COUNT
+from steadybench.testing import guard_tally
 
 
 def normal_cost(m: int, effect: float, trials: int, seed: int) -> tuple[float, float]:
-    rng = np.random.default_rng(seed)
-    plain = guarded = 0
-    for _ in range(trials):
-        runs = [_run(rng) for _ in range(m)]
-        at = across_time(runs[-1], _run(rng, effect), from_levels([_level(r) for r in runs]))
-        plain += at.differs(0.95)
-        guarded += at.differs(0.95) and not at.vetoed(0.95)
-    return plain / trials, guarded / trials
+    """(called by the t-test, still called with the guard), as shares of the trials."""
+    t = guard_tally(np.random.default_rng(seed), m, trials, effect=effect)
+    return t.called / trials, (t.called - t.vetoed) / trials
 
 
 def step_vetoes(m: int, trials: int, seed: int) -> tuple[float, float]:
-    rng = np.random.default_rng(seed)
-    called = vetoed = 0
-    for _ in range(trials):
-        step = int(rng.integers(1, m - 1))
-        runs = [_run(rng, 0.0 if i < step else math.log(1.2)) for i in range(m)]
-        at = across_time(runs[-1], _run(rng, math.log(1.2) + 0.05),
-                         from_levels([_level(r) for r in runs]))
-        called += at.differs(0.95)
-        vetoed += at.vetoed(0.95)
-    return called / trials, vetoed / trials
+    """(called by the t-test, vetoed by the guard) after a real +20 % step, then 5 %."""
+    t = guard_tally(np.random.default_rng(seed), m, trials, effect=0.05, step=math.log(1.2))
+    return t.called / trials, t.vetoed / trials
 
 
 def main() -> None:

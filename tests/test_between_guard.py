@@ -33,17 +33,9 @@ from steadybench.compare.protocol import (
 from steadybench.compare.readers import Sample
 from steadybench.model.results import CaseResult, Results
 from steadybench.output.results_io import write_results
+from steadybench.testing import guard_tally, run_level, simulated_run
 
-TAU, WITHIN, N = 0.01, 0.02, 25
-
-
-def _run(rng: np.random.Generator, shift: float = 0.0) -> np.ndarray:
-    """One run's executions: a run effect (σ :data:`TAU`) and the executions' own spread."""
-    return np.exp(shift + rng.normal(0, TAU) + rng.normal(0, WITHIN, N))
-
-
-def _level(values: np.ndarray) -> float:
-    return float(np.log(np.median(values)))
+_run, _level = simulated_run, run_level
 
 
 def _heavy_levels(seed: int = 25, m: int = 40) -> list[float]:
@@ -95,21 +87,13 @@ def test_on_normal_levels_the_guard_costs_little():
     identical code called different 5.15 % without the guard and 5.10 % with it, a 3 % change
     found 45.75 % and 45.55 %); this test runs 1,000 and bounds what the guard may take."""
     rng = np.random.default_rng(7)
-    trials = 1000
     for effect, most_lost in ((0.0, 0.0), (0.03, 0.03)):
-        plain = guarded = 0
-        for _ in range(trials):
-            runs = [_run(rng) for _ in range(20)]
-            at = across_time(runs[-1], _run(rng, effect),
-                             from_levels([_level(r) for r in runs]))
-            plain += at.differs(0.95)
-            guarded += at.differs(0.95) and not at.vetoed(0.95)
-        assert guarded <= plain
-        assert (plain - guarded) / trials <= most_lost + 0.01
+        t = guard_tally(rng, 20, 1000, effect=effect)
+        assert t.vetoed / t.trials <= most_lost + 0.01
         if effect == 0.0:
-            assert plain / trials < 0.08
+            assert t.called / t.trials < 0.08
         else:
-            assert guarded / trials > 0.35
+            assert (t.called - t.vetoed) / t.trials > 0.35
 
 
 def test_a_step_among_the_earlier_levels_does_not_veto_later_verdicts():
@@ -119,20 +103,11 @@ def test_a_step_among_the_earlier_levels_does_not_veto_later_verdicts():
     0.2 % at 12 and at 20 levels); a rule on the share alone (c/(m − 1) > 5 %) would veto
     every one of them."""
     rng = np.random.default_rng(11)
-    trials = 300
     for m in (12, 20):
-        called = vetoed = share_alone = 0
-        for _ in range(trials):
-            step = int(rng.integers(1, m - 1))
-            runs = [_run(rng, 0.0 if i < step else math.log(1.2)) for i in range(m)]
-            at = across_time(runs[-1], _run(rng, math.log(1.2) + 0.05),
-                             from_levels([_level(r) for r in runs]))
-            called += at.differs(0.95)
-            vetoed += at.vetoed(0.95)
-            share_alone += at.differs(0.95) and at.tail.share > 0.05
-        assert called / trials > 0.7
-        assert vetoed / trials < 0.1
-        assert share_alone == called  # what the minimum count is for
+        t = guard_tally(rng, m, 300, effect=0.05, step=math.log(1.2))
+        assert t.called / t.trials > 0.7
+        assert t.vetoed / t.trials < 0.1
+        assert t.share_alone == t.called  # what the minimum count is for
 
 
 def test_the_guard_needs_earlier_runs_and_the_json_carries_it():

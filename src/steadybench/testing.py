@@ -188,6 +188,56 @@ def simulated_history(rng: np.random.Generator, n: int, kind: str,
     return points
 
 
+#: the runs of the heavy-tail guard's simulations (tests/test_between_guard.py,
+#: benchmarks/guard_cost.py): 25 executions with a spread of 0.02 in ln time, each run shifted
+#: by a run effect of 0.01
+GUARD_EXECUTIONS, GUARD_SPREAD, GUARD_RUN_EFFECT = 25, 0.02, 0.01
+
+
+def simulated_run(rng: np.random.Generator, shift: float = 0.0) -> np.ndarray:
+    """One run's execution times: ``exp(shift + run effect + each execution's own noise)``."""
+    return np.exp(shift + rng.normal(0, GUARD_RUN_EFFECT)
+                  + rng.normal(0, GUARD_SPREAD, GUARD_EXECUTIONS))
+
+
+def run_level(values: np.ndarray) -> float:
+    """A run's level as the kept runs hold it: the ln of its executions' median."""
+    return float(np.log(np.median(values)))
+
+
+@dataclass(frozen=True)
+class GuardTally:
+    """Of ``trials`` simulated comparisons across time: ``called`` by the t-test alone,
+    ``vetoed`` by the heavy-tail guard among them, and ``share_alone`` those a rule on the share
+    of earlier shifts alone (no minimum count) would have vetoed."""
+
+    trials: int
+    called: int
+    vetoed: int
+    share_alone: int
+
+
+def guard_tally(rng: np.random.Generator, levels: int, trials: int, effect: float = 0.0,
+                step: float = 0.0, confidence: float = 0.95) -> GuardTally:
+    """Simulate ``trials`` comparisons of one more run (``effect`` slower, in ln) against the
+    last of ``levels`` kept runs; with ``step``, the kept runs take a real step of that size
+    (ln) at a random place and the new run stays on the stepped level."""
+    from .compare.between import across_time, from_levels
+
+    called = vetoed = share_alone = 0
+    alpha = 1.0 - confidence
+    for _ in range(trials):
+        at_step = int(rng.integers(1, levels - 1)) if step else levels
+        runs = [simulated_run(rng, step if i >= at_step else 0.0) for i in range(levels)]
+        at = across_time(runs[-1], simulated_run(rng, step + effect),
+                         from_levels([run_level(r) for r in runs]))
+        differs = at.differs(confidence)
+        called += differs
+        vetoed += differs and at.vetoed(confidence)
+        share_alone += differs and at.tail is not None and at.tail.share > alpha
+    return GuardTally(trials, called, vetoed, share_alone)
+
+
 #: a benchmark file whose profile has known shares: ``slow()`` and ``fast()`` do the same work,
 #: and the benchmark calls ``slow()`` three times and ``fast()`` once, so ``slow()`` holds 0.75 of
 #: the calls' cost and ``fast()`` 0.25 (tests/test_profiles.py checks a profile against these;
