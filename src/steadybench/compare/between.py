@@ -40,9 +40,8 @@ level α but c ≥ :data:`TAIL_MIN_COUNT` and c/(m − 1) > α, the verdict is *
 shifts that large are common here between runs of the same code. A real step among the earlier
 levels spoils one difference and one unusual earlier run two, so neither vetoes on its own
 (hence the minimum of 3). Measured on normal levels (``benchmarks/guard_cost.py``) the guard
-costs little; it applies
-only to a spread learned from earlier runs (source ``history``), not to the ``data`` or the
-``default`` floor.
+costs little; it applies only to a spread learned from earlier runs (source ``history``), not
+to the ``data`` or the ``default`` floor.
 
 The test is Student's t on d/SE with Welch–Satterthwaite degrees of freedom over the three
 components (each se with n − 1, τ² with its own: ∞ for the floor; for m earlier runs, the

@@ -417,7 +417,7 @@ def _between_runs(row: dict[str, Any], base: Sample, new: Sample, a: np.ndarray,
     else:
         found = opts.run_noise(new) or opts.run_noise(base) if opts.run_noise else None
         at = across_time(a, b, found or DEFAULT)
-    used = _one_level(row, opts, lambda lv: at.p_two_sided < 1.0 - lv)
+    used = _one_level(row, opts, at.differs)
     low, high = at.interval(used)
     proto = {"status": "ok", "test": "t with between-run noise", "statistic": at.statistic,
              "df": at.df, "p_faster": at.p_faster, "p_slower": at.p_slower,

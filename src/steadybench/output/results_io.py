@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -140,22 +141,16 @@ def check_results_data(data: Any, source: str = "<data>") -> None:
         if problem:
             raise ResultsFormatError(f"{source}: malformed results file (benchmark "
                                      f"{entry['name']!r}: {problem}, not a time)")
-        _check_fields(entry, BENCHMARK_FIELDS, f"benchmarks[{i}]", source)
-        if isinstance(entry.get("ci"), dict):
-            _check_fields(entry["ci"], CI_FIELDS, f"benchmarks[{i}].ci", source)
-        if isinstance(entry.get("stats"), dict):
-            _check_fields(entry["stats"], dict.fromkeys(entry["stats"], _NUMBER),
-                          f"benchmarks[{i}].stats", source)
-        if isinstance(entry.get("estimate"), dict):
-            _check_fields(entry["estimate"], ESTIMATE_FIELDS, f"benchmarks[{i}].estimate",
-                          source)
-        runs = entry.get("runs")
-        if isinstance(runs, dict):
-            _check_fields(runs, RUNS_FIELDS, f"benchmarks[{i}].runs", source)
-            if any(not isinstance(s, str) for s in runs.get("status") or []):
-                raise ResultsFormatError(f"{source}: malformed results file (benchmarks[{i}]"
-                                         ".runs.status holds something other than text)")
-    _check_fields(data, TOP_FIELDS, "the file", source)
+        at = f"benchmarks[{i}]."
+        _check_fields(entry, BENCHMARK_FIELDS, at, source)
+        for part, kinds in NESTED_FIELDS.items():
+            if isinstance(entry.get(part), dict):
+                _check_fields(entry[part], kinds(entry[part]), f"{at}{part}.", source)
+        status = entry["runs"].get("status") if isinstance(entry.get("runs"), dict) else None
+        if any(not isinstance(s, str) for s in status or []):
+            raise ResultsFormatError(f"{source}: malformed results file ({at}runs.status "
+                                     "holds something other than text)")
+    _check_fields(data, TOP_FIELDS, "", source)
 
 
 _NUMBER = (int, float)
@@ -176,6 +171,11 @@ ESTIMATE_FIELDS: dict[str, tuple[type, ...]] = {
     "level": (str,)}
 #: the runs are stored column-wise: each field a list, one value per run
 RUNS_FIELDS: dict[str, tuple[type, ...]] = {"status": (list,), "metrics": (dict,)}
+#: the objects inside a benchmark whose fields are checked, and their kinds (``stats``: every
+#: figure a number)
+NESTED_FIELDS: dict[str, Callable[[dict[str, Any]], dict[str, tuple[type, ...]]]] = {
+    "ci": lambda _: CI_FIELDS, "stats": lambda stats: dict.fromkeys(stats, _NUMBER),
+    "estimate": lambda _: ESTIMATE_FIELDS, "runs": lambda _: RUNS_FIELDS}
 #: fields steadybench always writes with a value: a null there is refused like another kind
 NEVER_NULL = frozenset({"suite", "method", "n_executions"})
 _KIND = {str: "text", dict: "an object", list: "a list", int: "a number", float: "a number"}
@@ -183,6 +183,8 @@ _KIND = {str: "text", dict: "an object", list: "a list", int: "a number", float:
 
 def _check_fields(holder: dict[str, Any], kinds: dict[str, tuple[type, ...]], where: str,
                   source: str) -> None:
+    """One clear error for the first field of ``holder`` whose kind ``kinds`` does not allow
+    (``where``: the holder's place in the file, ending in a dot, empty at the top)."""
     for key, allowed in kinds.items():
         value = holder.get(key)
         if value is None and not (key in NEVER_NULL and key in holder):
@@ -190,9 +192,8 @@ def _check_fields(holder: dict[str, Any], kinds: dict[str, tuple[type, ...]], wh
         if isinstance(value, bool) or not isinstance(value, allowed):
             want = " or ".join(dict.fromkeys(_KIND[t] for t in allowed))
             raise ResultsFormatError(
-                f"{source}: malformed results file ({where}.{key} is "
-                f"{'null' if value is None else type(value).__name__}, not {want})"
-                .replace("the file.", ""))
+                f"{source}: malformed results file ({where}{key} is "
+                f"{'null' if value is None else type(value).__name__}, not {want})")
 
 
 def load_results(path: str | os.PathLike[str]) -> Results:
