@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from _expected import expected_lines
 
 from steadybench.testing import HISTORY_KINDS, HistoryNoise, simulated_history
 
@@ -104,6 +105,9 @@ class Pair:
     #: the CPU pressure while each run was measured (steadybench.cpu_pressure), if measured
     pressure_base: float | None = None
     pressure_new: float | None = None
+    #: the comparison's standard error of ln(BASE/NEW) and its degrees of freedom
+    se: float = math.nan
+    df: float = math.nan
 
 
 def _pair(kind: str, row: dict, line: str) -> Pair:
@@ -117,7 +121,8 @@ def _pair(kind: str, row: dict, line: str) -> Pair:
                 .replace("inconclusive: heavy-tailed noise", "inconclusive"),
                 verdict_of_change(line), row["speedup"], (high - low) / 2.0,
                 between.get("se_base", math.nan), between.get("se_new", math.nan),
-                noise.get("sigma", math.nan), noise.get("source", "?"), noise.get("runs", 0))
+                noise.get("sigma", math.nan), noise.get("source", "?"), noise.get("runs", 0),
+                se=between.get("se", math.nan), df=between.get("df", math.nan))
 
 
 def _pressure(path: Path) -> float | None:
@@ -167,12 +172,14 @@ def real_pairs(pairs: int, slowdown: float) -> list[Pair]:
     print(f"\nreal runs: {kinds.count('identical')} identical and {kinds.count('slower')} "
           f"slower pairs in {minutes:.1f} min, load average "
           f"{load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at the end")
-    summarize(done, pairs)
+    summarize(done, pairs, slowdown)
     return done
 
 
-def summarize(done: list[Pair], pairs: int) -> None:
-    """The figures issue 25's Done-when asks for, per way of comparing."""
+def summarize(done: list[Pair], pairs: int, slowdown: float = 0.05) -> None:
+    """The figures issue 25's Done-when asks for, per way of comparing; then what a test that
+    holds its level could be expected to score with the noise these runs showed
+    (:mod:`_expected`)."""
     same = [p for p in done if p.kind == "identical"]
     slow = [p for p in done if p.kind == "slower"]
     for how in ("compare", "change"):
@@ -196,6 +203,8 @@ def summarize(done: list[Pair], pairs: int) -> None:
               f"median {ses[len(ses) // 2]:.2%}; noise sources: " + ", ".join(
                   f"{src} {sum(p.noise_source == src for p in done)}"
                   for src in sorted({p.noise_source for p in done})))
+        for line in expected_lines([(p.se, p.df) for p in slow], len(same), slowdown):
+            print(line)
 
 
 def _rate(hits: int, trials: int) -> str:

@@ -12,7 +12,9 @@ is not kept, as :func:`steadybench.history.last_run.save` does), the noise
 stands for both.
 
 Printed per set: identical pairs called different, 5 % pairs called slower, wrong direction,
-and (with the guard) pairs called inconclusive; then the totals.
+and (with the guard) pairs called inconclusive; what a test that holds its level could be
+expected to score with the standard errors of that set's comparisons (``_expected.py``); then
+the totals.
 
     python benchmarks/over_time_rescore.py                       # every recorded set in /tmp
     python benchmarks/over_time_rescore.py /tmp/over-time-74v8z4dl /tmp/over-time-mhrjdv5a
@@ -37,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from _expected import expected_lines
 
 from steadybench.compare.between import DEFAULT, across_time, from_levels, robust_spread
 from steadybench.cpu_pressure import is_busy
@@ -70,8 +73,9 @@ def _case(path: Path) -> tuple[np.ndarray, float | None]:
     return values, bench.get("cpu_pressure")
 
 
-def verdicts(folder: Path) -> list[tuple[str, str, str]]:
-    """(kind, verdict without the guard, verdict with it) for each pair of ``folder``."""
+def verdicts(folder: Path) -> list[tuple[str, str, str, float, float]]:
+    """(kind, verdict without the guard, verdict with it, the comparison's standard error and
+    degrees of freedom) for each pair of ``folder``."""
     out = []
     levels: list[float] = []
     i = 0
@@ -83,17 +87,17 @@ def verdicts(folder: Path) -> list[tuple[str, str, str]]:
         kind = "identical" if i % 2 == 0 else "slower"
         i += 1
         if is_busy(pressure_a) or is_busy(pressure_b):
-            out.append((kind, "busy", "busy"))
+            out.append((kind, "busy", "busy", math.nan, math.nan))
             continue
         at = across_time(a, b, from_levels(levels) or DEFAULT)
         plain = ("faster" if at.difference > 0 else "slower") if at.differs(CONFIDENCE) \
             else "no difference"
         guarded = "inconclusive" if at.vetoed(CONFIDENCE) else plain
-        out.append((kind, plain, guarded))
+        out.append((kind, plain, guarded, at.se, at.df))
     return out
 
 
-def score(found: list[tuple[str, str, str]], guard: bool) -> Score:
+def score(found: list[tuple[str, str, str, float, float]], guard: bool) -> Score:
     col = 2 if guard else 1
     same = [v[col] for v in found if v[0] == "identical"]
     slow = [v[col] for v in found if v[0] == "slower"]
@@ -174,6 +178,8 @@ def main() -> None:
             s = score(found, guard)
             totals[guard].append(s)
             print(f"  {'with guard' if guard else 'no guard  '}: {s.text()}")
+        slower = [(v[3], v[4]) for v in found if v[0] == "slower"]
+        print("\n".join(expected_lines(slower, sum(v[0] == "identical" for v in found), 0.05)))
     for guard in (False, True):
         got = totals[guard]
         if got:

@@ -182,6 +182,47 @@ def test_compare_of_two_run_results_uses_the_model_and_names_ab():
     assert off["verdict"] == "slower"  # what the executions alone say
 
 
+def test_power_and_detectable_change_follow_the_noncentral_t():
+    """The smallest change two runs can find (80 % power): with infinite degrees of freedom
+    ln(1 + c) = (z₀.₉₇₅ + z₀.₈)·SE; with few, scipy's noncentral t gives the power at
+    that change; and power(detectable) is the stated 80 %."""
+    from steadybench.compare.between import DETECT_POWER, AcrossTime
+
+    def at(se: float, df: float) -> AcrossTime:
+        return AcrossTime(difference=0.0, se=se, df=df, statistic=0.0, p_faster=0.5,
+                          p_slower=0.5, se_base=se, se_new=se, noise=DEFAULT)
+
+    big = at(0.02, math.inf)
+    z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
+    # (the two-sided power also counts the far tail, Φ(−z − ncp) ≈ 1e-7 here)
+    assert big.detectable(0.95) == pytest.approx(math.expm1(z * 0.02), rel=1e-5)
+    small = at(0.02, 5.1)
+    c = small.detectable(0.95)
+    crit, ncp = stats.t.ppf(0.975, 5.1), math.log1p(c) / 0.02
+    ref = stats.nct.sf(crit, 5.1, ncp) + stats.nct.cdf(-crit, 5.1, ncp)
+    assert ref == pytest.approx(DETECT_POWER, abs=1e-6)
+    assert small.power(c, 0.95) == pytest.approx(DETECT_POWER, abs=1e-6)
+    assert c > big.detectable(0.95)  # fewer degrees of freedom, a larger change needed
+    assert small.power(0.0, 0.95) == pytest.approx(0.05, abs=1e-9)
+    assert at(0.0, math.inf).detectable(0.95) == 0.0
+
+
+def test_the_stated_power_is_the_rate_at_which_runs_find_the_change():
+    """By simulation: pairs of runs whose NEW is 5 % slower (run effect 1 %, the default
+    floor), tested as `compare` does; the share called different matches the power the first
+    comparison states, within three Monte Carlo standard errors."""
+    rng = np.random.default_rng(25)
+    trials, hits, stated = 400, 0, []
+    for _ in range(trials):
+        a = _shifted(rng, rng.normal(0, 0.01), 0.025, 25, "normal")
+        b = _shifted(rng, rng.normal(math.log(1.05), 0.01), 0.025, 25, "normal")
+        t = across_time(a, b, DEFAULT)
+        stated.append(t.power(0.05, 0.95))
+        hits += t.differs(0.95) and t.difference < 0
+    power = float(np.mean(stated))
+    assert abs(hits / trials - power) <= 3.0 * math.sqrt(power * (1 - power) / trials)
+
+
 # ------------------------------------------------------------------ change since the last run
 def _results(values: list[float]) -> Results:
     res = Results()
@@ -206,6 +247,9 @@ def test_last_run_is_kept_and_the_next_run_compared(tmp_path, monkeypatch):
     # the variation between runs, the same for every case, is said once above the cases
     assert "default floor" in same[1] and last_run.NO_CHANGE in same[2]
     assert "default floor" not in same[2] and "steadybench ab" in same[-1]
+    # what "no change" could not have seen: the change these runs find 4 times in 5
+    hinted = float(same[3].split("change of ")[1].split("%")[0]) / 100
+    assert 0.03 < hinted < 0.15 and all(len(line) <= 80 for line in same[3:])
     slower = last_run.report_and_keep(_results(list(np.exp(rng.normal(0.10, 0.01, 25)))), {})
     assert "slower" in slower[2] and last_run.NO_CHANGE not in slower[2]
     change = float(slower[2].split(": ")[1].split("%")[0]) / 100

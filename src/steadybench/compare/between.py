@@ -78,6 +78,9 @@ CALIBRATION_DRAWS = 20000
 CALIBRATION_SEED = 20251126
 
 SOURCES = ("data", "history", "default")
+#: the power at which :meth:`AcrossTime.detectable` states the smallest change a comparison
+#: can find (80 %, the usual planning figure: Cohen 1988)
+DETECT_POWER = 0.8
 #: the fewest earlier consecutive shifts at least as large as |d| that can make the heavy-tail
 #: guard veto a verdict. A real step among the earlier levels makes one such shift; one
 #: unusual earlier run makes two (into it and out of it); so 3 asks the machine to have shown
@@ -268,6 +271,16 @@ class AcrossTime:
         said = self.tail.describe() if self.tail is not None else "heavy-tailed noise"
         return f"inconclusive: {said}; decide with `steadybench ab`"
 
+    def power(self, change: float, confidence: float) -> float:
+        """:func:`change_power` with this comparison's standard error and degrees of
+        freedom."""
+        return change_power(change, self.se, self.df, confidence)
+
+    def detectable(self, confidence: float, power: float = DETECT_POWER) -> float:
+        """:func:`detectable_change` with this comparison's standard error and degrees of
+        freedom."""
+        return detectable_change(self.se, self.df, confidence, power)
+
     def interval(self, confidence: float) -> tuple[float, float]:
         """The interval of median(BASE)/median(NEW) at ``confidence``."""
         from scipy import stats
@@ -281,6 +294,38 @@ class AcrossTime:
                 "p_slower": self.p_slower, "se_base": self.se_base, "se_new": self.se_new,
                 "noise": self.noise.to_dict(),
                 "heavy_tail": None if self.tail is None else self.tail.to_dict()}
+
+
+def change_power(change: float, se: float, df: float, confidence: float) -> float:
+    """The probability that a comparison across time with standard error ``se`` (of ln time)
+    and ``df`` degrees of freedom calls a true change of ``change`` (NEW/BASE − 1, e.g. 0.05
+    for 5 % slower) a difference at ``confidence``: the two-sided t-test's power from the
+    noncentral t, noncentrality |ln(1 + change)|/SE
+    (:func:`steadybench.compare.plan.two_sided_t_power`; the wrong-direction share of it is
+    below α/2)."""
+    from .plan import two_sided_t_power
+
+    shift = abs(math.log1p(change))
+    if se == 0:
+        return 1.0 if shift > 0 else 1.0 - confidence
+    return two_sided_t_power(shift / se, df, 1.0 - confidence)
+
+
+def detectable_change(se: float, df: float, confidence: float,
+                      power: float = DETECT_POWER) -> float:
+    """The smallest slowdown (NEW/BASE − 1) that a comparison with standard error ``se`` and
+    ``df`` degrees of freedom finds with probability ``power`` at ``confidence``: the minimum
+    detectable change, what "no change" from two runs can rule out. A smaller change needs
+    both versions measured together (``steadybench ab``)."""
+    from scipy.optimize import brentq
+
+    from .plan import two_sided_t_power
+
+    if se == 0:
+        return 0.0
+    alpha = 1.0 - confidence
+    ncp = brentq(lambda x: two_sided_t_power(x, df, alpha) - power, 0.0, 60.0)
+    return math.expm1(ncp * se)
 
 
 def _satterthwaite(parts: Sequence[tuple[float, float]]) -> float:

@@ -75,11 +75,16 @@ def runs_for_median_ci(values: np.ndarray, width: float, confidence: float) -> i
 
 
 def t_power(n: int, effect: float, alpha: float) -> float:
-    """Power of the two-sided two-sample t-test with n per side and effect δ/σ (noncentral t;
-    its normal limit above 10⁵ degrees of freedom, or wherever scipy's noncentral t returns
-    NaN, as it does for a large noncentrality)."""
-    df = 2 * n - 2
-    ncp = effect * math.sqrt(n / 2)
+    """Power of the two-sided two-sample t-test with n per side and effect δ/σ
+    (:func:`two_sided_t_power` with 2n − 2 degrees of freedom)."""
+    return two_sided_t_power(effect * math.sqrt(n / 2), 2 * n - 2, alpha)
+
+
+def two_sided_t_power(ncp: float, df: float, alpha: float) -> float:
+    """The probability that a two-sided t-test at level α rejects when its statistic has
+    noncentrality ``ncp`` (δ/SE) and ``df`` degrees of freedom: the noncentral t; its normal
+    limit above 10⁵ degrees of freedom (or infinite ones), or wherever scipy's noncentral t
+    returns NaN, as it does for a large noncentrality."""
     if df <= 100_000:
         crit = sps.t.ppf(1 - alpha / 2, df)
         power = float(sps.nct.sf(crit, df, ncp) + sps.nct.cdf(-crit, df, ncp))

@@ -582,7 +582,7 @@ def _undecided_warning(row: dict[str, Any], proto: dict[str, Any],
     p, p_adjusted = proto.get("p_two_sided"), proto.get("p_adjusted")
     if not (low > 1 or high < 1):
         why = (f"{interval} holds 1 (no change), given the variation within each run and "
-               f"between runs ({row['run_noise']['text']})")
+               f"between runs ({row['run_noise']['text']}){_unseen(proto, level)}")
     elif (level is not None and p is not None and p_adjusted is not None
           and p <= 1 - level < p_adjusted):
         why = (f"{interval} excludes 1 on its own (p = {p:.3g}), but not after the "
@@ -593,6 +593,21 @@ def _undecided_warning(row: dict[str, Any], proto: dict[str, Any],
                f"p = {p if p is None else format(p, '.3g')}) does not call a difference")
     return f"the data cannot decide: {why}; measure both versions together to decide: " \
         "steadybench ab BASE NEW"
+
+
+def _unseen(proto: dict[str, Any], level: float | None) -> str:
+    """``; runs like these find a change of 9.8 % or more 4 times in 5``: the minimum
+    detectable change of a comparison across time (:func:`steadybench.compare.between.
+    detectable_change`), or nothing when the test's figures are not there."""
+    from .between import DETECT_POWER, detectable_change
+
+    test = (proto.get("assumptions") or {}).get("between_runs") or {}
+    se, df = test.get("se"), test.get("df")
+    if not isinstance(se, float) or not isinstance(df, float) or not math.isfinite(se):
+        return ""
+    change = detectable_change(se, df, level if level is not None else 0.95)
+    return f"; runs like these find a change of {change:.1%} or more {DETECT_POWER:.0%} " \
+        "of the time"
 
 
 def nan_to_none(value: float | None) -> float | None:

@@ -172,6 +172,17 @@ def changes(results: Results, kept: dict[str, Any],
     return out
 
 
+def unseen_hint(unseen: list[Change], confidence: float = CONFIDENCE) -> list[str]:
+    """What "no change" could not have seen: the largest minimum detectable change of the
+    cases without one (:meth:`~steadybench.compare.between.AcrossTime.detectable`, 80 %
+    power), and the command that sees smaller ones; two lines within 80 columns."""
+    from ..compare.between import DETECT_POWER
+
+    worst = max(c.test.detectable(confidence) for c in unseen)
+    return [f"  (runs like these find a change of {worst:.1%} or more {DETECT_POWER:.0%} of the "
+            "time;", "  a smaller one needs both versions measured together: steadybench ab)"]
+
+
 def report_and_keep(results: Results, opts: dict[str, Any]) -> list[str]:
     """The lines ``run`` prints after its table, and the kept result updated (module docs).
     ``--no-baseline`` turns both off; ``--baseline NAME`` compares with NAME and keeps it as it
@@ -194,9 +205,9 @@ def report_and_keep(results: Results, opts: dict[str, Any]) -> list[str]:
             if shared:  # said once, not on every line (80 columns)
                 lines.append(f"  {found[0].noise_text}")
             lines.extend(f"  {c.text(with_noise=not shared)}" for c in found)
-            if any(c.verdict == NO_CHANGE for c in found):
-                lines.append("  (a smaller change than the variation between runs needs both "
-                             "versions measured together: steadybench ab)")
+            unseen = [c for c in found if c.verdict == NO_CHANGE]
+            if unseen:
+                lines.extend(unseen_hint(unseen))
             elif any(c.verdict.startswith("not comparable") for c in found):
                 lines.append("  (on a busy machine, measure both versions together: "
                              "steadybench ab)")
