@@ -7,6 +7,9 @@ compared with ``steadybench compare A.json B.json`` and with the change-since-th
 between-run noise). Targets (issue 25): identical code called different in ≤ 1 of 20, the 5 %
 slowdown called slower in ≥ 16 of 20, never the wrong direction.
 
+Part 1b (``--ab``): the same workload's pairs measured together by ``steadybench ab``, for
+the same three figures on the machine as it is at that moment.
+
 Part 2, simulated histories through ``history regressions``' own function
 (:func:`steadybench.testing.simulated_history`): records of 5 executions (2.5 % spread), each
 record shifted by a run effect (1 %), 1.67 % per record in all (``--record-noise`` scales
@@ -24,6 +27,7 @@ found by each.
     python benchmarks/over_time.py                   # 20 + 20 pairs, 200 simulated series
     python benchmarks/over_time.py --pairs 3 --series 20   # a quick look
     python benchmarks/over_time.py --skip-real             # parts 2 and 3 only
+    python benchmarks/over_time.py --skip-real --skip-simulated --skip-oracle --ab  # ab only
     python benchmarks/over_time.py --skip-real --series 400 --false-series 1000 \
         --record-noise 0.0088                              # at this VM's record noise
     python benchmarks/over_time.py --noise-table 0.006,0.0088,0.0125,0.0167,0.025
@@ -174,6 +178,42 @@ def real_pairs(pairs: int, slowdown: float) -> list[Pair]:
           f"{load_before:.1f} at the start and {os.getloadavg()[0]:.1f} at the end")
     summarize(done, pairs, slowdown)
     return done
+
+
+def ab_pairs(pairs: int, slowdown: float) -> None:
+    """Part 1b (``--ab``): the same workload's pairs measured together, by ``steadybench ab``
+    with its defaults (A against a copy of itself, and against B ``slowdown`` slower,
+    interleaved), for the same three figures on the machine as it is now."""
+    work = Path(tempfile.mkdtemp(prefix="over-time-ab-"))
+    files = {}
+    for name, scale in (("a", 1.0), ("a_copy", 1.0), ("b", 1.0 + slowdown)):
+        files[name] = work / f"{name}.py"
+        files[name].write_text(WORKLOAD.replace('float(os.environ.get("OVER_TIME_SCALE", '
+                                                '"1.0"))', repr(scale)))
+    env = {**os.environ, "XDG_STATE_HOME": str(work / "state")}
+    verdicts: dict[str, list[str]] = {"identical": [], "slower": []}
+    started = time.monotonic()
+    for i in range(2 * pairs):
+        kind = "identical" if i % 2 == 0 else "slower"
+        out = work / f"ab{i}.json"
+        other = files["a_copy"] if kind == "identical" else files["b"]
+        proc = steadybench("ab", str(files["a"]), str(other), "--json", str(out), "-q", env=env)
+        try:
+            doc = json.loads(out.read_text())
+        except (OSError, ValueError):
+            print(f"ab failed (exit {proc.returncode}): {proc.stderr[-300:]}")
+            continue
+        result = doc.get("result") or {}
+        verdicts[kind].append(str(doc.get("verdict")))
+        print(f"ab {i // 2 + 1:2d} {kind:9s} {doc.get('verdict')!s:14s} ratio "
+              f"{result.get('ratio', math.nan):.4f} [{result.get('low', math.nan):.4f}, "
+              f"{result.get('high', math.nan):.4f}] rounds {result.get('rounds')}", flush=True)
+    same, slow = verdicts["identical"], verdicts["slower"]
+    print(f"\nab, the same pairs measured together ({(time.monotonic() - started) / 60:.1f} min, "
+          f"load average {os.getloadavg()[0]:.1f} at the end): identical called different "
+          f"{sum(v in ('slower', 'faster') for v in same)} of {len(same)}; {slowdown:.0%} slower "
+          f"called slower {slow.count('slower')} of {len(slow)}; wrong direction "
+          f"{slow.count('faster')}")
 
 
 def summarize(done: list[Pair], pairs: int, slowdown: float = 0.05) -> None:
@@ -330,6 +370,9 @@ def main() -> None:
     parser.add_argument("--skip-real", action="store_true")
     parser.add_argument("--skip-simulated", action="store_true")
     parser.add_argument("--skip-oracle", action="store_true")
+    parser.add_argument("--ab", action="store_true",
+                        help="after the real runs, the same pairs measured together by "
+                             "steadybench ab (part 1b)")
     parser.add_argument("--false-series", type=int, default=None,
                         help="series without a step per cell (default: --series)")
     parser.add_argument("--record-noise", type=float, default=None,
@@ -344,6 +387,8 @@ def main() -> None:
         return
     if not args.skip_real:
         real_pairs(args.pairs, args.slowdown)
+    if args.ab:
+        ab_pairs(args.pairs, args.slowdown)
     if not args.skip_simulated:
         simulated(args.series, noise, false_series=args.false_series)
     if not args.skip_oracle:

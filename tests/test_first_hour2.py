@@ -500,6 +500,11 @@ def test_plain_rows_split_into_the_header_fields(capsys):
     assert row.split() == ["build_join_[n=100]", "511ns", "±2.22%",
                            "965M_items/s,_8.99GiB/s", "FAILED_KeyError:_'x'"]
     assert len(header.split()) == len(row.split())
+    # a word after a number is not a unit: it keeps its space (was "from_40earlier_runs")
+    from steadybench.output.tables import plain_field
+
+    assert plain_field("from 40 earlier runs, ±10.3% (95 %), 0.1 s elapsed") == \
+        "from_40_earlier_runs,_±10.3%_(95%),_0.1s_elapsed"
     code, out, err = cli(["exec", "sleep 0.001", "true 1", "--runs", "3", "--style", "plain"],
                          capsys)
     assert code == 0, err

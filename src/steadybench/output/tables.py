@@ -152,6 +152,11 @@ def _render_rich(spec: TableSpec, console) -> None:  # noqa: ANN001
                       "--style plain shows all)[/dim]")
 
 
+#: a unit that :func:`plain_field` attaches to the number before it (a word after a number,
+#: "from 40 earlier runs", keeps its space)
+_UNIT = r"(?:[nµu]s|ms|s|min|h|%|[KMGTP]i?B|[kMGT]?B|[kMGT])(?![A-Za-z])"
+
+
 def plain_field(cell: str) -> str:
     """A cell as one whitespace-free field (``--style plain``): a unit is attached to its
     number (``511ns``, ``±2.22%``, ``1.5GiB/s``), every other space becomes ``_``, so that
@@ -159,7 +164,7 @@ def plain_field(cell: str) -> str:
     import re
 
     text = " ".join(_plain_cell(cell).split())
-    text = re.sub(r"(?<=[\d.])\s+(?=[^\d\s(\[])", "", text)  # 511 ns, 2.5 GiB/s, 3 M items
+    text = re.sub(r"(?<=[\d.])\s+(?=" + _UNIT + r")", "", text)  # 511 ns, 2.5 GiB/s, 3 M items
     text = text.replace("± ", "±")
     return text.replace(" ", "_") or "—"
 
