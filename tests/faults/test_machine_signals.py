@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,7 @@ from machine_faults import (
 )
 
 from fake_machine import snapshot
+from steadybench.arrivals import arrivals
 from steadybench.model.implementation import CallableImplementation
 from steadybench.model.parameters import Parameters
 from steadybench.model.results import CaseResult
@@ -143,6 +145,48 @@ def test_signals_while_unwinding_do_not_skip_the_restore(tmp_path, handlers):
     _must_not_raise("the restore", action.close, ctx)
     assert snapshot(root) == before
     assert signals.pending() == []
+
+
+class _Finalized:
+    """An object whose weakref callback is where the signal's handler runs."""
+
+
+def test_a_signal_whose_exception_python_swallowed_is_delivered_again(handlers):
+    """A Python signal handler runs at the main thread's next bytecode, which may be inside a
+    weakref callback, where an exception is only printed ("Exception ignored in ...": seen in
+    importlib's module-lock callback, in `test_signal_restores` under load). The delivery is
+    then repeated at the next bytecode outside it; before, the Terminated was lost and the
+    run went on (the test waited 30 s for a child that never stopped). It is sent again from a
+    helper thread; the test waits for it, bounded."""
+    import sys
+    import weakref
+
+    def callback(_ref) -> None:
+        signal.raise_signal(signal.SIGTERM)  # the handler runs in this callback...
+        for _ in range(1000):
+            pass
+
+    seen: list[object] = []
+    saved = sys.unraisablehook
+    sys.unraisablehook = seen.append  # what the guard finds there and must keep serving
+    try:
+        signals.install()
+        try:
+            before = arrivals()
+            with pytest.raises(Terminated):
+                obj = _Finalized()
+                ref = weakref.ref(obj, callback)
+                del obj
+                deadline = time.monotonic() + 10  # bounded: sent again 1 ms after the callback
+                while time.monotonic() < deadline:  # ... and handled here, where it propagates
+                    time.sleep(0.001)
+            assert arrivals() == before + 1  # one signal, counted once
+            assert ref() is None and seen == []
+        finally:
+            signals.uninstall()
+        assert sys.unraisablehook == seen.append  # put back
+    finally:
+        sys.unraisablehook = saved
 
 
 def test_signal_during_the_writes_is_honoured_after_them(tmp_path, handlers):

@@ -22,7 +22,18 @@ fix works at that level:
   raised on its way (SIGINT then SIGTERM at once) would skip it;
 - recorded signals are honoured when the protected region ends, or, while an exception
   unwinds, when the handlers are put back: then the program's handlers see them (so SIGTERM
-  still gives 143) but their exceptions are dropped, one being already on its way.
+  still gives 143) but their exceptions are dropped, one being already on its way;
+- a signal whose exception Python swallowed is sent again. A Python signal handler runs at the
+  main thread's next bytecode, which may be inside a weakref callback, a ``__del__`` or the
+  garbage collector; an exception raised there is only printed ("Exception ignored in ...",
+  seen under load in importlib's module-lock callback), so the run went on as if no signal had
+  come and a test waited for it in vain. While the handlers are installed,
+  ``sys.unraisablehook`` is wrapped (:func:`_unraisable`): when the swallowed exception is the
+  one a signal's delivery raised, a helper thread raises the signal again
+  (:data:`RESEND_DELAY` later), to be delivered at the main thread's next bytecode, outside
+  that callback; one that comes while the hook itself runs is sent again the same way (an
+  exception raised inside the hook would be lost too). A signal sent again is not counted
+  again (:mod:`steadybench.arrivals`).
 
 Every entry point is re-entrant (nested regions, several tuned benchmarks in one run).
 """
@@ -31,12 +42,17 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..arrivals import count_arrival, live_handler
+
+#: how long after a swallowed delivery the signal is raised again (the main thread has left
+#: the callback and the hook by then; if not, it is sent again)
+RESEND_DELAY = 0.001
 
 GUARDED_SIGNALS: tuple[int, ...] = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -58,6 +74,13 @@ class _State:
     protecting: int = 0  # nesting depth of protected()
     raised: bool = False  # a signal was delivered as an exception that is still unwinding
     pending: list[int] = field(default_factory=list)
+    #: the exception the last delivery raised, and its signal (for :func:`_unraisable`)
+    in_flight: BaseException | None = None
+    in_flight_signal: int = 0
+    #: ``sys.unraisablehook`` before :func:`install` wrapped it
+    previous_hook: Any = None
+    in_hook: bool = False  # :func:`_unraisable` is running
+    resent: int = 0  # signals raised again and not yet handled
 
 
 _STATE = _State()
@@ -83,9 +106,35 @@ def _call_previous(signum: int, previous: dict[int, Any]) -> None:
 def _deliver(signum: int, previous: dict[int, Any]) -> None:
     try:
         _call_previous(signum, previous)
-    except KeyboardInterrupt:
-        _STATE.raised = True
+    except BaseException as exc:
+        _STATE.in_flight, _STATE.in_flight_signal = exc, signum
+        if isinstance(exc, KeyboardInterrupt):
+            _STATE.raised = True
         raise
+
+
+def _send_again(signum: int) -> None:
+    """Raise ``signum`` again from a helper thread, :data:`RESEND_DELAY` from now."""
+    _STATE.resent += 1
+    timer = threading.Timer(RESEND_DELAY, signal.raise_signal, (signum,))
+    timer.daemon = True
+    timer.start()
+
+
+def _unraisable(unraisable: Any) -> None:
+    """``sys.unraisablehook`` while installed: the exception of a signal's delivery that Python
+    swallowed (module docs) has the signal sent again; anything else goes to the hook that was
+    there before."""
+    _STATE.in_hook = True
+    try:
+        if unraisable.exc_value is not None and unraisable.exc_value is _STATE.in_flight:
+            _STATE.in_flight, _STATE.raised = None, False
+            _send_again(_STATE.in_flight_signal)
+            return
+        hook = _STATE.previous_hook or sys.__unraisablehook__
+        hook(unraisable)
+    finally:
+        _STATE.in_hook = False
 
 
 def _quietly(signum: int, previous: dict[int, Any]) -> None:
@@ -95,7 +144,13 @@ def _quietly(signum: int, previous: dict[int, Any]) -> None:
 
 
 def _handler(signum: int, frame: Any) -> None:
-    count_arrival()  # the one count (steadybench.arrivals): the user's signal, not the benchmark's
+    if _STATE.resent:  # sent again by _send_again: counted when it first came
+        _STATE.resent -= 1
+    else:
+        count_arrival()  # the one count (steadybench.arrivals): the user's, not the benchmark's
+    if _STATE.in_hook:  # an exception raised in the hook would be lost as well
+        _send_again(signum)
+        return
     if _STATE.protecting or _STATE.raised:
         _STATE.pending.append(signum)
         return
@@ -131,6 +186,8 @@ def install() -> bool:
         return False
     if _STATE.owners == 0:
         _STATE.previous, _STATE.raised, _STATE.pending = {}, False, []
+        _STATE.in_flight, _STATE.resent = None, 0
+        _STATE.previous_hook, sys.unraisablehook = sys.unraisablehook, _unraisable
         for sig in GUARDED_SIGNALS:
             old = signal.getsignal(sig)
             if old is None or old is signal.SIG_IGN:  # not set from Python / ignored: left alone
@@ -153,6 +210,9 @@ def uninstall() -> None:
     _STATE.previous, _STATE.raised = {}, False
     for sig, old in previous.items():
         signal.signal(sig, live_handler(old))  # a counting wrapper whose case ended: what it wraps
+    if sys.unraisablehook is _unraisable:
+        sys.unraisablehook = _STATE.previous_hook or sys.__unraisablehook__
+    _STATE.previous_hook, _STATE.in_flight = None, None
     _flush(previous, raised)
 
 
