@@ -317,15 +317,23 @@ def detectable_change(se: float, df: float, confidence: float,
     ``df`` degrees of freedom finds with probability ``power`` at ``confidence``: the minimum
     detectable change, what "no change" from two runs can rule out. A smaller change needs
     both versions measured together (``steadybench ab``)."""
+    if se == 0:
+        return 0.0
+    df_key = df if not math.isfinite(df) else float(f"{df:.2g}")
+    return math.expm1(_detect_ncp(df_key, 1.0 - confidence, power) * se)
+
+
+@functools.lru_cache(maxsize=4096)
+def _detect_ncp(df: float, alpha: float, power: float) -> float:
+    """The noncentrality at which the two-sided t-test at level α has ``power``: solved once per
+    degrees of freedom, which :func:`detectable_change` rounds to two significant digits (a
+    compare of 10^6 undecided rows solved it 8 ms a row; the rounding moves the change by far
+    less than the 0.1 % it is printed to)."""
     from scipy.optimize import brentq
 
     from .plan import two_sided_t_power
 
-    if se == 0:
-        return 0.0
-    alpha = 1.0 - confidence
-    ncp = brentq(lambda x: two_sided_t_power(x, df, alpha) - power, 0.0, 60.0)
-    return math.expm1(ncp * se)
+    return float(brentq(lambda x: two_sided_t_power(x, df, alpha) - power, 0.0, 60.0))
 
 
 def _satterthwaite(parts: Sequence[tuple[float, float]]) -> float:
